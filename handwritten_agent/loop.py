@@ -1,0 +1,119 @@
+"""The hand-written agent: one plain loop over Chat Completions, guarded by the shared harness.
+
+Read it top to bottom: ask the model (tools forced on the first turn only), run every proposed
+tool call through the gateway and answer each call id, push back once on an answer given without
+tools and once on an answer naming things no tool returned, and when a budget is spent (steps,
+repeats, time) ask once more without tools for the summary.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletionMessage
+
+from harness import prompts
+from harness.config import Config
+from harness.errors import MalformedResponseError
+from harness.grounding import invented_names
+from harness.model_client import endpoint_error
+from harness.session import Run, RunResult, open_run
+from harness.trace import Observer
+
+IMPL = "handwritten"
+NO_REPORT = "The model wrote no report. The investigation stopped: {reason}."
+
+
+async def run(config: Config, question: str, *, observer: Observer | None = None) -> RunResult:
+    """Investigate `question` on the configured cluster and return the report."""
+    async with open_run(config, IMPL, question, observer=observer) as session:
+        answer = await investigate(session)
+        return session.finish(answer)
+
+
+async def investigate(run: Run) -> str:
+    """The loop: turns until the model answers acceptably or a budget ends it."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": prompts.SYSTEM_PROMPT},
+        {"role": "user", "content": run.question},
+    ]
+    tools = run.gateway.openai_tools()
+    supervisor = run.supervisor
+    pushed_back: set[str] = set()
+
+    while (reason := supervisor.stop_reason()) is None:
+        tool_choice = "required" if supervisor.turns == 0 else "auto"  # C1: force the first step only
+        supervisor.turn_taken()
+        reply = await ask_model(run, messages, tools, tool_choice)
+
+        if reply.tool_calls:
+            messages.append(_assistant_message(reply))
+            for call in reply.tool_calls:  # C10: every call id gets exactly one tool message
+                outcome = await run.gateway.call(call.id, call.function.name, call.function.arguments)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
+            continue
+
+        answer = reply.content or ""
+        if run.recorder.stats.tool_calls_executed == 0 and "zero_tool" not in pushed_back:  # C2
+            pushed_back.add("zero_tool")
+            _push_back(run, messages, answer, prompts.ZERO_TOOL_PUSHBACK, "zero_tool")
+            continue
+        invented = invented_names(answer, run.evidence)
+        if invented and "evidence" not in pushed_back:  # C5
+            pushed_back.add("evidence")
+            _push_back(run, messages, answer, prompts.evidence_pushback(invented), "evidence", names=invented)
+            continue
+        return answer
+
+    # C4, C7: one request without tools asks for the summary.
+    run.recorder.force_summary(reason)
+    messages.append({"role": "user", "content": prompts.summary_instruction(reason)})
+    reply = await ask_model(run, messages, tools=None, tool_choice=None)
+    return reply.content or NO_REPORT.format(reason=reason.replace("_", " "))
+
+
+async def ask_model(
+    run: Run, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, tool_choice: str | None
+) -> ChatCompletionMessage:
+    """One chat-completions request; endpoint failures and malformed answers end the run."""
+    request: dict[str, Any] = {"model": run.config.model, "messages": messages}
+    if tools is not None:
+        request["tools"] = tools
+        request["tool_choice"] = tool_choice
+    try:
+        completion = await run.model.chat.completions.create(**request)
+    except openai.OpenAIError as error:
+        raise endpoint_error(error, run.config, str(run.model.base_url)) from error
+    if not completion.choices or completion.choices[0].message is None:
+        raise MalformedResponseError("the model endpoint sent a completion without choices")
+    message = completion.choices[0].message
+    for call in message.tool_calls or []:
+        function = getattr(call, "function", None)
+        if not call.id or function is None or not function.name or not isinstance(function.arguments, str):
+            raise MalformedResponseError(f"the model endpoint sent a malformed tool call: {call!r}"[:300])
+    return message
+
+
+def _assistant_message(reply: ChatCompletionMessage) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": reply.content,
+        "tool_calls": [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.function.name, "arguments": c.function.arguments},
+            }
+            for c in reply.tool_calls or []
+        ],
+    }
+
+
+def _push_back(
+    run: Run, messages: list[dict[str, Any]], answer: str, pushback: str, kind: str, **detail: Any
+) -> None:
+    run.supervisor.pushback_given()
+    run.recorder.guardrail(kind, message=pushback, **detail)
+    messages.append({"role": "assistant", "content": answer})
+    messages.append({"role": "user", "content": pushback})

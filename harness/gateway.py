@@ -1,0 +1,258 @@
+"""The tool gateway: the one path every tool call takes, whichever agent drives the loop.
+
+    allowlist -> parse JSON arguments -> validate against the tool's JSON Schema
+      -> duplicate cache -> MCP call (timeout, bounded retries) -> redact -> trace -> outcome
+
+Every rejection is a message for the model, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import anyio
+from jsonschema import exceptions as schema_exceptions
+from jsonschema import validators
+
+from harness import prompts
+from harness.grounding import Evidence
+from harness.mcp_client import ToolFailure, ToolResult
+from harness.supervisor import Supervisor, call_signature, fingerprint
+from harness.tools import ToolSpec
+from harness.trace import Recorder
+
+EXECUTED = "executed"
+CACHED = "cached"
+UNKNOWN = "unknown"
+REFUSED = "refused"
+INVALID_JSON = "invalid_json"
+INVALID_ARGS = "invalid_args"
+FAILED = "failed"
+
+MAX_RAW_ARGUMENTS_ECHO = 500
+RETRY_BASE_DELAY = 0.25
+RETRY_MAX_DELAY = 5.0
+
+
+class ToolCaller(Protocol):
+    """What the gateway needs from an MCP client."""
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        """Call a tool; failures come back as data."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What happened to one proposed tool call, and the text the model receives for it."""
+
+    call_id: str
+    tool: str
+    kind: str
+    content: str
+    fingerprint: str
+    arguments: Any
+    attempts: int = 0
+    duration_ms: float = 0.0
+
+    @property
+    def reached_server(self) -> bool:
+        """Whether the MCP server received this call."""
+        return self.kind in (EXECUTED, FAILED)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How the harness retries retryable tool failures; the model only sees the final outcome."""
+
+    attempts: int = 3
+    base_delay: float = RETRY_BASE_DELAY
+    max_delay: float = RETRY_MAX_DELAY
+
+    def delay(self, failure: ToolFailure, attempt: int) -> float:
+        """Seconds to wait before attempt `attempt + 1`: the server's retry-after if given, capped."""
+        if failure.retry_after is not None:
+            return min(failure.retry_after, self.max_delay)
+        return min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
+
+
+class ToolGateway:
+    """Checks, executes, caches and records tool calls for one run."""
+
+    def __init__(
+        self,
+        tools: Sequence[ToolSpec],
+        caller: ToolCaller,
+        recorder: Recorder,
+        supervisor: Supervisor,
+        evidence: Evidence,
+        *,
+        allow_write: Iterable[str] = (),
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        allowed = set(allow_write)
+        self.tools = [t for t in tools if t.read_only is True or t.name in allowed]
+        self.refused = sorted(t.name for t in tools if t not in self.tools)
+        self._by_name = {tool.name: tool for tool in self.tools}
+        self._caller = caller
+        self._recorder = recorder
+        self._supervisor = supervisor
+        self.evidence = evidence
+        self._retry = retry or RetryPolicy()
+        self._cache: dict[str, str] = {}
+        self._validators = {tool.name: self._compile(tool) for tool in self.tools}
+
+    @property
+    def names(self) -> list[str]:
+        """The tools the model may call, sorted."""
+        return sorted(self._by_name)
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """The allowed tools in OpenAI Chat Completions form."""
+        return [tool.openai_tool() for tool in self.tools]
+
+    async def call(self, call_id: str, name: str, raw_arguments: str | None) -> ToolOutcome:
+        """Take one proposed call through every check; always returns the model-visible outcome."""
+        started = time.perf_counter()
+        outcome = await self._decide(call_id, name, raw_arguments or "")
+        outcome = ToolOutcome(
+            **{**outcome.__dict__, "duration_ms": round((time.perf_counter() - started) * 1e3, 3)}
+        )
+        self._record(outcome)
+        return outcome
+
+    async def _decide(self, call_id: str, name: str, raw: str) -> ToolOutcome:
+        if name not in self._by_name:
+            message = (prompts.refused_tool if name in self.refused else prompts.unknown_tool)(
+                name, self.names
+            )
+            kind = REFUSED if name in self.refused else UNKNOWN
+            return self._rejected(call_id, name, kind, message, raw)
+        arguments, problem = _parse_arguments(raw)
+        if problem is not None:
+            return self._rejected(call_id, name, INVALID_JSON, prompts.invalid_json(problem, _echo(raw)), raw)
+        errors = self._schema_errors(name, arguments)
+        if errors:
+            return self._rejected(
+                call_id, name, INVALID_ARGS, prompts.invalid_arguments(name, errors), arguments
+            )
+
+        signature = call_signature(name, arguments)
+        print_ = fingerprint(signature)
+        self._supervisor.call_seen(print_)
+        if signature in self._cache:
+            return ToolOutcome(
+                call_id, name, CACHED, prompts.duplicate(self._cache[signature]), print_, arguments
+            )
+
+        result, attempts = await self._execute(call_id, name, arguments, print_)
+        if result.failure is None:
+            content = self._recorder.redactor.text(result.text)
+            self.evidence.add(content)
+            kind = EXECUTED
+        else:
+            content = prompts.tool_failed(name, self._recorder.redactor.text(result.failure.reason))
+            kind = FAILED
+            if result.failure.kind == "gone":
+                self._supervisor.server_gone = True
+        self._cache[signature] = content
+        return ToolOutcome(call_id, name, kind, content, print_, arguments, attempts)
+
+    async def _execute(
+        self, call_id: str, name: str, arguments: dict[str, Any], print_: str
+    ) -> tuple[ToolResult, int]:
+        """Call the server, retrying retryable failures with bounded backoff."""
+        attempt = 1
+        while True:
+            result = await self._caller.call(name, arguments)
+            failure = result.failure
+            if failure is None or not failure.retryable or attempt >= self._retry.attempts:
+                return result, attempt
+            delay = self._retry.delay(failure, attempt)
+            if delay >= self._supervisor.seconds_left():
+                return result, attempt
+            self._recorder.event(
+                "tool_retry",
+                request_id=call_id,
+                tool=name,
+                fingerprint=print_,
+                attempt=attempt,
+                reason=failure.reason,
+                retry_after=failure.retry_after,
+                delay_s=delay,
+            )
+            await anyio.sleep(delay)
+            attempt += 1
+
+    def _rejected(self, call_id: str, name: str, kind: str, message: str, arguments: Any) -> ToolOutcome:
+        print_ = fingerprint(call_signature(name, arguments))
+        self._supervisor.call_seen(print_)
+        return ToolOutcome(call_id, name, kind, message, print_, arguments)
+
+    def _record(self, outcome: ToolOutcome) -> None:
+        stats = self._recorder.stats
+        if outcome.reached_server:
+            stats.tool_calls_executed += 1
+            stats.tool_calls_failed += outcome.kind == FAILED
+        else:
+            stats.rejected["duplicate" if outcome.kind == CACHED else outcome.kind] += 1
+        self._recorder.event(
+            "tool_call",
+            request_id=outcome.call_id,
+            tool=outcome.tool,
+            arguments=outcome.arguments,
+            fingerprint=outcome.fingerprint,
+            outcome=outcome.kind,
+            attempts=outcome.attempts,
+            duration_ms=outcome.duration_ms,
+            result=outcome.content,
+        )
+
+    def _schema_errors(self, name: str, arguments: Any) -> list[str]:
+        if not isinstance(arguments, dict):
+            return [f"<root>: arguments must be a JSON object, got {type(arguments).__name__}"]
+        validator = self._validators[name]
+        if validator is None:
+            return []
+        found = sorted(
+            ((_path(error), error.message) for error in validator.iter_errors(arguments)),
+        )
+        return [f"{path}: {message}" for path, message in found]
+
+    def _compile(self, tool: ToolSpec) -> Any:
+        """A validator for the tool's schema, compiled once; None (and a warning) if the schema is broken."""
+        schema = dict(tool.input_schema)
+        cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+        try:
+            cls.check_schema(schema)
+        except schema_exceptions.SchemaError as error:
+            message = f"tool {tool.name} has an invalid input schema ({error.message}); its arguments are not validated"
+            print(f"warning: {message}", file=sys.stderr)
+            self._recorder.event("warning", message=message)
+            return None
+        return cls(schema)
+
+
+def _parse_arguments(raw: str) -> tuple[Any, str | None]:
+    """Parse the model's argument string; an empty string means no arguments."""
+    if not raw.strip():
+        return {}, None
+    try:
+        return json.loads(raw), None
+    except json.JSONDecodeError as error:
+        return None, str(error)
+
+
+def _path(error: schema_exceptions.ValidationError) -> str:
+    return ".".join(str(part) for part in error.absolute_path) or "<root>"
+
+
+def _echo(raw: str) -> str:
+    if len(raw) <= MAX_RAW_ARGUMENTS_ECHO:
+        return raw
+    return raw[:MAX_RAW_ARGUMENTS_ECHO] + f"... [{len(raw) - MAX_RAW_ARGUMENTS_ECHO} more characters]"

@@ -1,0 +1,194 @@
+"""The model endpoint client both agents use, and the wire recorder that traces every request.
+
+Requests are recorded at the HTTP boundary (event hooks of the `openai` client's transport), so
+the trace shows exactly what went on the wire, whichever loop built the request: the SDK port
+and the hand-written loop are traced by the same code. Retries are the `openai` client's own
+(408/409/429/5xx and connection errors, Retry-After honoured up to its cap); nothing stacks a
+second retry layer on top.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx2
+import openai
+
+from harness.config import Config
+from harness.errors import MalformedResponseError, ModelEndpointError
+from harness.trace import Recorder
+
+MAX_ERROR_BODY = 500
+UNUSED_API_KEY = "unused"  # OpenAI-compatible servers without auth still need a non-empty key
+
+
+class WireRecorder:
+    """Records each chat-completions request and response as trace events and counters."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self._recorder = recorder
+        self._sent: list[Any] = []
+        self._started: dict[int, float] = {}
+
+    async def on_request(self, request: httpx2.Request) -> None:
+        """Hook: a request is about to be sent (each retry too)."""
+        if not request.url.path.endswith("/chat/completions"):
+            return
+        self._started[id(request)] = time.perf_counter()
+        content = request.content
+        stats = self._recorder.stats
+        retry = int(request.headers.get("x-stainless-retry-count", "0") or 0)
+        if retry == 0:
+            self._recorder.step += 1
+            stats.model_requests += 1
+        stats.model_attempts += 1
+        stats.bytes_sent += len(content)
+        try:
+            body = json.loads(content)
+        except ValueError:
+            body = {}
+        messages = body.get("messages") or []
+        fields: dict[str, Any] = {
+            "attempt": retry + 1,
+            "model": body.get("model"),
+            "bytes": len(content),
+            "message_count": len(messages),
+            "tools_sent": "tools" in body,
+            "tool_count": len(body.get("tools") or []),
+            "tool_choice": body.get("tool_choice", "absent"),
+        }
+        if retry == 0:
+            fields.update(self._delta(messages))
+        self._recorder.event("model_request", **fields)
+
+    async def on_response(self, response: httpx2.Response) -> None:
+        """Hook: a response arrived; read it and record what the model said."""
+        request = response.request
+        if not request.url.path.endswith("/chat/completions"):
+            return
+        started = self._started.pop(id(request), time.perf_counter())
+        await response.aread()
+        latency = round((time.perf_counter() - started) * 1e3, 3)
+        attempt = int(request.headers.get("x-stainless-retry-count", "0") or 0) + 1
+        if response.status_code >= 400:
+            self._recorder.event(
+                "model_error",
+                attempt=attempt,
+                status=response.status_code,
+                retry_after=response.headers.get("retry-after"),
+                latency_ms=latency,
+                body=response.text[:MAX_ERROR_BODY],
+            )
+            return
+        try:
+            body = response.json()
+            choice = body["choices"][0]
+            message = choice["message"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            self._recorder.event(
+                "model_response",
+                attempt=attempt,
+                malformed=True,
+                latency_ms=latency,
+                body=response.text[:MAX_ERROR_BODY],
+            )
+            return
+        usage = body.get("usage") or {}
+        stats = self._recorder.stats
+        stats.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        stats.completion_tokens += int(usage.get("completion_tokens") or 0)
+        calls = message.get("tool_calls") or []
+        self._recorder.event(
+            "model_response",
+            attempt=attempt,
+            latency_ms=latency,
+            finish_reason=choice.get("finish_reason"),
+            text=message.get("content"),
+            tool_calls=[
+                {
+                    "id": call.get("id"),
+                    "name": (call.get("function") or {}).get("name"),
+                    "arguments": (call.get("function") or {}).get("arguments"),
+                }
+                for call in calls
+                if isinstance(call, dict)
+            ],
+            usage={key: usage.get(key) for key in ("prompt_tokens", "completion_tokens", "total_tokens")},
+        )
+
+    def _delta(self, messages: list[Any]) -> dict[str, Any]:
+        """The messages added since the previous request (the whole list when history was rewritten)."""
+        previous = self._sent
+        self._sent = messages
+        if previous and messages[: len(previous)] == previous:
+            return {"messages_added": messages[len(previous) :]}
+        return {"messages_added": messages, "history_rewritten": bool(previous)}
+
+
+def model_client(config: Config, recorder: Recorder, base_url: str | None = None) -> openai.AsyncOpenAI:
+    """An AsyncOpenAI client for the configured endpoint, traced at the wire, with bounded retries."""
+    wire = WireRecorder(recorder)
+    http_client = openai.DefaultAsyncHttpxClient(
+        event_hooks={"request": [wire.on_request], "response": [wire.on_response]},
+    )
+    return openai.AsyncOpenAI(
+        api_key=config.api_key or UNUSED_API_KEY,
+        base_url=base_url or config.base_url,
+        timeout=config.request_timeout,
+        max_retries=config.max_retries,
+        http_client=http_client,
+    )
+
+
+def endpoint_error(error: Exception, config: Config, url: str | None) -> ModelEndpointError:
+    """Turn an `openai` client exception into a one-line run failure."""
+    where = _public_url(url or config.base_url or "https://api.openai.com/v1")
+    retries = config.max_retries
+    if isinstance(error, openai.APITimeoutError):
+        return ModelEndpointError(
+            f"the model endpoint {where} did not answer within {config.request_timeout:g}s "
+            f"({retries + 1} attempts)"
+        )
+    if isinstance(error, openai.APIConnectionError):
+        cause = error.__cause__ or error.__context__
+        detail = str(cause) if cause else str(error)
+        return ModelEndpointError(f"cannot reach the model endpoint {where}: {detail}")
+    if isinstance(error, openai.AuthenticationError):
+        return ModelEndpointError(f"the model endpoint {where} rejected the API key (HTTP 401)")
+    if isinstance(error, openai.NotFoundError):
+        return ModelEndpointError(
+            f"the model endpoint {where} answered HTTP 404 (check --base-url and --model {config.model!r}): "
+            f"{_api_message(error)}"
+        )
+    if isinstance(error, openai.APIStatusError):
+        return ModelEndpointError(
+            f"the model endpoint {where} answered HTTP {error.status_code}"
+            f"{' after ' + str(retries + 1) + ' attempts' if _retryable_status(error.status_code) else ''}: "
+            f"{_api_message(error)}"
+        )
+    if isinstance(error, openai.APIResponseValidationError | ValueError | KeyError | TypeError):
+        return MalformedResponseError(f"the model endpoint {where} sent a malformed response: {error}")
+    return ModelEndpointError(f"model request failed: {type(error).__name__}: {error}")
+
+
+def _retryable_status(status: int) -> bool:
+    return status in (408, 409, 429) or status >= 500
+
+
+def _api_message(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:MAX_ERROR_BODY]
+    return str(error.message)[:MAX_ERROR_BODY]
+
+
+def _public_url(url: str) -> str:
+    """The URL without user info (credentials never reach messages)."""
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
