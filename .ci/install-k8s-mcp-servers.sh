@@ -142,18 +142,31 @@ if [ ! -f "$DIR/package.json" ]; then
     printf '{\n  "name": "k8s-agent-mcp-servers",\n  "private": true\n}\n' >"$DIR/package.json"
 fi
 
-info "installing kubernetes-mcp-server@$KMS_VERSION mcp-server-kubernetes@$MSK_VERSION into $DIR"
-start=$(date +%s)
 timeout_cmd=()
+preflight_cmd=()
 if command -v timeout >/dev/null 2>&1; then
     timeout_cmd=(timeout --kill-after=10 "$NPM_TIMEOUT")
+    preflight_cmd=(timeout --kill-after=5 30)
 fi
+
+# Preflight: one metadata request, no retries. An unreachable registry fails
+# here in about a second instead of after minutes of npm's install retries.
+if ! "${preflight_cmd[@]}" npm view "kubernetes-mcp-server@$KMS_VERSION" version \
+    --fetch-retries=0 --fetch-timeout=20000 >/dev/null 2>&1; then
+    warn "npm registry unreachable (npm view kubernetes-mcp-server@$KMS_VERSION failed); skipping install"
+    report
+    exit 0
+fi
+
+info "installing kubernetes-mcp-server@$KMS_VERSION mcp-server-kubernetes@$MSK_VERSION into $DIR"
+start=$(date +%s)
 log="$DIR/npm-install.log"
 # --ignore-scripts: neither server needs an install script (the Go binary is
 # shipped inside the platform package, an optional dependency: keep those).
 if "${timeout_cmd[@]}" npm install --prefix "$DIR" \
     --save-exact --no-audit --no-fund --no-progress --ignore-scripts \
     --include=optional --fetch-retries=2 --fetch-timeout=60000 \
+    --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=10000 \
     "kubernetes-mcp-server@$KMS_VERSION" "mcp-server-kubernetes@$MSK_VERSION" \
     >"$log" 2>&1; then
     info "npm install took $(($(date +%s) - start))s"

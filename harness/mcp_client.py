@@ -221,6 +221,8 @@ class McpClient:
             return ToolResult("", ToolFailure(reason, "protocol_error"))
         text = flatten(result)
         if result.is_error:
+            # FastMCP-style servers prefix every error; the gateway names the tool already.
+            text = text.removeprefix(f"Error executing tool {name}: ")
             return ToolResult(
                 "",
                 classify_failure(

@@ -25,11 +25,27 @@ MAX_ERROR_BODY = 500
 UNUSED_API_KEY = "unused"  # OpenAI-compatible servers without auth still need a non-empty key
 
 
+class ProposedCalls:
+    """The raw arguments of every tool call the model proposed, by call id (latest wins)."""
+
+    def __init__(self) -> None:
+        self._arguments: dict[str, str] = {}
+
+    def add(self, call_id: str, arguments: str) -> None:
+        """Remember one proposed call."""
+        self._arguments[call_id] = arguments
+
+    def arguments(self, call_id: str) -> str:
+        """The raw argument string of a proposed call ("" if unknown)."""
+        return self._arguments.get(call_id, "")
+
+
 class WireRecorder:
     """Records each chat-completions request and response as trace events and counters."""
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, proposed: ProposedCalls | None = None) -> None:
         self._recorder = recorder
+        self.proposed = proposed or ProposedCalls()
         self._sent: list[Any] = []
         self._started: dict[int, float] = {}
 
@@ -98,6 +114,9 @@ class WireRecorder:
             return
         usage = body.get("usage") or {}
         stats = self._recorder.stats
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                self.proposed.add(str(call.get("id")), str(call["function"].get("arguments") or ""))
         stats.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         stats.completion_tokens += int(usage.get("completion_tokens") or 0)
         calls = message.get("tool_calls") or []
@@ -128,15 +147,17 @@ class WireRecorder:
         return {"messages_added": messages, "history_rewritten": bool(previous)}
 
 
-def model_client(config: Config, recorder: Recorder, base_url: str | None = None) -> openai.AsyncOpenAI:
+def model_client(
+    config: Config, recorder: Recorder, proposed: ProposedCalls | None = None
+) -> openai.AsyncOpenAI:
     """An AsyncOpenAI client for the configured endpoint, traced at the wire, with bounded retries."""
-    wire = WireRecorder(recorder)
+    wire = WireRecorder(recorder, proposed)
     http_client = openai.DefaultAsyncHttpxClient(
         event_hooks={"request": [wire.on_request], "response": [wire.on_response]},
     )
     return openai.AsyncOpenAI(
         api_key=config.api_key or UNUSED_API_KEY,
-        base_url=base_url or config.base_url,
+        base_url=config.base_url,
         timeout=config.request_timeout,
         max_retries=config.max_retries,
         http_client=http_client,
@@ -145,7 +166,7 @@ def model_client(config: Config, recorder: Recorder, base_url: str | None = None
 
 def endpoint_error(error: Exception, config: Config, url: str | None) -> ModelEndpointError:
     """Turn an `openai` client exception into a one-line run failure."""
-    where = _public_url(url or config.base_url or "https://api.openai.com/v1")
+    where = public_url(url or config.base_url or "https://api.openai.com/v1")
     retries = config.max_retries
     if isinstance(error, openai.APITimeoutError):
         return ModelEndpointError(
@@ -187,7 +208,7 @@ def _api_message(error: openai.APIStatusError) -> str:
     return str(error.message)[:MAX_ERROR_BODY]
 
 
-def _public_url(url: str) -> str:
+def public_url(url: str) -> str:
     """The URL without user info (credentials never reach messages)."""
     parts = urlsplit(url)
     netloc = parts.netloc.rpartition("@")[2]

@@ -21,7 +21,7 @@ from harness.errors import AgentError
 from harness.gateway import ToolGateway
 from harness.grounding import Evidence, invented_names
 from harness.mcp_client import McpClient
-from harness.model_client import _public_url, model_client
+from harness.model_client import ProposedCalls, model_client, public_url
 from harness.redact import Redactor
 from harness.supervisor import Supervisor
 from harness.trace import Observer, Recorder, RunStats, TraceWriter, new_run_id, trace_path
@@ -73,6 +73,7 @@ class Run:
     gateway: ToolGateway
     model: openai.AsyncOpenAI
     mcp: McpClient
+    proposed: ProposedCalls
 
     @property
     def evidence(self) -> Evidence:
@@ -129,7 +130,7 @@ async def open_run(
         question=question,
         started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         model=config.model,
-        endpoint=_public_url(config.base_url) if config.base_url else None,
+        endpoint=public_url(config.base_url) if config.base_url else None,
         mcp_command=list(command),
         budgets={
             "max_steps": config.max_steps,
@@ -163,8 +164,9 @@ async def open_run(
                         else ""
                     )
                 )
-            async with model_client(config, recorder) as model:
-                yield Run(config, question, recorder, supervisor, gateway, model, mcp)
+            proposed = ProposedCalls()
+            async with model_client(config, recorder, proposed) as model:
+                yield Run(config, question, recorder, supervisor, gateway, model, mcp, proposed)
     except AgentError as error:
         _record_failure(recorder, error)
         error.trace_path = recorder.path

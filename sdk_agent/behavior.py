@@ -1,0 +1,50 @@
+"""The forced-summary sentinel: how the SDK port ends an investigation when a budget is spent.
+
+After each round of tool calls the SDK asks `tool_use_behavior` whether the run is over. When the
+supervisor says stop (duplicates, step budget, time), the answer is a final output that is not a
+report but the FORCE_SUMMARY sentinel; the runner then makes one tool-less run for the summary.
+
+The SDK does not consult `tool_use_behavior` after a round without function-tool results (every
+call unknown): model_input.py closes that gap before the next model call, raising StopForSummary.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from agents import FunctionToolResult, RunContextWrapper, ToolsToFinalOutputResult
+
+from harness.supervisor import Supervisor
+
+# For an agent whose output type is str the SDK passes `str(final_output)` on, so an object
+# sentinel arrives as its repr. The sentinel is therefore a string no model can produce: it
+# carries a per-process nonce and a NUL byte.
+FORCE_SUMMARY = f"\x00FORCE_SUMMARY:{uuid.uuid4().hex}"
+
+
+def is_force_summary(output: Any) -> bool:
+    """Whether a run's final output is the sentinel."""
+    return output == FORCE_SUMMARY
+
+
+class StopForSummary(Exception):
+    """Raised before a model call the supervisor forbids; carries the input of that call."""
+
+    def __init__(self, reason: str, history: list[Any]) -> None:
+        super().__init__(f"summary forced: {reason}")
+        self.reason = reason
+        self.history = history
+
+
+def summary_behavior(supervisor: Supervisor) -> Any:
+    """A `tool_use_behavior` that returns FORCE_SUMMARY once the supervisor says stop."""
+
+    def decide(
+        context: RunContextWrapper[Any], results: list[FunctionToolResult]
+    ) -> ToolsToFinalOutputResult:
+        if supervisor.stop_reason() is not None:
+            return ToolsToFinalOutputResult(is_final_output=True, final_output=FORCE_SUMMARY)
+        return ToolsToFinalOutputResult(is_final_output=False, final_output=None)
+
+    return decide

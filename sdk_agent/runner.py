@@ -1,0 +1,155 @@
+"""The SDK port: the same agent on the OpenAI Agents SDK, driven by `Runner` plus an outer loop.
+
+The SDK runs the inner loop (model turn, tool calls, next turn). Around it:
+- the first run forces a tool (`ModelSettings(tool_choice="required")`; the SDK's
+  `reset_tool_choice` drops the field after the first tool use);
+- the gateway answers every tool call, and `RunConfig.tool_error_formatter` answers unknown
+  tools with the same whitelist message (`tool_not_found_behavior="return_error_to_model"`);
+- budgets end a run with the FORCE_SUMMARY sentinel (behavior.py), then one tool-less run of a
+  clone of the agent writes the summary;
+- the outer loop checks each report (no tool used? invented names?) and re-runs `Runner` once per
+  pushback with the remaining step budget, without forcing tools again;
+- `max_turns` stays a hard backstop, turned into the sentinel by `error_handlers`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents import (
+    Agent,
+    ModelSettings,
+    OpenAIChatCompletionsModel,
+    RunConfig,
+    RunErrorHandlerInput,
+    RunErrorHandlerResult,
+    Runner,
+    ToolExecutionConfig,
+    set_trace_processors,
+    set_tracing_disabled,
+)
+from agents.exceptions import AgentsException, ModelBehaviorError
+from openai import OpenAIError
+
+from harness import prompts
+from harness.config import Config
+from harness.errors import MalformedResponseError
+from harness.grounding import invented_names
+from harness.model_client import endpoint_error
+from harness.session import Run, RunResult, open_run
+from harness.supervisor import STEP_BUDGET
+from harness.trace import Observer
+from sdk_agent.behavior import FORCE_SUMMARY, StopForSummary, is_force_summary, summary_behavior
+from sdk_agent.model_input import supervise_model_calls
+from sdk_agent.tools import error_formatter, function_tools
+
+IMPL = "sdk"
+NO_REPORT = "The model wrote no report. The investigation stopped: {reason}."
+
+
+def _no_sdk_tracing() -> None:
+    # Our JSONL trace is written at the wire and by the gateway; the SDK's exporter would upload.
+    set_tracing_disabled(True)
+    set_trace_processors([])
+
+
+async def run(config: Config, question: str, *, observer: Observer | None = None) -> RunResult:
+    """Investigate `question` on the configured cluster and return the report."""
+    _no_sdk_tracing()
+    async with open_run(config, IMPL, question, observer=observer) as session:
+        answer = await investigate(session)
+        return session.finish(answer)
+
+
+async def investigate(run: Run) -> str:
+    """The outer loop around `Runner.run`: pushbacks, forced summary, failures."""
+    supervisor = run.supervisor
+    agent = Agent(
+        name="k8s-sre",
+        instructions=prompts.SYSTEM_PROMPT,
+        model=OpenAIChatCompletionsModel(model=run.config.model, openai_client=run.model),
+        tools=list(function_tools(run.gateway)),
+        model_settings=ModelSettings(tool_choice="required"),  # C1: the first run only
+        tool_use_behavior=summary_behavior(supervisor),
+    )
+    run_config = RunConfig(
+        tracing_disabled=True,
+        tool_not_found_behavior="return_error_to_model",
+        tool_error_formatter=error_formatter(run.gateway, run.proposed),
+        tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),  # calls in order, as proposed
+        call_model_input_filter=supervise_model_calls(supervisor),
+    )
+    history: list[Any] = [{"role": "user", "content": run.question}]
+    pushed_back: set[str] = set()
+
+    while True:
+        try:
+            result = await _runner(run, agent, history, run_config, max_turns=supervisor.turns_left + 1)
+        except StopForSummary as stop:
+            return await summarize(run, agent, stop.history, stop.reason)
+        history = result.to_input_list()
+        if is_force_summary(result.final_output):
+            return await summarize(run, agent, history, supervisor.stop_reason() or STEP_BUDGET)
+
+        answer = str(result.final_output or "")
+        # Re-runs continue the conversation: they must not force a tool again (C1).
+        agent = agent.clone(model_settings=ModelSettings())
+        if run.recorder.stats.tool_calls_executed == 0 and "zero_tool" not in pushed_back:  # C2
+            pushed_back.add("zero_tool")
+            history.append(_push_back(run, prompts.ZERO_TOOL_PUSHBACK, "zero_tool"))
+            continue
+        invented = invented_names(answer, run.evidence)
+        if invented and "evidence" not in pushed_back:  # C5
+            pushed_back.add("evidence")
+            history.append(_push_back(run, prompts.evidence_pushback(invented), "evidence", names=invented))
+            continue
+        return answer
+
+
+async def summarize(run: Run, agent: Agent[Any], history: list[Any], reason: str) -> str:
+    """C4, C7: one tool-less run of a clone of the agent over the history plus the instruction."""
+    run.recorder.force_summary(reason)
+    writer = agent.clone(tools=[], model_settings=ModelSettings(), tool_use_behavior="run_llm_again")
+    instruction = {"role": "user", "content": prompts.summary_instruction(reason)}
+    config = RunConfig(tracing_disabled=True, tool_not_found_behavior="return_error_to_model")
+    result = await _runner(run, writer, [*history, instruction], config, max_turns=1)
+    output = result.final_output
+    if is_force_summary(output) or not isinstance(output, str) or not output:
+        return NO_REPORT.format(reason=reason.replace("_", " "))
+    return output
+
+
+async def _runner(
+    run: Run, agent: Agent[Any], history: list[Any], config: RunConfig, *, max_turns: int
+) -> Any:
+    """`Runner.run` with the run's failures translated: endpoint errors end the run, max_turns does not."""
+    try:
+        return await Runner.run(
+            agent,
+            history,
+            max_turns=max_turns,
+            run_config=config,
+            error_handlers={"max_turns": _backstop},
+        )
+    except StopForSummary:
+        raise
+    except OpenAIError as error:
+        raise endpoint_error(error, run.config, str(run.model.base_url)) from error
+    except ModelBehaviorError as error:
+        raise MalformedResponseError(f"the model endpoint sent an unusable response: {error}") from error
+    except AgentsException as error:
+        cause = error.__cause__
+        if isinstance(cause, OpenAIError):
+            raise endpoint_error(cause, run.config, str(run.model.base_url)) from error
+        raise MalformedResponseError(f"the SDK could not use the model's response: {error}") from error
+
+
+def _backstop(data: RunErrorHandlerInput[Any]) -> RunErrorHandlerResult:
+    """max_turns exceeded: not a crash, the same forced summary as any spent budget."""
+    return RunErrorHandlerResult(final_output=FORCE_SUMMARY, include_in_history=False)
+
+
+def _push_back(run: Run, message: str, kind: str, **detail: Any) -> dict[str, str]:
+    run.supervisor.pushback_given()
+    run.recorder.guardrail(kind, message=message, **detail)
+    return {"role": "user", "content": message}

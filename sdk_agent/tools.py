@@ -1,0 +1,59 @@
+"""Raw `FunctionTool` wrappers: the SDK hands the model's argument string to the shared gateway.
+
+`strict_json_schema=False` and the MCP schema untouched, so the model sees the same tool
+definitions as in the hand-written loop; the raw string (not the SDK's parsed arguments) goes to
+the gateway, so invalid JSON, schema errors, duplicates and failures read exactly the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents import FunctionTool, ToolErrorFormatterArgs
+from agents.tool_context import ToolContext
+
+from harness import prompts
+from harness.gateway import ToolGateway
+from harness.model_client import ProposedCalls
+
+
+def function_tools(gateway: ToolGateway) -> list[FunctionTool]:
+    """One FunctionTool per allowed MCP tool, each calling the gateway with the raw arguments."""
+    return [
+        FunctionTool(
+            name=spec["function"]["name"],
+            description=spec["function"]["description"],
+            params_json_schema=spec["function"]["parameters"],
+            on_invoke_tool=_invoker(gateway, spec["function"]["name"]),
+            strict_json_schema=False,
+        )
+        for spec in gateway.openai_tools()
+    ]
+
+
+def _invoker(gateway: ToolGateway, name: str) -> Any:
+    async def invoke(context: ToolContext[Any], raw_arguments: str) -> str:
+        outcome = await gateway.call(context.tool_call_id, name, raw_arguments)
+        return outcome.content
+
+    return invoke
+
+
+def error_formatter(gateway: ToolGateway, proposed: ProposedCalls) -> Any:
+    """`RunConfig.tool_error_formatter`: the gateway's own messages for what the SDK rejects itself.
+
+    An unknown tool never reaches a FunctionTool; the formatter sends it through the gateway (which
+    records it and answers with the whitelist message), with the raw arguments the wire recorder saw.
+    """
+
+    async def format_error(args: ToolErrorFormatterArgs[Any]) -> str | None:
+        if args.kind == "tool_not_found":
+            raw = proposed.arguments(args.call_id)
+            outcome = await gateway.call(args.call_id, args.tool_name, raw)
+            return outcome.content
+        if args.kind == "tool_exception":
+            reason = str(args.error) if args.error is not None else args.default_message
+            return prompts.tool_failed(args.tool_name, reason)
+        return None
+
+    return format_error

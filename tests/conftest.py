@@ -1,0 +1,148 @@
+"""Shared fixtures: run either agent against a scripted model and the real mock cluster over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.config import Config
+from harness.errors import AgentError
+from harness.session import RunResult
+from k8s_agent.runner import IMPLEMENTATIONS, agent
+from scripted_llm import ScriptedModelServer, Step
+
+QUESTION = "Which pods in the production namespace are unhealthy, and why?"
+
+
+@dataclass
+class AgentRun:
+    """What one run left behind: its result (or error), the wire, the server's call log, the trace."""
+
+    result: RunResult | None
+    error: AgentError | None
+    requests: list[dict[str, Any]]
+    calls: list[dict[str, Any]]
+    trace: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def answer(self) -> str:
+        assert self.result is not None, f"the run failed: {self.error}"
+        return self.result.answer
+
+    @property
+    def called_tools(self) -> list[str]:
+        """Tools the MCP server received, in order."""
+        return [call["tool"] for call in self.calls]
+
+    def tool_messages(self, request: int) -> list[dict[str, Any]]:
+        """The tool messages that request `request` (0-based) added since the previous one."""
+        before = len(self.requests[request - 1]["messages"]) if request else 0
+        return [m for m in self.requests[request]["messages"][before:] if m.get("role") == "tool"]
+
+    def tool_contents(self) -> list[str]:
+        """Every tool message content sent to the model, in order, each once."""
+        last = self.requests[-1]["messages"] if self.requests else []
+        return [
+            m["content"] if isinstance(m["content"], str) else _text(m["content"])
+            for m in last
+            if m.get("role") == "tool"
+        ]
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.trace if e["kind"] == kind]
+
+
+def _text(content: Any) -> str:
+    return "".join(part.get("text", "") for part in content) if isinstance(content, list) else str(content)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def assert_every_call_answered(requests: Iterable[dict[str, Any]]) -> None:
+    """C10: in every request, each assistant tool call id is answered by exactly one tool message
+    before the next assistant or user message."""
+    for number, body in enumerate(requests, start=1):
+        messages = body["messages"]
+        for index, message in enumerate(messages):
+            ids = [call["id"] for call in message.get("tool_calls") or []]
+            if message.get("role") != "assistant" or not ids:
+                continue
+            answered = []
+            for following in messages[index + 1 :]:
+                if following.get("role") != "tool":
+                    break
+                answered.append(following["tool_call_id"])
+            assert sorted(answered) == sorted(ids), f"request {number}: calls {ids} answered by {answered}"
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def impl(request: pytest.FixtureRequest) -> str:
+    """Each test runs once per implementation."""
+    return str(request.param)
+
+
+RunAgent = Callable[..., AgentRun]
+
+
+@pytest.fixture
+def run_agent(impl: str, tmp_path: Path) -> RunAgent:
+    """Run `impl` on a script against the mock cluster; the script must be consumed exactly."""
+    counter = iter(range(1000))
+
+    def run(
+        script: Iterable[Step],
+        question: str = QUESTION,
+        *,
+        cluster: Path | None = None,
+        faults: Path | None = None,
+        check_script: bool = True,
+        **overrides: Any,
+    ) -> AgentRun:
+        n = next(counter)
+        call_log = tmp_path / f"calls-{n}.jsonl"
+        command = [sys.executable, "-m", "mock_cluster", "--call-log", str(call_log)]
+        if cluster is not None:
+            command += ["--cluster", str(cluster)]
+        if faults is not None:
+            command += ["--faults", str(faults)]
+        with ScriptedModelServer(script) as server:
+            settings: dict[str, Any] = {
+                "impl": impl,
+                "model": "scripted",
+                "base_url": server.url,
+                "api_key": "sk-test-not-a-real-key-000",
+                "mcp_command": tuple(command),
+                "trace_dir": tmp_path / f"traces-{n}",
+                "max_retries": 0,
+                "request_timeout": 20.0,
+                "tool_timeout": 10.0,
+            }
+            settings.update(overrides)
+            config = Config(**settings)
+            result: RunResult | None = None
+            error: AgentError | None = None
+            try:
+                result = asyncio.run(agent(impl)(config, question))
+            except AgentError as failure:
+                error = failure
+            if check_script:
+                server.assert_done()
+            requests = list(server.requests)
+        traces = sorted((tmp_path / f"traces-{n}").glob("*.jsonl"))
+        trace = read_jsonl(traces[0]) if traces else []
+        run = AgentRun(result, error, requests, read_jsonl(call_log), trace)
+        assert_every_call_answered(requests)
+        return run
+
+    return run

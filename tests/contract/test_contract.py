@@ -1,0 +1,243 @@
+"""The loop contract C1-C10 (DESIGN.md), observed on the wire, for every implementation.
+
+Each test drives a scripted, misbehaving model over real HTTP against the real mock cluster over
+stdio, and asserts on the recorded requests and on the MCP server's call log. Every run also
+checks C10 (every tool call id answered exactly once) in the `run_agent` fixture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness import prompts
+from scripted_llm import call, calls, raw_call, raw_tool, text, tool
+from tests.conftest import RunAgent
+
+PAYMENT = "payment-service-6f7b8d9c0-ghi56"
+ANALYTICS = "analytics-worker-5c8f9e7d2-vwx78"
+TOOLS = "describe_node, describe_pod, get_events, get_pod_logs, list_nodes, list_pods, search_logs"
+REPORT = f"{PAYMENT} is in CrashLoopBackOff."
+
+# The one accepted wire difference (C1). After the first step the hand-written loop sends
+# tool_choice "auto"; the SDK (reset_tool_choice) drops the field. Both leave the choice to the
+# model, which is all the contract asks; no other difference is accepted anywhere.
+NOT_FORCED = ("auto", None)
+
+
+def tool_choice(request: dict[str, Any]) -> Any:
+    return request.get("tool_choice")
+
+
+def last_message(request: dict[str, Any]) -> dict[str, Any]:
+    return request["messages"][-1]  # type: ignore[no-any-return]
+
+
+def test_c1_first_request_forces_a_tool_and_later_ones_do_not(run_agent: RunAgent) -> None:
+    run = run_agent(
+        [
+            call("list_pods", namespace="production"),
+            call("get_pod_logs", name=PAYMENT, namespace="production"),
+            text(REPORT),
+        ]
+    )
+
+    first, *later = run.requests
+    assert first["tool_choice"] == "required"
+    assert [t["function"]["name"] for t in first["tools"]] == [
+        "list_pods",
+        "describe_pod",
+        "get_pod_logs",
+        "get_events",
+        "list_nodes",
+        "describe_node",
+        "search_logs",
+    ]
+    assert len(later) == 2
+    for request in later:
+        assert "tools" in request
+        assert tool_choice(request) in NOT_FORCED
+    assert run.answer == REPORT
+
+
+def test_c2_an_answer_before_any_tool_call_gets_one_pushback_and_the_second_is_accepted(
+    run_agent: RunAgent,
+) -> None:
+    run = run_agent([text("Everything looks healthy."), text("Still healthy, I am sure.")])
+
+    assert len(run.requests) == 2
+    pushback = last_message(run.requests[1])
+    assert pushback == {"role": "user", "content": prompts.ZERO_TOOL_PUSHBACK}
+    assert tool_choice(run.requests[1]) in NOT_FORCED
+    assert run.answer == "Still healthy, I am sure."
+    assert run.calls == []
+    assert run.result is not None and run.result.stats.pushbacks == {"zero_tool": 1, "evidence": 0}
+
+
+def test_c2_the_pushback_is_not_given_once_a_tool_was_called(run_agent: RunAgent) -> None:
+    run = run_agent([call("list_nodes"), text("Nodes are fine.")])
+
+    assert len(run.requests) == 2
+    assert run.answer == "Nodes are fine."
+
+
+def test_c3_schema_errors_name_every_bad_field_and_never_reach_the_server(run_agent: RunAgent) -> None:
+    run = run_agent(
+        [
+            raw_call("get_pod_logs", f'{{"name": "{PAYMENT}", "tail": "fifty"}}'),
+            call("list_pods"),
+            text(REPORT),
+        ]
+    )
+
+    assert run.tool_messages(1)[0]["content"] == (
+        "Invalid arguments for get_pod_logs: <root>: 'namespace' is a required property; "
+        "tail: 'fifty' is not of type 'integer'"
+    )
+    assert run.called_tools == ["list_pods"]
+
+
+def test_c4_repeats_are_answered_from_cache_then_a_tool_less_summary_is_forced(run_agent: RunAgent) -> None:
+    same = {"namespace": "production"}
+    run = run_agent(
+        [
+            call("list_pods", **same),
+            call("list_pods", **same),
+            call("list_pods", **same),
+            text("Summary: " + REPORT),
+        ],
+        max_repeats=2,
+    )
+
+    assert run.called_tools == ["list_pods"]
+    first_result = run.tool_messages(1)[0]["content"]
+    for request in (2, 3):
+        repeat = run.tool_messages(request)[0]["content"]
+        assert repeat == f"{prompts.DUPLICATE_NUDGE}\n\n{first_result}"
+    summary = run.requests[3]
+    assert "tools" not in summary and "tool_choice" not in summary
+    assert last_message(summary) == {"role": "user", "content": prompts.summary_instruction("repeated_calls")}
+    assert len(run.requests) == 4
+    assert run.answer == "Summary: " + REPORT
+    assert run.result is not None and run.result.stats.forced_summary == "repeated_calls"
+
+
+def test_c4_parallel_repeats_finish_the_round_before_the_summary(run_agent: RunAgent) -> None:
+    repeat = tool("list_nodes")
+    run = run_agent([calls(repeat, repeat, repeat, tool("list_pods")), text("Summary.")], max_repeats=2)
+
+    assert run.called_tools == ["list_nodes", "list_pods"]
+    answered = run.tool_messages(1)
+    assert len(answered) == 4
+    assert [m["content"].startswith("[Duplicate call]") for m in answered] == [False, True, True, False]
+    assert "tools" not in run.requests[1]
+    assert run.answer == "Summary."
+
+
+def test_c5_invented_pod_names_get_one_pushback_naming_them(run_agent: RunAgent) -> None:
+    invented = f"{PAYMENT} crashes, and billing-api-7d8f9c6b5-xk2lm is down too."
+    run = run_agent(
+        [
+            call("list_pods", namespace="production"),
+            text(invented),
+            text("billing-worker-1a2b3c-zz9 as well."),
+        ]
+    )
+
+    assert len(run.requests) == 3
+    assert last_message(run.requests[2]) == {
+        "role": "user",
+        "content": prompts.evidence_pushback(["billing-api-7d8f9c6b5-xk2lm"]),
+    }
+    assert tool_choice(run.requests[2]) in NOT_FORCED
+    # The pushback is given once: the next answer is accepted even though it invents again.
+    assert run.answer == "billing-worker-1a2b3c-zz9 as well."
+    assert run.result is not None and run.result.ungrounded == ("billing-worker-1a2b3c-zz9",)
+
+
+def test_c5_a_grounded_report_gets_no_pushback(run_agent: RunAgent) -> None:
+    run = run_agent(
+        [call("list_pods", namespace="production"), text(f"{PAYMENT} and {ANALYTICS} are unhealthy.")]
+    )
+
+    assert len(run.requests) == 2
+    assert run.result is not None and run.result.stats.pushbacks == {"zero_tool": 0, "evidence": 0}
+
+
+def test_c6_an_unknown_tool_gets_the_whitelist_and_never_reaches_the_server(run_agent: RunAgent) -> None:
+    run = run_agent(
+        [call("delete_pod", name=PAYMENT, namespace="production"), call("list_pods"), text(REPORT)]
+    )
+
+    assert run.tool_messages(1)[0]["content"] == f"Unknown tool 'delete_pod'. Available tools: {TOOLS}"
+    assert run.called_tools == ["list_pods"]
+    assert run.answer == REPORT
+
+
+def test_c7_the_step_budget_ends_with_one_tool_less_summary(run_agent: RunAgent) -> None:
+    run = run_agent(
+        [call("list_pods"), call("list_nodes"), call("get_events", namespace="production"), text("Summary.")],
+        max_steps=3,
+    )
+
+    assert len(run.requests) == 4  # max_steps + pushbacks (0) + 1
+    assert all("tools" in request for request in run.requests[:3])
+    summary = run.requests[3]
+    assert "tools" not in summary
+    assert last_message(summary) == {"role": "user", "content": prompts.summary_instruction("step_budget")}
+    assert run.called_tools == ["list_pods", "list_nodes", "get_events"]
+    assert run.answer == "Summary."
+
+
+def test_c7_pushbacks_extend_the_budget_by_one_turn_each(run_agent: RunAgent) -> None:
+    run = run_agent([text("fine"), call("list_pods"), call("list_nodes"), text("Summary.")], max_steps=2)
+
+    assert len(run.requests) == 4  # 2 steps + 1 pushback + 1 summary
+    assert "tools" not in run.requests[3]
+
+
+def test_c8_invalid_json_arguments_get_the_decoder_message_and_the_run_continues(run_agent: RunAgent) -> None:
+    run = run_agent([raw_call("list_pods", "{not-json"), call("list_pods"), text(REPORT)])
+
+    assert run.tool_messages(1)[0]["content"] == (
+        "Tool arguments are not valid JSON: Expecting property name enclosed in double quotes: "
+        "line 1 column 2 (char 1); raw arguments: {not-json"
+    )
+    assert run.called_tools == ["list_pods"]
+    assert run.answer == REPORT
+
+
+def test_c9_a_tool_failure_is_a_result_and_the_run_continues(run_agent: RunAgent) -> None:
+    run = run_agent([call("get_pod_logs", name=ANALYTICS, namespace="production"), text("Logs unavailable.")])
+
+    content = run.tool_messages(1)[0]["content"]
+    assert content.startswith("Tool call failed (get_pod_logs): ")
+    assert f'pod "{ANALYTICS}" is Pending' in content
+    assert run.called_tools == ["get_pod_logs"]
+    assert run.answer == "Logs unavailable."
+    assert run.result is not None and run.result.stats.tool_calls_failed == 1
+
+
+def test_c10_every_call_of_a_mixed_round_is_answered_once_in_order(run_agent: RunAgent) -> None:
+    round_ = calls(
+        tool("delete_pod", name=PAYMENT),
+        raw_tool("list_pods", "{broken"),
+        raw_tool("describe_pod", f'{{"name": "{PAYMENT}"}}'),
+        tool("list_nodes"),
+        tool("list_nodes"),
+        tool("get_pod_logs", name=ANALYTICS, namespace="production"),
+    )
+    run = run_agent([round_, text("Done.")])
+
+    answered = run.tool_messages(1)
+    ids = [c["id"] for c in run.requests[1]["messages"][-len(answered) - 1]["tool_calls"]]
+    assert [m["tool_call_id"] for m in answered] == ids
+    prefixes = (
+        "Unknown tool 'delete_pod'",
+        "Tool arguments are not valid JSON",
+        "Invalid arguments for describe_pod",
+        "NAME ",
+        "[Duplicate call]",
+        "Tool call failed (get_pod_logs)",
+    )
+    assert [m["content"].startswith(p) for m, p in zip(answered, prefixes, strict=True)] == [True] * 6
+    assert run.called_tools == ["list_nodes", "get_pod_logs"]
