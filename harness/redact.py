@@ -9,7 +9,10 @@ from typing import Any
 REDACTED = "[REDACTED]"
 
 # A key that names a secret: DB_PASSWORD, api-key, client-key-data, token, AWS_SECRET_ACCESS_KEY ...
-_SECRET_KEY = r"[A-Za-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|private[_-]?key|access[_-]?key|client[_-]?key(?:[_-]?data)?|credentials?|auth)[A-Za-z0-9_.-]*"
+_SECRET_KEY = (
+    r"[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|private[_-]?key|access[_-]?key"
+    r"|client[_-]?key(?:[_-]?data)?|credentials?|auth[_-]?token)[A-Za-z0-9_.-]*"
+)
 
 # Keys that contain a secret-looking word but hold no secret (token counts in usage records).
 _NOT_SECRET = frozenset({"prompt_tokens", "completion_tokens", "total_tokens", "max_tokens", "tokens"})
@@ -25,23 +28,28 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-# "KEY: value", "KEY=value", "KEY":"value" where KEY looks secret (env entries, YAML, JSON).
-_KEY_VALUE = re.compile(
-    rf"""(?ix)
-    (?P<key>["']?\b{_SECRET_KEY}["']?)
-    (?P<sep>\s*[:=]\s*)
+# A secret-looking KEY with its value, in the three shapes secrets travel in. Prose such as
+# "failed to authorize: 401" is left alone: a key must look like a field, not like a sentence.
+_VALUE = r"""
     (?!<set\ to\ the\ key)                 # kubectl's reference to a Secret is not a value
     (?!(?:bearer|basic)\s)                  # left to the bearer pattern, which keeps the scheme
     (?:
-        (?P<quote>["'])(?P<quoted>[^"'\n]{{3,}})["']   # a quoted value, up to its closing quote
-      | (?P<value>[^\s"',}}][^\n,}}]{{2,}})           # or the rest of the line: over-redact, never leak
+        (?P<quote>["'])(?P<quoted>[^"'\n]{3,})["']   # a quoted value, up to its closing quote
+      | (?P<value>[^\s"',}][^\n,}]{2,})            # or the rest of the line: over-redact, never leak
     )
-    """
+"""
+_KEY_VALUE_SHAPES = (
+    # YAML, `kubectl describe` and env listings: "  DB_PASSWORD:  value" at the start of a line.
+    re.compile(rf"(?imx)(?P<key>^[ \t]*(?:-[ \t]+)?{_SECRET_KEY})(?P<sep>[ \t]*:[ \t]*){_VALUE}"),
+    # JSON anywhere: "token": "value".
+    re.compile(rf"""(?ix)(?P<key>["']{_SECRET_KEY}["'])(?P<sep>\s*:\s*){_VALUE}"""),
+    # Shell and log lines anywhere: DB_PASSWORD=value, --api-key=value.
+    re.compile(rf"(?ix)(?P<key>\b{_SECRET_KEY})(?P<sep>=){_VALUE}"),
 )
 
 
 def _redact_key_value(match: re.Match[str]) -> str:
-    if match["key"].strip("\"'").lower() in _NOT_SECRET:
+    if match["key"].strip(" \t-\"'").lower() in _NOT_SECRET:
         return match[0]
     if match["quote"]:
         return f"{match['key']}{match['sep']}{match['quote']}{REDACTED}{match['quote']}"
@@ -66,7 +74,8 @@ class Redactor:
         for secret in self._secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
-        text = _KEY_VALUE.sub(_redact_key_value, text)
+        for shape in _KEY_VALUE_SHAPES:
+            text = shape.sub(_redact_key_value, text)
         for pattern, replacement in _PATTERNS:
             text = pattern.sub(replacement, text)
         return text

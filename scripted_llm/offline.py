@@ -22,7 +22,9 @@ from scripted_llm.script import Reply, Step, ToolCall
 
 HEADER = "deterministic offline model: a scripted SRE playbook, not an LLM"
 HEALTHY = frozenset({"Running", "Completed", "Succeeded"})
-CRASHING = re.compile(r"CrashLoop|Error|OOMKilled|RunContainerError|Terminating|Unknown")
+# Statuses of containers that started and died: their logs exist. (CreateContainerConfigError and the
+# image-pull errors are not among them: those containers never started.)
+CRASHING = re.compile(r"CrashLoop|OOMKilled|RunContainerError|^Error$|^Unknown$")
 _NAMESPACE_IN_QUESTION = (
     re.compile(r"\b(?:in|of|for|from)\s+(?:the\s+)?[\"'`]?([a-z0-9][a-z0-9-]*)[\"'`]?\s+namespace\b", re.I),
     re.compile(r"\bnamespace\s+[\"'`]?([a-z0-9][a-z0-9-]*)", re.I),

@@ -16,9 +16,8 @@ from harness.config import Config
 from harness.errors import AgentError
 from harness.session import RunResult
 from k8s_agent.runner import IMPLEMENTATIONS, agent
+from k8s_agent.scenarios import QUESTION, Scenario
 from scripted_llm import ScriptedModelServer, Step
-
-QUESTION = "Which pods in the production namespace are unhealthy, and why?"
 
 
 @dataclass
@@ -40,6 +39,10 @@ class AgentRun:
     def called_tools(self) -> list[str]:
         """Tools the MCP server received, in order."""
         return [call["tool"] for call in self.calls]
+
+    def calls_received(self) -> list[tuple[str, Any]]:
+        """(tool, arguments) the MCP server received, in order."""
+        return [(call["tool"], call["arguments"]) for call in self.calls]
 
     def tool_messages(self, request: int) -> list[dict[str, Any]]:
         """The tool messages that request `request` (0-based) added since the previous one."""
@@ -86,63 +89,74 @@ def assert_every_call_answered(requests: Iterable[dict[str, Any]]) -> None:
             assert sorted(answered) == sorted(ids), f"request {number}: calls {ids} answered by {answered}"
 
 
+RunAgent = Callable[..., AgentRun]
+
+
 @pytest.fixture(params=IMPLEMENTATIONS)
 def impl(request: pytest.FixtureRequest) -> str:
     """Each test runs once per implementation."""
     return str(request.param)
 
 
-RunAgent = Callable[..., AgentRun]
+def run_scenario(
+    impl: str,
+    script: Iterable[Step] | Scenario,
+    workdir: Path,
+    question: str = QUESTION,
+    *,
+    cluster: Path | None = None,
+    faults: Path | None = None,
+    check_script: bool = True,
+    **overrides: Any,
+) -> AgentRun:
+    """Run `impl` on a script (or scenario) against the mock cluster, in a fresh folder of `workdir`."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    call_log = workdir / "calls.jsonl"
+    command = [sys.executable, "-m", "mock_cluster", "--call-log", str(call_log)]
+    if cluster is not None:
+        command += ["--cluster", str(cluster)]
+    if faults is not None:
+        command += ["--faults", str(faults)]
+    responder = None
+    if isinstance(script, Scenario):
+        overrides = {**script.overrides, **overrides}
+        question = script.question
+        responder = script.responder
+        script = script.script() if script.script else []
+    with ScriptedModelServer(script, responder=responder) as server:
+        settings: dict[str, Any] = {
+            "impl": impl,
+            "model": "scripted",
+            "base_url": server.url,
+            "api_key": "sk-test-not-a-real-key-000",
+            "mcp_command": tuple(command),
+            "trace_dir": workdir / "traces",
+            "max_retries": 0,
+            "request_timeout": 20.0,
+            "tool_timeout": 10.0,
+        }
+        settings.update(overrides)
+        result: RunResult | None = None
+        error: AgentError | None = None
+        try:
+            result = asyncio.run(agent(impl)(Config(**settings), question))
+        except AgentError as failure:
+            error = failure
+        if check_script:
+            server.assert_done()
+        requests = list(server.requests)
+    traces = sorted((workdir / "traces").glob("*.jsonl"))
+    run = AgentRun(result, error, requests, read_jsonl(call_log), read_jsonl(traces[0]) if traces else [])
+    assert_every_call_answered(requests)
+    return run
 
 
 @pytest.fixture
 def run_agent(impl: str, tmp_path: Path) -> RunAgent:
-    """Run `impl` on a script against the mock cluster; the script must be consumed exactly."""
+    """Run the parametrized implementation on a script; the script must be consumed exactly."""
     counter = iter(range(1000))
 
-    def run(
-        script: Iterable[Step],
-        question: str = QUESTION,
-        *,
-        cluster: Path | None = None,
-        faults: Path | None = None,
-        check_script: bool = True,
-        **overrides: Any,
-    ) -> AgentRun:
-        n = next(counter)
-        call_log = tmp_path / f"calls-{n}.jsonl"
-        command = [sys.executable, "-m", "mock_cluster", "--call-log", str(call_log)]
-        if cluster is not None:
-            command += ["--cluster", str(cluster)]
-        if faults is not None:
-            command += ["--faults", str(faults)]
-        with ScriptedModelServer(script) as server:
-            settings: dict[str, Any] = {
-                "impl": impl,
-                "model": "scripted",
-                "base_url": server.url,
-                "api_key": "sk-test-not-a-real-key-000",
-                "mcp_command": tuple(command),
-                "trace_dir": tmp_path / f"traces-{n}",
-                "max_retries": 0,
-                "request_timeout": 20.0,
-                "tool_timeout": 10.0,
-            }
-            settings.update(overrides)
-            config = Config(**settings)
-            result: RunResult | None = None
-            error: AgentError | None = None
-            try:
-                result = asyncio.run(agent(impl)(config, question))
-            except AgentError as failure:
-                error = failure
-            if check_script:
-                server.assert_done()
-            requests = list(server.requests)
-        traces = sorted((tmp_path / f"traces-{n}").glob("*.jsonl"))
-        trace = read_jsonl(traces[0]) if traces else []
-        run = AgentRun(result, error, requests, read_jsonl(call_log), trace)
-        assert_every_call_answered(requests)
-        return run
+    def run(script: Iterable[Step] | Scenario, question: str = QUESTION, **options: Any) -> AgentRun:
+        return run_scenario(impl, script, tmp_path / f"run-{next(counter)}", question, **options)
 
     return run

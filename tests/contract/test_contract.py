@@ -10,13 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from harness import prompts
-from scripted_llm import call, calls, raw_call, raw_tool, text, tool
+from k8s_agent import scenarios
+from k8s_agent.scenarios import ANALYTICS, INVENTED, PAYMENT, REPORT
+from scripted_llm import call, text
 from tests.conftest import RunAgent
 
-PAYMENT = "payment-service-6f7b8d9c0-ghi56"
-ANALYTICS = "analytics-worker-5c8f9e7d2-vwx78"
 TOOLS = "describe_node, describe_pod, get_events, get_pod_logs, list_nodes, list_pods, search_logs"
-REPORT = f"{PAYMENT} is in CrashLoopBackOff."
 
 # The one accepted wire difference (C1). After the first step the hand-written loop sends
 # tool_choice "auto"; the SDK (reset_tool_choice) drops the field. Both leave the choice to the
@@ -33,13 +32,7 @@ def last_message(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_c1_first_request_forces_a_tool_and_later_ones_do_not(run_agent: RunAgent) -> None:
-    run = run_agent(
-        [
-            call("list_pods", namespace="production"),
-            call("get_pod_logs", name=PAYMENT, namespace="production"),
-            text(REPORT),
-        ]
-    )
+    run = run_agent(scenarios.C1)
 
     first, *later = run.requests
     assert first["tool_choice"] == "required"
@@ -62,7 +55,7 @@ def test_c1_first_request_forces_a_tool_and_later_ones_do_not(run_agent: RunAgen
 def test_c2_an_answer_before_any_tool_call_gets_one_pushback_and_the_second_is_accepted(
     run_agent: RunAgent,
 ) -> None:
-    run = run_agent([text("Everything looks healthy."), text("Still healthy, I am sure.")])
+    run = run_agent(scenarios.C2)
 
     assert len(run.requests) == 2
     pushback = last_message(run.requests[1])
@@ -81,13 +74,7 @@ def test_c2_the_pushback_is_not_given_once_a_tool_was_called(run_agent: RunAgent
 
 
 def test_c3_schema_errors_name_every_bad_field_and_never_reach_the_server(run_agent: RunAgent) -> None:
-    run = run_agent(
-        [
-            raw_call("get_pod_logs", f'{{"name": "{PAYMENT}", "tail": "fifty"}}'),
-            call("list_pods"),
-            text(REPORT),
-        ]
-    )
+    run = run_agent(scenarios.C3)
 
     assert run.tool_messages(1)[0]["content"] == (
         "Invalid arguments for get_pod_logs: <root>: 'namespace' is a required property; "
@@ -97,16 +84,7 @@ def test_c3_schema_errors_name_every_bad_field_and_never_reach_the_server(run_ag
 
 
 def test_c4_repeats_are_answered_from_cache_then_a_tool_less_summary_is_forced(run_agent: RunAgent) -> None:
-    same = {"namespace": "production"}
-    run = run_agent(
-        [
-            call("list_pods", **same),
-            call("list_pods", **same),
-            call("list_pods", **same),
-            text("Summary: " + REPORT),
-        ],
-        max_repeats=2,
-    )
+    run = run_agent(scenarios.C4)
 
     assert run.called_tools == ["list_pods"]
     first_result = run.tool_messages(1)[0]["content"]
@@ -122,8 +100,7 @@ def test_c4_repeats_are_answered_from_cache_then_a_tool_less_summary_is_forced(r
 
 
 def test_c4_parallel_repeats_finish_the_round_before_the_summary(run_agent: RunAgent) -> None:
-    repeat = tool("list_nodes")
-    run = run_agent([calls(repeat, repeat, repeat, tool("list_pods")), text("Summary.")], max_repeats=2)
+    run = run_agent(scenarios.C4_PARALLEL)
 
     assert run.called_tools == ["list_nodes", "list_pods"]
     answered = run.tool_messages(1)
@@ -134,19 +111,12 @@ def test_c4_parallel_repeats_finish_the_round_before_the_summary(run_agent: RunA
 
 
 def test_c5_invented_pod_names_get_one_pushback_naming_them(run_agent: RunAgent) -> None:
-    invented = f"{PAYMENT} crashes, and billing-api-7d8f9c6b5-xk2lm is down too."
-    run = run_agent(
-        [
-            call("list_pods", namespace="production"),
-            text(invented),
-            text("billing-worker-1a2b3c-zz9 as well."),
-        ]
-    )
+    run = run_agent(scenarios.C5)
 
     assert len(run.requests) == 3
     assert last_message(run.requests[2]) == {
         "role": "user",
-        "content": prompts.evidence_pushback(["billing-api-7d8f9c6b5-xk2lm"]),
+        "content": prompts.evidence_pushback([INVENTED]),
     }
     assert tool_choice(run.requests[2]) in NOT_FORCED
     # The pushback is given once: the next answer is accepted even though it invents again.
@@ -164,9 +134,7 @@ def test_c5_a_grounded_report_gets_no_pushback(run_agent: RunAgent) -> None:
 
 
 def test_c6_an_unknown_tool_gets_the_whitelist_and_never_reaches_the_server(run_agent: RunAgent) -> None:
-    run = run_agent(
-        [call("delete_pod", name=PAYMENT, namespace="production"), call("list_pods"), text(REPORT)]
-    )
+    run = run_agent(scenarios.C6)
 
     assert run.tool_messages(1)[0]["content"] == f"Unknown tool 'delete_pod'. Available tools: {TOOLS}"
     assert run.called_tools == ["list_pods"]
@@ -174,10 +142,7 @@ def test_c6_an_unknown_tool_gets_the_whitelist_and_never_reaches_the_server(run_
 
 
 def test_c7_the_step_budget_ends_with_one_tool_less_summary(run_agent: RunAgent) -> None:
-    run = run_agent(
-        [call("list_pods"), call("list_nodes"), call("get_events", namespace="production"), text("Summary.")],
-        max_steps=3,
-    )
+    run = run_agent(scenarios.C7)
 
     assert len(run.requests) == 4  # max_steps + pushbacks (0) + 1
     assert all("tools" in request for request in run.requests[:3])
@@ -196,7 +161,7 @@ def test_c7_pushbacks_extend_the_budget_by_one_turn_each(run_agent: RunAgent) ->
 
 
 def test_c8_invalid_json_arguments_get_the_decoder_message_and_the_run_continues(run_agent: RunAgent) -> None:
-    run = run_agent([raw_call("list_pods", "{not-json"), call("list_pods"), text(REPORT)])
+    run = run_agent(scenarios.C8)
 
     assert run.tool_messages(1)[0]["content"] == (
         "Tool arguments are not valid JSON: Expecting property name enclosed in double quotes: "
@@ -207,7 +172,7 @@ def test_c8_invalid_json_arguments_get_the_decoder_message_and_the_run_continues
 
 
 def test_c9_a_tool_failure_is_a_result_and_the_run_continues(run_agent: RunAgent) -> None:
-    run = run_agent([call("get_pod_logs", name=ANALYTICS, namespace="production"), text("Logs unavailable.")])
+    run = run_agent(scenarios.C9)
 
     content = run.tool_messages(1)[0]["content"]
     assert content.startswith("Tool call failed (get_pod_logs): ")
@@ -218,15 +183,7 @@ def test_c9_a_tool_failure_is_a_result_and_the_run_continues(run_agent: RunAgent
 
 
 def test_c10_every_call_of_a_mixed_round_is_answered_once_in_order(run_agent: RunAgent) -> None:
-    round_ = calls(
-        tool("delete_pod", name=PAYMENT),
-        raw_tool("list_pods", "{broken"),
-        raw_tool("describe_pod", f'{{"name": "{PAYMENT}"}}'),
-        tool("list_nodes"),
-        tool("list_nodes"),
-        tool("get_pod_logs", name=ANALYTICS, namespace="production"),
-    )
-    run = run_agent([round_, text("Done.")])
+    run = run_agent(scenarios.C10)
 
     answered = run.tool_messages(1)
     ids = [c["id"] for c in run.requests[1]["messages"][-len(answered) - 1]["tool_calls"]]

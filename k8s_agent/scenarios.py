@@ -1,0 +1,135 @@
+"""The scenario library: each contract misbehaviour (C1-C10) as a scripted model, plus the offline model.
+
+A scenario is a model script (or a responder), the question and the config overrides. The
+contract tests, the side-by-side comparison and the benchmarks all run these same scenarios.
+The scripts name pods of the shipped default fixture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from scripted_llm import Step, call, calls, offline_model, raw_call, raw_tool, text, tool
+from scripted_llm.server import Responder
+
+QUESTION = "Which pods in the production namespace are unhealthy, and why?"
+PAYMENT = "payment-service-6f7b8d9c0-ghi56"
+ANALYTICS = "analytics-worker-5c8f9e7d2-vwx78"
+REPORT = f"{PAYMENT} is in CrashLoopBackOff."
+INVENTED = "billing-api-7d8f9c6b5-xk2lm"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One model behaviour to run an agent against."""
+
+    name: str
+    summary: str
+    script: Callable[[], list[Step]] | None = None
+    responder: Responder | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+    question: str = QUESTION
+
+    @property
+    def offline(self) -> bool:
+        """Whether the offline model answers (instead of a fixed script)."""
+        return self.responder is not None
+
+
+C1 = Scenario(
+    "c1-forced-first-step",
+    "tools are required on the first request only",
+    script=lambda: [
+        call("list_pods", namespace="production"),
+        call("get_pod_logs", name=PAYMENT, namespace="production"),
+        text(REPORT),
+    ],
+)
+C2 = Scenario(
+    "c2-zero-tool-pushback",
+    "an answer before any tool call gets one pushback",
+    script=lambda: [text("Everything looks healthy."), text("Still healthy, I am sure.")],
+)
+C3 = Scenario(
+    "c3-schema-rejection",
+    "arguments breaking the schema are rejected with every error",
+    script=lambda: [
+        raw_call("get_pod_logs", f'{{"name": "{PAYMENT}", "tail": "fifty"}}'),
+        call("list_pods"),
+        text(REPORT),
+    ],
+)
+C4 = Scenario(
+    "c4-duplicates",
+    "identical calls are answered from cache, then a summary is forced",
+    script=lambda: [*[call("list_pods", namespace="production")] * 3, text("Summary: " + REPORT)],
+    overrides={"max_repeats": 2},
+)
+C4_PARALLEL = Scenario(
+    "c4-parallel-duplicates",
+    "repeats within one round: the round finishes, then the summary",
+    script=lambda: [calls(*[tool("list_nodes")] * 3, tool("list_pods")), text("Summary.")],
+    overrides={"max_repeats": 2},
+)
+C5 = Scenario(
+    "c5-invented-pods",
+    "a report naming pods no tool returned gets one pushback",
+    script=lambda: [
+        call("list_pods", namespace="production"),
+        text(f"{PAYMENT} crashes, and {INVENTED} is down too."),
+        text("billing-worker-1a2b3c-zz9 as well."),
+    ],
+)
+C6 = Scenario(
+    "c6-unknown-tool",
+    "a call to a tool the server does not offer gets the whitelist",
+    script=lambda: [
+        call("delete_pod", name=PAYMENT, namespace="production"),
+        call("list_pods"),
+        text(REPORT),
+    ],
+)
+C7 = Scenario(
+    "c7-step-budget",
+    "the step budget ends the run with one tool-less summary",
+    script=lambda: [
+        call("list_pods"),
+        call("list_nodes"),
+        call("get_events", namespace="production"),
+        text("Summary."),
+    ],
+    overrides={"max_steps": 3},
+)
+C8 = Scenario(
+    "c8-invalid-json",
+    "arguments that are not JSON get the decoder's message",
+    script=lambda: [raw_call("list_pods", "{not-json"), call("list_pods"), text(REPORT)],
+)
+C9 = Scenario(
+    "c9-tool-failure",
+    "a failing tool is a result, and the run continues",
+    script=lambda: [call("get_pod_logs", name=ANALYTICS, namespace="production"), text("Logs unavailable.")],
+)
+C10 = Scenario(
+    "c10-mixed-round",
+    "one round mixing every guard: each call id answered once, in order",
+    script=lambda: [
+        calls(
+            tool("delete_pod", name=PAYMENT),
+            raw_tool("list_pods", "{broken"),
+            raw_tool("describe_pod", f'{{"name": "{PAYMENT}"}}'),
+            tool("list_nodes"),
+            tool("list_nodes"),
+            tool("get_pod_logs", name=ANALYTICS, namespace="production"),
+        ),
+        text("Done."),
+    ],
+)
+OFFLINE = Scenario(
+    "offline-default", "the offline model diagnoses the default fixture", responder=offline_model
+)
+
+CONTRACT_SCENARIOS = (C1, C2, C3, C4, C4_PARALLEL, C5, C6, C7, C8, C9, C10)
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (*CONTRACT_SCENARIOS, OFFLINE)}
