@@ -8,10 +8,11 @@ repeats, time) ask once more without tools for the summary.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletionMessage
+from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall
 
 from harness import prompts
 from harness.config import Config
@@ -73,29 +74,45 @@ async def investigate(run: Run) -> str:
     return reply.content or NO_REPORT.format(reason=reason.replace("_", " "))
 
 
+@dataclass(frozen=True)
+class Reply:
+    """What the model said in one turn."""
+
+    content: str | None
+    tool_calls: list[ChatCompletionMessageFunctionToolCall]
+
+
 async def ask_model(
     run: Run, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, tool_choice: str | None
-) -> ChatCompletionMessage:
+) -> Reply:
     """One chat-completions request; endpoint failures and malformed answers end the run."""
     request: dict[str, Any] = {"model": run.config.model, "messages": messages}
     if tools is not None:
         request["tools"] = tools
         request["tool_choice"] = tool_choice
     try:
-        completion = await run.model.chat.completions.create(**request)
+        completion: ChatCompletion = await run.model.chat.completions.create(**request)
     except openai.OpenAIError as error:
         raise endpoint_error(error, run.config, str(run.model.base_url)) from error
     if not completion.choices or completion.choices[0].message is None:
         raise MalformedResponseError("the model endpoint sent a completion without choices")
     message = completion.choices[0].message
+    calls = []
     for call in message.tool_calls or []:
         function = getattr(call, "function", None)
-        if not call.id or function is None or not function.name or not isinstance(function.arguments, str):
+        if (
+            not isinstance(call, ChatCompletionMessageFunctionToolCall)
+            or not call.id
+            or function is None
+            or not function.name
+            or not isinstance(function.arguments, str)
+        ):
             raise MalformedResponseError(f"the model endpoint sent a malformed tool call: {call!r}"[:300])
-    return message
+        calls.append(call)
+    return Reply(message.content, calls)
 
 
-def _assistant_message(reply: ChatCompletionMessage) -> dict[str, Any]:
+def _assistant_message(reply: Reply) -> dict[str, Any]:
     return {
         "role": "assistant",
         "content": reply.content,
@@ -105,7 +122,7 @@ def _assistant_message(reply: ChatCompletionMessage) -> dict[str, Any]:
                 "type": "function",
                 "function": {"name": c.function.name, "arguments": c.function.arguments},
             }
-            for c in reply.tool_calls or []
+            for c in reply.tool_calls
         ],
     }
 

@@ -78,7 +78,7 @@ class RetryPolicy:
         """Seconds to wait before attempt `attempt + 1`: the server's retry-after if given, capped."""
         if failure.retry_after is not None:
             return min(failure.retry_after, self.max_delay)
-        return min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
+        return min(self.base_delay * 2.0 ** (attempt - 1), self.max_delay)
 
 
 class ToolGateway:

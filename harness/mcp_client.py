@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any, TextIO, cast
 
 import anyio
 import mcp_types
@@ -132,7 +132,8 @@ class McpClient:
         self.call_timeout = call_timeout
         self.start_timeout = start_timeout
         self._restarts_left = restarts
-        self._stderr: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        # The server's stderr goes to a file (never the user's terminal); its tail explains failures.
+        self._stderr = cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
         self._connection = _Connection(generation=0)
         self._pending = self._connection
         self._wake = anyio.Event()

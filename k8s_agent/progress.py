@@ -87,7 +87,7 @@ class ProgressPrinter:
         elif outcome == "failed":
             detail = str(event.get("result") or "")
         else:
-            detail = OUTCOME_WORDS.get(outcome, outcome)
+            detail = OUTCOME_WORDS.get(outcome, str(outcome))
         return f"  {mark} {event.get('tool')}({arguments}): {_clip(detail, 140)}"
 
 

@@ -117,4 +117,4 @@ def load_fixture(path: Path | None = None) -> dict[str, Any]:
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path) or "<root>"
         more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
         raise FixtureError(f"fixture {path} is not a cluster description: {where}: {first.message}{more}")
-    return data
+    return dict(data)

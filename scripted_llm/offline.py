@@ -117,7 +117,7 @@ class Conversation:
         """The last result of `tool` (for `pod`), or None."""
         for name, arguments, content in reversed(self.results):
             if name == tool and (pod is None or arguments.get("name") == pod):
-                return content
+                return str(content)
         return None
 
 

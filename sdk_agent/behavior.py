@@ -25,7 +25,7 @@ FORCE_SUMMARY = f"\x00FORCE_SUMMARY:{uuid.uuid4().hex}"
 
 def is_force_summary(output: Any) -> bool:
     """Whether a run's final output is the sentinel."""
-    return output == FORCE_SUMMARY
+    return isinstance(output, str) and output == FORCE_SUMMARY
 
 
 class StopForSummary(Exception):
