@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import sys
@@ -16,6 +17,10 @@ from harness.errors import AgentError, ConfigError
 
 EXIT_INTERNAL = 1
 EXIT_INTERRUPTED = 130
+
+# Modules that add a subcommand: each has `register(commands)`, which only declares its flags;
+# the work (and any heavy import) happens in its handler.
+SUBCOMMANDS: tuple[str, ...] = ()
 
 DESCRIPTION = """\
 A Kubernetes diagnosis agent: one question in, one grounded health report out.
@@ -68,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     ask.set_defaults(handler=cmd_ask)
+
+    for module in SUBCOMMANDS:
+        importlib.import_module(module).register(commands)
     return parser
 
 
