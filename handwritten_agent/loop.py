@@ -20,15 +20,17 @@ from harness.errors import MalformedResponseError
 from harness.grounding import invented_names
 from harness.model_client import endpoint_error
 from harness.session import Run, RunResult, open_run
-from harness.trace import Observer
 
 IMPL = "handwritten"
 NO_REPORT = "The model wrote no report. The investigation stopped: {reason}."
 
 
-async def run(config: Config, question: str, *, observer: Observer | None = None) -> RunResult:
-    """Investigate `question` on the configured cluster and return the report."""
-    async with open_run(config, IMPL, question, observer=observer) as session:
+async def run(config: Config, question: str, **options: Any) -> RunResult:
+    """Investigate `question` on the configured cluster and return the report.
+
+    Options go to `harness.session.open_run`: observer, approver, secrets, mcp.
+    """
+    async with open_run(config, IMPL, question, **options) as session:
         answer = await investigate(session)
         return session.finish(answer)
 
@@ -93,22 +95,15 @@ async def ask_model(
     try:
         completion: ChatCompletion = await run.model.chat.completions.create(**request)
     except openai.OpenAIError as error:
+        run.check_wire()
         raise endpoint_error(error, run.config, str(run.model.base_url)) from error
-    if not completion.choices or completion.choices[0].message is None:
-        raise MalformedResponseError("the model endpoint sent a completion without choices")
+    run.check_wire()  # no choices, or a tool call without id, function or name
     message = completion.choices[0].message
-    calls = []
-    for call in message.tool_calls or []:
-        function = getattr(call, "function", None)
-        if (
-            not isinstance(call, ChatCompletionMessageFunctionToolCall)
-            or not call.id
-            or function is None
-            or not function.name
-            or not isinstance(function.arguments, str)
-        ):
-            raise MalformedResponseError(f"the model endpoint sent a malformed tool call: {call!r}"[:300])
-        calls.append(call)
+    calls = [
+        call for call in message.tool_calls or [] if isinstance(call, ChatCompletionMessageFunctionToolCall)
+    ]
+    if len(calls) != len(message.tool_calls or []):
+        raise MalformedResponseError("the model endpoint sent a tool call that is not a function call")
     return Reply(message.content, calls)
 
 

@@ -20,6 +20,7 @@ from jsonschema import exceptions as schema_exceptions
 from jsonschema import validators
 
 from harness import prompts
+from harness.approval import Approver, deny_all
 from harness.grounding import Evidence
 from harness.mcp_client import ToolFailure, ToolResult
 from harness.supervisor import Supervisor, call_signature, fingerprint
@@ -93,6 +94,7 @@ class ToolGateway:
         evidence: Evidence,
         *,
         allow_write: Iterable[str] = (),
+        approver: Approver = deny_all,
         retry: RetryPolicy | None = None,
     ) -> None:
         allowed = set(allow_write)
@@ -105,6 +107,9 @@ class ToolGateway:
         self.evidence = evidence
         self._retry = retry or RetryPolicy()
         self._cache: dict[str, str] = {}
+        self._approver = approver
+        self._approved: set[str] = set()
+        self._denied: set[str] = set()
         self._validators = {tool.name: self._compile(tool) for tool in self.tools}
 
     @property
@@ -115,6 +120,31 @@ class ToolGateway:
     def openai_tools(self) -> list[dict[str, Any]]:
         """The allowed tools in OpenAI Chat Completions form."""
         return [tool.openai_tool() for tool in self.tools]
+
+    def needs_approval(self, name: str) -> bool:
+        """Whether calls of this tool ask the operator first (a write tool allowed by --allow-write)."""
+        tool = self._by_name.get(name)
+        return tool is not None and tool.read_only is not True
+
+    async def approve(self, name: str, raw_arguments: str | None) -> bool:
+        """Ask the operator about a call before it is made (for loops that ask first, like the SDK's).
+
+        A call that will be rejected anyway, or answered from cache, needs no approval. A refusal
+        is remembered: the call itself then produces and records the refusal message.
+        """
+        if not self.needs_approval(name):
+            return True
+        arguments, problem = _parse_arguments(raw_arguments or "")
+        if problem is not None or self._schema_errors(name, arguments):
+            return True
+        signature = call_signature(name, arguments)
+        if signature in self._cache or signature in self._approved:
+            return True
+        if await self._approver(name, arguments):
+            self._approved.add(signature)
+            return True
+        self._denied.add(signature)
+        return False
 
     async def call(self, call_id: str, name: str, raw_arguments: str | None) -> ToolOutcome:
         """Take one proposed call through every check; always returns the model-visible outcome."""
@@ -149,6 +179,11 @@ class ToolGateway:
             return ToolOutcome(
                 call_id, name, CACHED, prompts.duplicate(self._cache[signature]), print_, arguments
             )
+
+        if self.needs_approval(name) and signature not in self._approved:
+            if signature in self._denied or not await self._approver(name, arguments):
+                self._cache[signature] = prompts.not_approved(name)
+                return ToolOutcome(call_id, name, REFUSED, self._cache[signature], print_, arguments)
 
         result, attempts = await self._execute(call_id, name, arguments, print_)
         if result.failure is None:

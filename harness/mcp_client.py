@@ -176,6 +176,10 @@ class McpClient:
         """Call one tool; every failure comes back as a ToolResult, never as an exception."""
         if self._gone_reason is not None:
             return self._gone()
+        if self.tools_changed:
+            # What was checked (names, schemas, read-only annotations) may no longer hold.
+            reason = "the server changed its tool list during the run; calls to it are refused"
+            return ToolResult("", ToolFailure(reason, "refused"))
         connection = self._connection
         result = await self._call_once(connection, name, arguments)
         if result.failure is None or result.failure.kind != "transport":
@@ -184,7 +188,8 @@ class McpClient:
             return self._gone()
         result = await self._call_once(self._connection, name, arguments)
         if result.failure is not None and result.failure.kind == "transport":
-            self._gone_reason = result.failure.reason
+            self._gone_reason = f"{result.failure.reason} again after a restart"
+            return self._gone()
         return result
 
     async def _call_once(

@@ -22,17 +22,20 @@ from harness.errors import MalformedResponseError, ModelEndpointError
 from harness.trace import Recorder
 
 MAX_ERROR_BODY = 500
+MAX_RETRY_AFTER = 30.0  # seconds; a longer Retry-After is honoured only up to this
 UNUSED_API_KEY = "unused"  # OpenAI-compatible servers without auth still need a non-empty key
 
 
-class ProposedCalls:
-    """The raw arguments of every tool call the model proposed, by call id (latest wins)."""
+class WireState:
+    """What the wire showed that the loops need: proposed call arguments, and a malformed answer."""
 
     def __init__(self) -> None:
         self._arguments: dict[str, str] = {}
+        self.malformed: str | None = None
+        """Why the last completion was unusable, or None."""
 
-    def add(self, call_id: str, arguments: str) -> None:
-        """Remember one proposed call."""
+    def propose(self, call_id: str, arguments: str) -> None:
+        """Remember the raw arguments of one proposed tool call (a reused id: the latest wins)."""
         self._arguments[call_id] = arguments
 
     def arguments(self, call_id: str) -> str:
@@ -40,12 +43,36 @@ class ProposedCalls:
         return self._arguments.get(call_id, "")
 
 
+def completion_problem(body: Any) -> str | None:
+    """Why a 200 response body is not a usable chat completion, or None if it is."""
+    if not isinstance(body, dict):
+        return "the body is not a JSON object"
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        return "the completion has no choices"
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    if not isinstance(message, dict):
+        return "the first choice has no message"
+    calls = message.get("tool_calls")
+    if calls is None:
+        return None
+    if not isinstance(calls, list):
+        return "tool_calls is not a list"
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not call.get("id") or not function.get("name"):
+            return f"a tool call lacks an id, a function or a name: {json.dumps(call)[:200]}"
+        if not isinstance(function.get("arguments", ""), str):
+            return f"tool call {call['id']} has arguments that are not a string"
+    return None
+
+
 class WireRecorder:
     """Records each chat-completions request and response as trace events and counters."""
 
-    def __init__(self, recorder: Recorder, proposed: ProposedCalls | None = None) -> None:
+    def __init__(self, recorder: Recorder, state: WireState | None = None) -> None:
         self._recorder = recorder
-        self.proposed = proposed or ProposedCalls()
+        self.state = state or WireState()
         self._sent: list[Any] = []
         self._started: dict[int, float] = {}
 
@@ -90,6 +117,7 @@ class WireRecorder:
         latency = round((time.perf_counter() - started) * 1e3, 3)
         attempt = int(request.headers.get("x-stainless-retry-count", "0") or 0) + 1
         if response.status_code >= 400:
+            _cap_retry_after(response)
             self._recorder.event(
                 "model_error",
                 attempt=attempt,
@@ -101,22 +129,25 @@ class WireRecorder:
             return
         try:
             body = response.json()
-            choice = body["choices"][0]
-            message = choice["message"]
-        except (ValueError, KeyError, IndexError, TypeError):
+        except ValueError:
+            body = None
+        problem = completion_problem(body)
+        self.state.malformed = problem
+        if problem is not None:
             self._recorder.event(
                 "model_response",
                 attempt=attempt,
-                malformed=True,
+                malformed=problem,
                 latency_ms=latency,
                 body=response.text[:MAX_ERROR_BODY],
             )
             return
+        choice = body["choices"][0]
+        message = choice["message"]
         usage = body.get("usage") or {}
         stats = self._recorder.stats
         for call in message.get("tool_calls") or []:
-            if isinstance(call, dict) and isinstance(call.get("function"), dict):
-                self.proposed.add(str(call.get("id")), str(call["function"].get("arguments") or ""))
+            self.state.propose(str(call["id"]), str(call["function"].get("arguments") or ""))
         stats.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         stats.completion_tokens += int(usage.get("completion_tokens") or 0)
         calls = message.get("tool_calls") or []
@@ -147,11 +178,23 @@ class WireRecorder:
         return {"messages_added": messages, "history_rewritten": bool(previous)}
 
 
-def model_client(
-    config: Config, recorder: Recorder, proposed: ProposedCalls | None = None
-) -> openai.AsyncOpenAI:
+def _cap_retry_after(response: httpx2.Response) -> None:
+    """Cap the server's Retry-After before the `openai` client reads it (it would wait up to 120 s)."""
+    for header, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = response.headers.get(header)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / scale
+        except ValueError:
+            continue  # an HTTP date: the client's own parsing and cap apply
+        if seconds > MAX_RETRY_AFTER:
+            response.headers[header] = f"{MAX_RETRY_AFTER * scale:g}"
+
+
+def model_client(config: Config, recorder: Recorder, state: WireState | None = None) -> openai.AsyncOpenAI:
     """An AsyncOpenAI client for the configured endpoint, traced at the wire, with bounded retries."""
-    wire = WireRecorder(recorder, proposed)
+    wire = WireRecorder(recorder, state)
     http_client = openai.DefaultAsyncHttpxClient(
         event_hooks={"request": [wire.on_request], "response": [wire.on_response]},
     )
@@ -171,7 +214,7 @@ def endpoint_error(error: Exception, config: Config, url: str | None) -> ModelEn
     if isinstance(error, openai.APITimeoutError):
         return ModelEndpointError(
             f"the model endpoint {where} did not answer within {config.request_timeout:g}s "
-            f"({retries + 1} attempts)"
+            f"({retries + 1} attempt{'s' if retries else ''})"
         )
     if isinstance(error, openai.APIConnectionError):
         cause = error.__cause__ or error.__context__

@@ -73,6 +73,11 @@ def refused_tool(name: str, available: Iterable[str]) -> str:
     )
 
 
+def not_approved(name: str) -> str:
+    """The message for a call of a write tool that the operator did not approve."""
+    return f"Tool call refused ({name}): the operator did not approve this call. Do not retry it."
+
+
 def invalid_json(decoder_message: str, raw: str) -> str:
     """The message for arguments that are not JSON."""
     return f"Tool arguments are not valid JSON: {decoder_message}; raw arguments: {raw}"

@@ -9,19 +9,20 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import openai
 
+from harness.approval import Approver, deny_all
 from harness.config import Config
-from harness.errors import AgentError
+from harness.errors import AgentError, MalformedResponseError
 from harness.gateway import ToolGateway
 from harness.grounding import Evidence, invented_names
 from harness.mcp_client import McpClient
-from harness.model_client import ProposedCalls, model_client, public_url
+from harness.model_client import WireState, model_client, public_url
 from harness.redact import Redactor
 from harness.supervisor import Supervisor
 from harness.trace import Observer, Recorder, RunStats, TraceWriter, new_run_id, trace_path
@@ -73,12 +74,19 @@ class Run:
     gateway: ToolGateway
     model: openai.AsyncOpenAI
     mcp: McpClient
-    proposed: ProposedCalls
+    wire: WireState
 
     @property
     def evidence(self) -> Evidence:
         """Every successful tool result so far."""
         return self.gateway.evidence
+
+    def check_wire(self) -> None:
+        """Raise MalformedResponseError if the last completion the endpoint sent was unusable."""
+        if self.wire.malformed is not None:
+            raise MalformedResponseError(
+                f"the model endpoint sent a malformed response: {self.wire.malformed}"
+            )
 
     def finish(self, answer: str) -> RunResult:
         """Record the end of a successful run and return its result."""
@@ -112,9 +120,14 @@ async def open_run(
     question: str,
     *,
     observer: Observer | None = None,
+    approver: Approver = deny_all,
     secrets: Sequence[str] = (),
+    mcp: McpClient | None = None,
 ) -> AsyncIterator[Run]:
-    """Open the trace, start the MCP server, build gateway and model client; close all on exit."""
+    """Open the trace, start the MCP server, build gateway and model client; close all on exit.
+
+    `mcp` reuses a running server (its tools listed once) instead of starting one per run.
+    """
     run_id = new_run_id()
     redactor = Redactor([*config.secrets(), *secrets])
     recorder = Recorder(
@@ -142,12 +155,22 @@ async def open_run(
         },
     )
     try:
-        async with McpClient.running(command, config.mcp_env, call_timeout=config.tool_timeout) as mcp:
+        async with AsyncExitStack() as stack:
+            if mcp is None:
+                mcp = await stack.enter_async_context(
+                    McpClient.running(command, config.mcp_env, call_timeout=config.tool_timeout)
+                )
             supervisor = Supervisor(
                 max_steps=config.max_steps, max_repeats=config.max_repeats, max_seconds=config.max_seconds
             )
             gateway = ToolGateway(
-                mcp.tools, mcp, recorder, supervisor, Evidence(question), allow_write=config.allow_write
+                mcp.tools,
+                mcp,
+                recorder,
+                supervisor,
+                Evidence(question),
+                allow_write=config.allow_write,
+                approver=approver,
             )
             recorder.event(
                 "tools_listed",
@@ -164,9 +187,9 @@ async def open_run(
                         else ""
                     )
                 )
-            proposed = ProposedCalls()
-            async with model_client(config, recorder, proposed) as model:
-                yield Run(config, question, recorder, supervisor, gateway, model, mcp, proposed)
+            wire = WireState()
+            async with model_client(config, recorder, wire) as model:
+                yield Run(config, question, recorder, supervisor, gateway, model, mcp, wire)
     except AgentError as error:
         _record_failure(recorder, error)
         error.trace_path = recorder.path

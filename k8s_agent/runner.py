@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from harness.config import Config
 from harness.session import RunResult
-from harness.trace import Observer
 
 IMPLEMENTATIONS = ("handwritten", "sdk")
 
@@ -27,12 +27,15 @@ def agent(impl: str) -> AgentRun:
     raise ValueError(f"unknown implementation {impl!r}")
 
 
-async def run_question(config: Config, question: str, *, observer: Observer | None = None) -> RunResult:
-    """Run one question with the configured implementation and endpoint."""
+async def run_question(config: Config, question: str, **options: Any) -> RunResult:
+    """Run one question with the configured implementation and endpoint.
+
+    Options go to the agent's `run` (observer, approver, secrets, mcp).
+    """
     run = agent(config.impl)
     if not config.offline:
-        return await run(config, question, observer=observer)
+        return await run(config, question, **options)
     from scripted_llm import ScriptedModelServer, offline_model
 
     with ScriptedModelServer(responder=offline_model, model=config.model) as server:
-        return await run(dataclasses.replace(config, base_url=server.url), question, observer=observer)
+        return await run(dataclasses.replace(config, base_url=server.url), question, **options)

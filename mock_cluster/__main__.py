@@ -20,6 +20,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cluster", type=Path, help="cluster fixture (JSON); default: the shipped fixture")
     parser.add_argument("--call-log", type=Path, help="append one JSON line per tools/call received")
     parser.add_argument("--faults", type=Path, help="fault plan (JSON) for tests and demos")
+    parser.add_argument(
+        "--with-write-tools", action="store_true", help="also offer delete_pod (not read-only)"
+    )
     parser.add_argument("--check", action="store_true", help="validate the fixture and exit")
     args = parser.parse_args(argv)
     try:
@@ -33,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from mock_cluster.server import build_server  # the MCP server stack loads only when serving
 
-    build_server(cluster, args.call_log, faults).run()
+    build_server(cluster, args.call_log, faults, write_tools=args.with_write_tools).run()
     return 0
 
 

@@ -193,6 +193,11 @@ class Cluster:
             head += f"; showing the first {len(shown)}. The pattern is broad: narrow it or the namespace."
         return head + ":\n" + "\n".join(shown)
 
+    def delete_pod(self, name: str, namespace: str) -> str:
+        pod = self._pod(name, namespace)
+        self.pods.remove(pod)
+        return f'pod "{name}" deleted from namespace "{namespace}"'
+
     # -- events and nodes -----------------------------------------------------------------
 
     def get_events(

@@ -27,6 +27,10 @@ READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
 
+DESTRUCTIVE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+)
+
 Namespace = Annotated[str, Field(description="Namespace of the pod, e.g. production.")]
 PodName = Annotated[str, Field(description="Exact pod name as listed by list_pods.")]
 
@@ -94,9 +98,9 @@ def _answer(method: Callable[..., str]) -> Callable[..., str]:
 
 
 def build_server(
-    cluster: Cluster, call_log: Path | None = None, faults: FaultPlan | None = None
+    cluster: Cluster, call_log: Path | None = None, faults: FaultPlan | None = None, write_tools: bool = False
 ) -> MCPServer[Any]:
-    """The MCP server answering from `cluster`."""
+    """The MCP server answering from `cluster`; `write_tools` adds a destructive tool, for tests and demos."""
     server = MockClusterServer(call_log, faults)
 
     def list_pods(
@@ -179,6 +183,18 @@ def build_server(
             tool,
             description=inspect.cleandoc(tool.__doc__ or ""),
             annotations=READ_ONLY,
+            structured_output=False,
+        )
+    if write_tools:
+
+        def delete_pod(name: PodName, namespace: Namespace) -> str:
+            """Delete a pod (its controller, if any, creates a new one). Destructive."""
+            return _answer(cluster.delete_pod)(name, namespace)
+
+        server.add_tool(
+            delete_pod,
+            description=inspect.cleandoc(delete_pod.__doc__ or ""),
+            annotations=DESTRUCTIVE,
             structured_output=False,
         )
     return server

@@ -38,7 +38,6 @@ from harness.grounding import invented_names
 from harness.model_client import endpoint_error
 from harness.session import Run, RunResult, open_run
 from harness.supervisor import STEP_BUDGET
-from harness.trace import Observer
 from sdk_agent.behavior import FORCE_SUMMARY, StopForSummary, is_force_summary, summary_behavior
 from sdk_agent.model_input import supervise_model_calls
 from sdk_agent.tools import error_formatter, function_tools
@@ -53,10 +52,13 @@ def _no_sdk_tracing() -> None:
     set_trace_processors([])
 
 
-async def run(config: Config, question: str, *, observer: Observer | None = None) -> RunResult:
-    """Investigate `question` on the configured cluster and return the report."""
+async def run(config: Config, question: str, **options: Any) -> RunResult:
+    """Investigate `question` on the configured cluster and return the report.
+
+    Options go to `harness.session.open_run`: observer, approver, secrets, mcp.
+    """
     _no_sdk_tracing()
-    async with open_run(config, IMPL, question, observer=observer) as session:
+    async with open_run(config, IMPL, question, **options) as session:
         answer = await investigate(session)
         return session.finish(answer)
 
@@ -75,7 +77,7 @@ async def investigate(run: Run) -> str:
     run_config = RunConfig(
         tracing_disabled=True,
         tool_not_found_behavior="return_error_to_model",
-        tool_error_formatter=error_formatter(run.gateway, run.proposed),
+        tool_error_formatter=error_formatter(run.gateway, run.wire),
         tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),  # calls in order, as proposed
         call_model_input_filter=supervise_model_calls(supervisor),
     )
@@ -124,24 +126,36 @@ async def _runner(
 ) -> Any:
     """`Runner.run` with the run's failures translated: endpoint errors end the run, max_turns does not."""
     try:
-        return await Runner.run(
-            agent,
-            history,
-            max_turns=max_turns,
-            run_config=config,
-            error_handlers={"max_turns": _backstop},
+        result = await Runner.run(
+            agent, history, max_turns=max_turns, run_config=config, error_handlers={"max_turns": _backstop}
         )
+        while result.interruptions:  # write tools wait for the operator's approval
+            state = result.to_state()
+            for item in result.interruptions:
+                if await run.gateway.approve(item.name or "", item.arguments):
+                    state.approve(item)
+                else:
+                    refusal = await run.gateway.call(item.call_id or "", item.name or "", item.arguments)
+                    state.reject(item, rejection_message=refusal.content)
+            result = await Runner.run(
+                agent, state, max_turns=max_turns, run_config=config, error_handlers={"max_turns": _backstop}
+            )
     except StopForSummary:
         raise
     except OpenAIError as error:
+        run.check_wire()
         raise endpoint_error(error, run.config, str(run.model.base_url)) from error
-    except ModelBehaviorError as error:
-        raise MalformedResponseError(f"the model endpoint sent an unusable response: {error}") from error
-    except AgentsException as error:
+    except (AgentsException, TypeError, AttributeError, KeyError, ValueError) as error:
+        # The SDK fails on an unusable completion in its own ways; the wire says what was wrong.
+        run.check_wire()
         cause = error.__cause__
         if isinstance(cause, OpenAIError):
             raise endpoint_error(cause, run.config, str(run.model.base_url)) from error
-        raise MalformedResponseError(f"the SDK could not use the model's response: {error}") from error
+        if isinstance(error, ModelBehaviorError):
+            raise MalformedResponseError(f"the model endpoint sent an unusable response: {error}") from error
+        raise
+    run.check_wire()
+    return result
 
 
 def _backstop(data: RunErrorHandlerInput[Any]) -> RunErrorHandlerResult:

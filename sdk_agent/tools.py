@@ -14,7 +14,7 @@ from agents.tool_context import ToolContext
 
 from harness import prompts
 from harness.gateway import ToolGateway
-from harness.model_client import ProposedCalls
+from harness.model_client import WireState
 
 
 def function_tools(gateway: ToolGateway) -> list[FunctionTool]:
@@ -26,6 +26,8 @@ def function_tools(gateway: ToolGateway) -> list[FunctionTool]:
             params_json_schema=spec["function"]["parameters"],
             on_invoke_tool=_invoker(gateway, spec["function"]["name"]),
             strict_json_schema=False,
+            # A write tool allowed with --allow-write: the SDK pauses the run for approval (runner.py).
+            needs_approval=gateway.needs_approval(spec["function"]["name"]),
         )
         for spec in gateway.openai_tools()
     ]
@@ -39,7 +41,7 @@ def _invoker(gateway: ToolGateway, name: str) -> Any:
     return invoke
 
 
-def error_formatter(gateway: ToolGateway, proposed: ProposedCalls) -> Any:
+def error_formatter(gateway: ToolGateway, wire: WireState) -> Any:
     """`RunConfig.tool_error_formatter`: the gateway's own messages for what the SDK rejects itself.
 
     An unknown tool never reaches a FunctionTool; the formatter sends it through the gateway (which
@@ -48,7 +50,7 @@ def error_formatter(gateway: ToolGateway, proposed: ProposedCalls) -> Any:
 
     async def format_error(args: ToolErrorFormatterArgs[Any]) -> str | None:
         if args.kind == "tool_not_found":
-            raw = proposed.arguments(args.call_id)
+            raw = wire.arguments(args.call_id)
             outcome = await gateway.call(args.call_id, args.tool_name, raw)
             return outcome.content
         if args.kind == "tool_exception":

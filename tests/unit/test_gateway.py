@@ -83,14 +83,56 @@ def test_unknown_tools_get_the_sorted_whitelist_and_never_reach_the_server(tmp_p
 def test_tools_not_annotated_read_only_are_refused_unless_allowed(tmp_path: Path) -> None:
     server = FakeServer()
     gateway, _, _ = make_gateway(tmp_path, server)
-    allowed, _, _ = make_gateway(tmp_path, server, allow_write=["delete_pod"])
 
     refused = call(gateway, "delete_pod", "{}")
 
     assert refused.kind == "refused" and refused.content.startswith("Tool 'delete_pod' is refused")
     assert "delete_pod" not in [t["function"]["name"] for t in gateway.openai_tools()]
-    assert call(allowed, "delete_pod", "{}").kind == "executed"
-    assert server.received == [("delete_pod", {})]
+    assert server.received == []
+
+
+@pytest.mark.parametrize("answer", [True, False])
+def test_an_allowed_write_tool_asks_the_operator_once_per_call(tmp_path: Path, answer: bool) -> None:
+    server = FakeServer()
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def operator(tool: str, arguments: Mapping[str, Any]) -> bool:
+        asked.append((tool, dict(arguments)))
+        return answer
+
+    gateway, _, _ = make_gateway(tmp_path, server, allow_write=["delete_pod"], approver=operator)
+
+    first = call(gateway, "delete_pod", '{"name": "x"}')
+    again = call(gateway, "delete_pod", '{"name": "x"}', "c2")
+
+    assert "delete_pod" in [t["function"]["name"] for t in gateway.openai_tools()]
+    assert asked == [("delete_pod", {"name": "x"})]
+    if answer:
+        assert first.kind == "executed" and server.received == [("delete_pod", {"name": "x"})]
+    else:
+        assert first.kind == "refused" and first.content == prompts.not_approved("delete_pod")
+        assert server.received == []
+    assert again.kind == "cached"
+
+
+def test_approval_asked_ahead_is_not_asked_again_and_a_refusal_is_recorded_by_the_call(
+    tmp_path: Path,
+) -> None:
+    answers = iter([True, False])
+
+    async def operator(tool: str, arguments: Mapping[str, Any]) -> bool:
+        return next(answers)
+
+    server = FakeServer()
+    gateway, _, _ = make_gateway(tmp_path, server, allow_write=["delete_pod"], approver=operator)
+
+    assert asyncio.run(gateway.approve("delete_pod", '{"name": "a"}')) is True
+    assert asyncio.run(gateway.approve("delete_pod", '{"name": "b"}')) is False
+    assert asyncio.run(gateway.approve("list_pods", "{}")) is True  # read-only: nothing to ask
+
+    assert call(gateway, "delete_pod", '{"name": "a"}').kind == "executed"
+    assert call(gateway, "delete_pod", '{"name": "b"}', "c2").kind == "refused"
+    assert server.received == [("delete_pod", {"name": "a"})]
 
 
 def test_invalid_json_gets_the_decoder_message_and_the_raw_arguments(tmp_path: Path) -> None:
