@@ -159,6 +159,7 @@ def config_from(args: argparse.Namespace, environ: dict[str, str] | None = None)
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """`k8s-agent ask QUESTION`."""
+    from harness.approval import TerminalApprover, deny_all
     from harness.report import render
     from harness.session import record_failed_start
     from k8s_agent.progress import ProgressPrinter
@@ -172,8 +173,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         )
         return fail(error, trace, as_json=args.json, impl=args.impl)
     observer = None if args.quiet else ProgressPrinter()
+    approver = TerminalApprover() if config.allow_write else deny_all
     try:
-        result = asyncio.run(run_question(config, args.question, observer=observer))
+        result = asyncio.run(run_question(config, args.question, observer=observer, approver=approver))
     except AgentError as error:
         return fail(error, error.trace_path, as_json=args.json, impl=config.impl)
     if args.json:
