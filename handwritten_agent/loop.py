@@ -127,5 +127,6 @@ def _push_back(
 ) -> None:
     run.supervisor.pushback_given()
     run.recorder.guardrail(kind, message=pushback, **detail)
-    messages.append({"role": "assistant", "content": answer})
+    if answer:  # an empty answer says nothing worth keeping in the conversation
+        messages.append({"role": "assistant", "content": answer})
     messages.append({"role": "user", "content": pushback})

@@ -86,6 +86,7 @@ class ScriptedModelServer:
             self.headers.clear()
             self.extra_requests.clear()
             self.errors.clear()
+            self._ids = itertools.count(1)
 
     @property
     def leftover(self) -> int:

@@ -39,7 +39,7 @@ from harness.model_client import endpoint_error
 from harness.session import Run, RunResult, open_run
 from harness.supervisor import STEP_BUDGET
 from sdk_agent.behavior import FORCE_SUMMARY, StopForSummary, is_force_summary, summary_behavior
-from sdk_agent.model_input import supervise_model_calls
+from sdk_agent.model_input import in_call_order, supervise_model_calls
 from sdk_agent.tools import error_formatter, function_tools
 
 IMPL = "sdk"
@@ -114,7 +114,8 @@ async def summarize(run: Run, agent: Agent[Any], history: list[Any], reason: str
     writer = agent.clone(tools=[], model_settings=ModelSettings(), tool_use_behavior="run_llm_again")
     instruction = {"role": "user", "content": prompts.summary_instruction(reason)}
     config = RunConfig(tracing_disabled=True, tool_not_found_behavior="return_error_to_model")
-    result = await _runner(run, writer, [*history, instruction], config, max_turns=1)
+    # No input filter on this run: put the tool outputs in call order here (see model_input.py).
+    result = await _runner(run, writer, [*in_call_order(history), instruction], config, max_turns=1)
     output = result.final_output
     if is_force_summary(output) or not isinstance(output, str) or not output:
         return NO_REPORT.format(reason=reason.replace("_", " "))

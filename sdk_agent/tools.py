@@ -12,7 +12,6 @@ from typing import Any
 from agents import FunctionTool, ToolErrorFormatterArgs
 from agents.tool_context import ToolContext
 
-from harness import prompts
 from harness.gateway import ToolGateway
 from harness.model_client import WireState
 
@@ -53,9 +52,6 @@ def error_formatter(gateway: ToolGateway, wire: WireState) -> Any:
             raw = wire.arguments(args.call_id)
             outcome = await gateway.call(args.call_id, args.tool_name, raw)
             return outcome.content
-        if args.kind == "tool_exception":
-            reason = str(args.error) if args.error is not None else args.default_message
-            return prompts.tool_failed(args.tool_name, reason)
-        return None
+        return None  # raw FunctionTools never raise (the gateway answers); other kinds keep the default
 
     return format_error

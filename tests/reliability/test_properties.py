@@ -1,0 +1,203 @@
+"""Property test: random misbehaving models never break the loop contract, in either implementation.
+
+Hypothesis writes model scripts mixing unknown tools, invalid JSON, schema violations, duplicates,
+parallel calls and text answers with invented names, in any order. For every script, both
+implementations must end, stay within the request bound, answer every tool call id exactly once,
+let nothing unknown or invalid reach the MCP server, and leave a trace that parses.
+
+One mock cluster process and one scripted model server serve every example (the call log is
+reset between examples). CI runs 300 examples per implementation; for more:
+
+    K8S_AGENT_PROPERTY_EXAMPLES=10000 .venv/bin/python -m pytest tests/reliability/test_properties.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+from collections.abc import Coroutine, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from harness.config import Config
+from harness.mcp_client import McpClient
+from k8s_agent.runner import agent
+from k8s_agent.scenarios import ANALYTICS, PAYMENT
+from scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
+from tests.conftest import assert_every_call_answered, read_jsonl
+
+EXAMPLES = int(os.environ.get("K8S_AGENT_PROPERTY_EXAMPLES", "300"))
+MAX_STEPS = 4
+T = TypeVar("T")
+
+VALID_CALLS = [
+    ("list_pods", {}),
+    ("list_pods", {"namespace": "production"}),
+    ("describe_pod", {"name": PAYMENT, "namespace": "production"}),
+    ("get_pod_logs", {"name": PAYMENT, "namespace": "production", "tail": 5}),
+    ("get_pod_logs", {"name": ANALYTICS, "namespace": "production"}),  # fails: Pending, no logs
+    ("get_events", {"namespace": "production", "type": "Warning"}),
+    ("list_nodes", {}),
+    ("search_logs", {"pattern": "error", "ignore_case": True}),
+]
+SCHEMA_VIOLATIONS = [
+    ("get_pod_logs", {"name": PAYMENT, "tail": "fifty"}),
+    ("describe_pod", {"name": 7, "namespace": "production"}),
+    ("search_logs", {}),
+    ("list_pods", {"namespace": ["production"]}),
+]
+UNKNOWN = ["delete_pod", "exec_in_pod", "kubectl", "list-pods"]
+BROKEN_JSON = ["{not-json", '{"name": ', "[1, 2", "nul", "{'single': 'quotes'}"]
+TEXTS = [
+    f"{PAYMENT} is in CrashLoopBackOff.",
+    "Everything is healthy.",
+    "billing-api-7d8f9c6b5-xk2lm is down.",  # invented
+    f"{ANALYTICS} is Pending; also ghost-pod-12345-abcde.",  # one real, one invented
+    "",
+]
+
+tool_calls = st.one_of(
+    st.sampled_from(VALID_CALLS).map(lambda c: ToolCall(c[0], json.dumps(c[1]))),
+    st.sampled_from(SCHEMA_VIOLATIONS).map(lambda c: ToolCall(c[0], json.dumps(c[1]))),
+    st.tuples(st.sampled_from(UNKNOWN), st.sampled_from(VALID_CALLS)).map(
+        lambda c: ToolCall(c[0], json.dumps(c[1][1]))
+    ),
+    st.tuples(st.sampled_from([c[0] for c in VALID_CALLS]), st.sampled_from(BROKEN_JSON)).map(
+        lambda c: ToolCall(*c)
+    ),
+)
+turns = st.one_of(
+    st.lists(tool_calls, min_size=1, max_size=4).map(lambda calls: Reply(tool_calls=tuple(calls))),
+    st.sampled_from(TEXTS).map(text),
+)
+scripts = st.lists(turns, min_size=1, max_size=2 * MAX_STEPS + 2)
+
+
+class LoopThread:
+    """An event loop in a thread: the shared MCP client lives on it across examples."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = 60) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
+
+
+@dataclass
+class Rig:
+    loop: LoopThread
+    mcp: McpClient
+    server: ScriptedModelServer
+    call_log: Path
+    traces: Path
+    validators: dict[str, Draft202012Validator]
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
+    workdir = tmp_path_factory.mktemp("property")
+    call_log = workdir / "calls.jsonl"
+    loop = LoopThread()
+    context = McpClient.running([sys.executable, "-m", "mock_cluster", "--call-log", str(call_log)])
+    mcp = loop.run(context.__aenter__())
+    validators = {tool.name: Draft202012Validator(dict(tool.input_schema)) for tool in mcp.tools}
+    # After the script, the model answers with a grounded text: every run can end.
+    with ScriptedModelServer(responder=lambda body: text(f"{PAYMENT} is in CrashLoopBackOff.")) as server:
+        yield Rig(loop, mcp, server, call_log, workdir / "traces", validators)
+    loop.run(context.__aexit__(None, None, None))
+    loop.close()
+
+
+@pytest.mark.parametrize("impl", ["handwritten", "sdk"])
+def test_random_misbehaving_models_never_break_the_contract(impl: str, rig: Rig) -> None:
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    @given(script=scripts)
+    def check(script: list[Step]) -> None:
+        rig.call_log.write_text("")
+        rig.server.reset(script)
+        config = Config(
+            impl=impl,
+            model="scripted",
+            base_url=rig.server.url,
+            api_key="k",
+            trace_dir=rig.traces,
+            max_steps=MAX_STEPS,
+            max_repeats=2,
+            max_retries=0,
+            request_timeout=10,
+            tool_timeout=10,
+        )
+        result = rig.loop.run(agent(impl)(config, "Which pods are unhealthy?", mcp=rig.mcp))
+
+        requests = list(rig.server.requests)
+        assert len(requests) <= MAX_STEPS + result.stats.as_dict()["pushbacks"] + 1
+        assert result.stats.as_dict()["pushbacks"] <= 2
+        assert_every_call_answered(requests)
+        for received in read_jsonl(rig.call_log):
+            assert received["tool"] in rig.validators, f"unknown tool reached the server: {received}"
+            errors = list(rig.validators[received["tool"]].iter_errors(received["arguments"]))
+            assert not errors, f"invalid arguments reached the server: {received}"
+        trace = read_jsonl(result.trace)
+        assert (
+            trace[0]["kind"] == "run_start" and trace[-1]["kind"] == "run_end" and trace[-1]["status"] == "ok"
+        )
+        result.trace.unlink()
+
+    check()
+
+
+def test_both_implementations_put_the_same_wire_for_any_script(rig: Rig) -> None:
+    from tests.contract.test_equivalence import wire_view
+
+    @settings(
+        max_examples=max(EXAMPLES // 3, 50),
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    @given(script=scripts)
+    def check(script: list[Step]) -> None:
+        views = {}
+        for impl in ("handwritten", "sdk"):
+            rig.server.reset(script)
+            config = Config(
+                impl=impl,
+                model="scripted",
+                base_url=rig.server.url,
+                api_key="k",
+                trace_dir=rig.traces,
+                max_steps=MAX_STEPS,
+                max_repeats=2,
+                max_retries=0,
+                request_timeout=10,
+                tool_timeout=10,
+            )
+            result = rig.loop.run(agent(impl)(config, "Which pods are unhealthy?", mcp=rig.mcp))
+            views[impl] = (wire_view(list(rig.server.requests)), result.answer)
+            result.trace.unlink()
+        assert views["sdk"] == views["handwritten"]
+
+    check()
