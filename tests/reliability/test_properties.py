@@ -34,6 +34,7 @@ from k8s_agent.runner import agent
 from k8s_agent.scenarios import ANALYTICS, PAYMENT
 from scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
 from tests.conftest import assert_every_call_answered, read_jsonl
+from tests.wire import wire_view
 
 EXAMPLES = int(os.environ.get("K8S_AGENT_PROPERTY_EXAMPLES", "300"))
 MAX_STEPS = 4
@@ -169,8 +170,6 @@ def test_random_misbehaving_models_never_break_the_contract(impl: str, rig: Rig)
 
 
 def test_both_implementations_put_the_same_wire_for_any_script(rig: Rig) -> None:
-    from tests.contract.test_equivalence import wire_view
-
     @settings(
         max_examples=max(EXAMPLES // 3, 50),
         deadline=None,

@@ -1,0 +1,58 @@
+"""`probe --versions`: builds a venv per SDK version from the registry. Run by hand, not in CI:
+
+    K8S_AGENT_NETWORK_TESTS=1 python -m pytest tests/poc/test_versions.py -m network
+
+It needs the package registry and a minute or two (pip's cache makes later runs faster).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.network,
+    pytest.mark.skipif(
+        os.environ.get("K8S_AGENT_NETWORK_TESTS") != "1",
+        reason="builds venvs from the package registry: set K8S_AGENT_NETWORK_TESTS=1",
+    ),
+]
+
+
+def test_versions_builds_each_sdk_and_reports_an_uninstallable_one(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "poc",
+            "--json",
+            "--cache-dir",
+            str(tmp_path),
+            "--versions",
+            "0.18.3",
+            "0.24.0",
+            "0.0.999",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    columns = {column["label"]: column for column in json.loads(done.stdout)["columns"]}
+    assert columns["0.0.999"]["status"] == "install failed" and columns["0.0.999"]["reason"]
+    for version in ("0.18.3", "0.24.0"):
+        column = columns[version]
+        assert column["status"] == "ok", column
+        assert column["openai"], column
+        assert column["report"]["versions"]["openai-agents"] == version
+        assert "error" not in column["report"]["probes"]["tool_choice"]["observations"]
+    assert "[openai-agents 0.18.3] pip install openai-agents==0.18.3" in done.stderr
+    findings = json.loads((tmp_path / "sdk-venvs" / "openai-compat.json").read_text())
+    assert set(next(iter(findings.values()))) == {"0.18.3", "0.24.0", "0.0.999"}

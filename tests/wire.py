@@ -1,0 +1,45 @@
+"""What the model saw, request by request: the form in which both implementations must match."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def wire_view(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the model saw, request by request, in a form both implementations must match."""
+    views = []
+    seen = 0
+    for body in requests:
+        messages = body["messages"]
+        added = messages[seen:]
+        seen = len(messages)
+        views.append(
+            {
+                "tools": [t["function"]["name"] for t in body.get("tools") or []]
+                if "tools" in body
+                else None,
+                # The accepted C1 difference: "auto" (hand-written) and absent (SDK) both mean not forced.
+                "tool_choice": "not forced"
+                if body.get("tool_choice") in ("auto", None)
+                else body["tool_choice"],
+                "messages": [_message(m) for m in added],
+            }
+        )
+    return views
+
+
+def _message(message: dict[str, Any]) -> dict[str, Any]:
+    view: dict[str, Any] = {"role": message["role"], "content": _text(message.get("content"))}
+    if message.get("tool_calls"):
+        view["tool_calls"] = [
+            (c["id"], c["function"]["name"], c["function"]["arguments"]) for c in message["tool_calls"]
+        ]
+    if message["role"] == "tool":
+        view["tool_call_id"] = message["tool_call_id"]
+    return view
+
+
+def _text(content: Any) -> str | None:
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content)
+    return content or None  # an empty assistant text and a missing one say the same
