@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import anyio
-from jsonschema import exceptions as schema_exceptions
-from jsonschema import validators
 
 from harness import prompts
 from harness.approval import Approver, deny_all
 from harness.grounding import Evidence
 from harness.mcp_client import ToolFailure, ToolResult
+from harness.schemas import ArgumentValidator
 from harness.supervisor import Supervisor, call_signature, fingerprint
 from harness.tools import ToolSpec
 from harness.trace import Recorder
@@ -110,7 +109,9 @@ class ToolGateway:
         self._approver = approver
         self._approved: set[str] = set()
         self._denied: set[str] = set()
-        self._validators = {tool.name: self._compile(tool) for tool in self.tools}
+        self._validators = {
+            tool.name: ArgumentValidator(tool.name, tool.input_schema, self._warn) for tool in self.tools
+        }
 
     @property
     def names(self) -> list[str]:
@@ -249,28 +250,11 @@ class ToolGateway:
         )
 
     def _schema_errors(self, name: str, arguments: Any) -> list[str]:
-        if not isinstance(arguments, dict):
-            return [f"<root>: arguments must be a JSON object, got {type(arguments).__name__}"]
-        validator = self._validators[name]
-        if validator is None:
-            return []
-        found = sorted(
-            ((_path(error), error.message) for error in validator.iter_errors(arguments)),
-        )
-        return [f"{path}: {message}" for path, message in found]
+        return self._validators[name].errors(arguments)
 
-    def _compile(self, tool: ToolSpec) -> Any:
-        """A validator for the tool's schema, compiled once; None (and a warning) if the schema is broken."""
-        schema = dict(tool.input_schema)
-        cls = validators.validator_for(schema, default=validators.Draft202012Validator)
-        try:
-            cls.check_schema(schema)
-        except schema_exceptions.SchemaError as error:
-            message = f"tool {tool.name} has an invalid input schema ({error.message}); its arguments are not validated"
-            print(f"warning: {message}", file=sys.stderr)
-            self._recorder.event("warning", message=message)
-            return None
-        return cls(schema)
+    def _warn(self, message: str) -> None:
+        print(f"warning: {message}", file=sys.stderr)
+        self._recorder.event("warning", message=message)
 
 
 def _parse_arguments(raw: str) -> tuple[Any, str | None]:
@@ -281,10 +265,6 @@ def _parse_arguments(raw: str) -> tuple[Any, str | None]:
         return json.loads(raw), None
     except json.JSONDecodeError as error:
         return None, str(error)
-
-
-def _path(error: schema_exceptions.ValidationError) -> str:
-    return ".".join(str(part) for part in error.absolute_path) or "<root>"
 
 
 def _echo(raw: str) -> str:

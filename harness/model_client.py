@@ -9,7 +9,9 @@ second retry layer on top.
 
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -178,6 +180,12 @@ class WireRecorder:
         return {"messages_added": messages, "history_rewritten": bool(previous)}
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context per process: building one loads the CA bundle (~20 ms), every client shares it."""
+    return ssl.create_default_context()
+
+
 def _cap_retry_after(response: httpx2.Response) -> None:
     """Cap the server's Retry-After before the `openai` client reads it (it would wait up to 120 s)."""
     for header, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
@@ -197,6 +205,7 @@ def model_client(config: Config, recorder: Recorder, state: WireState | None = N
     wire = WireRecorder(recorder, state)
     http_client = openai.DefaultAsyncHttpxClient(
         event_hooks={"request": [wire.on_request], "response": [wire.on_response]},
+        verify=_tls_context(),
     )
     return openai.AsyncOpenAI(
         api_key=config.api_key or UNUSED_API_KEY,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
 
 REDACTED = "[REDACTED]"
+MEMO_SIZE = 512
 
 # A key that names a secret: DB_PASSWORD, api-key, client-key-data, token, AWS_SECRET_ACCESS_KEY ...
 _SECRET_KEY = (
@@ -56,24 +58,65 @@ def _redact_key_value(match: re.Match[str]) -> str:
     return f"{match['key']}{match['sep']}{REDACTED}"
 
 
+# Every pattern above needs one of these (lower-cased) in the text. Most tool results have none,
+# and a substring scan for them is far cheaper than running every pattern.
+_TRIGGERS = (
+    "passw",
+    "secret",
+    "token",
+    "key",
+    "credential",
+    "auth",
+    "bearer",
+    "basic",
+    "eyj",
+    "sk-",
+    "ghp_",
+    "gho_",
+    "ghs_",
+    "xox",
+    "akia",
+)
+
+
+def _might_hold_a_secret(text: str) -> bool:
+    lowered = text.lower()
+    return any(trigger in lowered for trigger in _TRIGGERS)
+
+
 class Redactor:
     """Replaces secret values by `[REDACTED]`: known values first, then secret-looking patterns."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         # Longest first, so a secret that contains another is removed whole.
         self._secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+        # The same text passes several times (gateway, trace, wire recorder): redact it once.
+        self._memo: dict[str, str] = {}
 
     def add(self, secret: str) -> None:
         """Remember one more value to redact (e.g. a token read from a kubeconfig)."""
         if secret and len(secret) >= 4 and secret not in self._secrets:
             self._secrets.append(secret)
             self._secrets.sort(key=len, reverse=True)
+            self._memo.clear()
 
     def text(self, text: str) -> str:
         """Return `text` with every known secret and secret-looking value replaced."""
+        done = self._memo.get(text)
+        if done is None:
+            done = self._redact(text)
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo.clear()
+            self._memo[text] = done
+            self._memo[done] = done  # redacting a redacted text changes nothing
+        return done
+
+    def _redact(self, text: str) -> str:
         for secret in self._secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
+        if not _might_hold_a_secret(text):
+            return text
         for shape in _KEY_VALUE_SHAPES:
             text = shape.sub(_redact_key_value, text)
         for pattern, replacement in _PATTERNS:
@@ -99,5 +142,6 @@ class Redactor:
 _SECRET_KEY_RE = re.compile(rf"(?i)^{_SECRET_KEY}$")
 
 
+@functools.lru_cache(maxsize=1024)
 def _looks_secret_key(key: str) -> bool:
     return key not in _NOT_SECRET and bool(_SECRET_KEY_RE.match(key))

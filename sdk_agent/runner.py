@@ -19,7 +19,6 @@ from typing import Any
 from agents import (
     Agent,
     ModelSettings,
-    OpenAIChatCompletionsModel,
     RunConfig,
     RunErrorHandlerInput,
     RunErrorHandlerResult,
@@ -39,6 +38,7 @@ from harness.model_client import endpoint_error
 from harness.session import Run, RunResult, open_run
 from harness.supervisor import STEP_BUDGET
 from sdk_agent.behavior import FORCE_SUMMARY, StopForSummary, is_force_summary, summary_behavior
+from sdk_agent.model import UniqueCallIdsModel
 from sdk_agent.model_input import in_call_order, supervise_model_calls
 from sdk_agent.tools import error_formatter, function_tools
 
@@ -69,7 +69,7 @@ async def investigate(run: Run) -> str:
     agent = Agent(
         name="k8s-sre",
         instructions=prompts.SYSTEM_PROMPT,
-        model=OpenAIChatCompletionsModel(model=run.config.model, openai_client=run.model),
+        model=UniqueCallIdsModel(model=run.config.model, openai_client=run.model, wire=run.wire),
         tools=list(function_tools(run.gateway)),
         model_settings=ModelSettings(tool_choice="required"),  # C1: the first run only
         tool_use_behavior=summary_behavior(supervisor),

@@ -198,3 +198,21 @@ def test_c10_every_call_of_a_mixed_round_is_answered_once_in_order(run_agent: Ru
     )
     assert [m["content"].startswith(p) for m, p in zip(answered, prefixes, strict=True)] == [True] * 6
     assert run.called_tools == ["list_nodes", "get_pod_logs"]
+
+
+def test_c10_an_endpoint_that_reuses_call_ids_still_gets_every_call_answered(run_agent: RunAgent) -> None:
+    # Some OpenAI-compatible servers number tool calls afresh in every response.
+    run = run_agent(
+        [
+            call("list_pods", _id="call_1", namespace="production"),
+            call("list_pods", _id="call_1", namespace="production"),
+            call("list_nodes", _id="call_1"),
+            text(REPORT),
+        ]
+    )
+
+    assert len(run.requests) == 4
+    assert run.called_tools == ["list_pods", "list_nodes"]
+    assert run.tool_messages(2)[0]["content"].startswith("[Duplicate call]")
+    assert run.tool_messages(3)[0]["content"].startswith("NAME ")
+    assert run.answer == REPORT

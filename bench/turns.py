@@ -1,0 +1,124 @@
+"""Per model turn: four loops against the same instant scripted model and the same MCP server.
+
+- floor: a bare loop over the `openai` client and the MCP client, no guardrails;
+- hand-written agent and SDK port: our two agents, reusing one running mock cluster;
+- plain SDK: the OpenAI Agents SDK as a user would write it, with its native MCP integration
+  (`MCPServerStdio`, defaults) instead of our gateway.
+
+The model calls one distinct tool per turn (`search_logs` with a new pattern each time), then
+answers. Time per turn = wall time of the run / turns. Runs are interleaved, order rotating.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from harness.config import Config
+from harness.mcp_client import McpClient
+from scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
+
+MOCK = (sys.executable, "-m", "mock_cluster")
+QUESTION = "Which pods are unhealthy?"
+
+
+def responder(turns: int) -> Callable[[dict[str, Any]], Step]:
+    """A stateless model: one new tool call per turn until `turns` tool results, then an answer."""
+
+    def answer(body: dict[str, Any]) -> Step:
+        done = sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
+        if done < turns:
+            return Reply(tool_calls=(ToolCall("search_logs", json.dumps({"pattern": f"bench-{done}"})),))
+        return text("No pod logs match.")
+
+    return answer
+
+
+async def floor_loop(client: Any, mcp: Any, tools: list[dict[str, Any]]) -> int:
+    """The bare loop: ask, run every call through the MCP session, repeat. Returns requests made."""
+    if True:  # one client for every run: the floor pays nothing it does not have to
+        messages: list[dict[str, Any]] = [{"role": "system", "content": "You are an SRE."}, {"role": "user", "content": QUESTION}]
+        requests = 0
+        while True:
+            requests += 1
+            completion = await client.chat.completions.create(model="m", messages=messages, tools=tools)  # type: ignore[arg-type]
+            message = completion.choices[0].message
+            if not message.tool_calls:
+                return requests
+            messages.append(message.model_dump(exclude_none=True))
+            for call in message.tool_calls:
+                result = await mcp.call_tool(call.function.name, json.loads(call.function.arguments))  # type: ignore[union-attr]
+                content = "\n".join(getattr(block, "text", "") for block in result.content)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+
+
+async def agent_run(impl: str, url: str, mcp: McpClient, turns: int, trace_dir: Path) -> int:
+    """One of our agents, on the shared running mock cluster."""
+    from k8s_agent.runner import agent
+
+    config = Config(
+        impl=impl, model="m", base_url=url, api_key="k", trace_dir=trace_dir, max_retries=0,
+        max_steps=turns + 2, max_repeats=turns + 2,
+    )
+    result = await agent(impl)(config, QUESTION, mcp=mcp)
+    return result.stats.model_requests
+
+
+async def plain_sdk_run(client: Any, server: Any) -> int:
+    """The plain SDK: Agent + native MCP server + Runner, defaults everywhere."""
+    from bench.plain_sdk import run_plain
+
+    return await run_plain(client, server, QUESTION)
+
+
+class TurnBench:
+    """Holds the shared servers and times one run of each contender."""
+
+    def __init__(self, turns: int) -> None:
+        self.turns = turns
+        self.model = ScriptedModelServer(responder=responder(turns))
+        self.trace_dir = Path(tempfile.mkdtemp(prefix="k8s-agent-bench-"))
+
+    async def contenders(self) -> dict[str, Callable[[], Awaitable[int]]]:
+        """Start the servers each contender needs; return a runner per contender."""
+        import openai
+        from mcp import Client, StdioServerParameters
+
+        from bench.plain_sdk import native_server
+
+        self.model.start()
+        url = self.model.url
+        self._ours = McpClient.running(MOCK)
+        ours = await self._ours.__aenter__()
+        self._bare = Client(StdioServerParameters(command=MOCK[0], args=list(MOCK[1:])), mode="legacy", cache=None)
+        bare = await self._bare.__aenter__()
+        tools = [t.openai_tool() for t in ours.tools]
+        self._native = native_server(MOCK)
+        native = await self._native.__aenter__()
+        self._client = openai.AsyncOpenAI(base_url=url, api_key="k", max_retries=0)
+        client = self._client
+        return {
+            "floor (bare loop)": lambda: floor_loop(client, bare, tools),
+            "hand-written agent": lambda: agent_run("handwritten", url, ours, self.turns, self.trace_dir),
+            "SDK port": lambda: agent_run("sdk", url, ours, self.turns, self.trace_dir),
+            "plain SDK (native MCP)": lambda: plain_sdk_run(client, native),
+        }
+
+    async def close(self) -> None:
+        """Stop every server."""
+        await self._client.close()
+        for context in (self._native, self._bare, self._ours):
+            await context.__aexit__(None, None, None)
+        self.model.stop()
+
+    async def time(self, run: Callable[[], Awaitable[int]]) -> tuple[float, int]:
+        """Milliseconds per turn of one run, and the requests it made."""
+        started = time.perf_counter()
+        requests = await run()
+        elapsed = (time.perf_counter() - started) * 1e3
+        return elapsed / max(requests, 1), requests

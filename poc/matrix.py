@@ -1,0 +1,126 @@
+"""`--versions`: build an environment per SDK version, probe each in a subprocess, compare them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from poc.compat import release
+from poc.render import differing_observations, scorecard_matrix, table, version_matrix
+from poc.steps import Progress, run_step
+from poc.venvs import BuildSettings, SdkEnv, build, child_environ, source_dir
+
+PROBE_RUN_TIMEOUT_SECONDS = 300.0
+
+
+@dataclass(frozen=True)
+class MatrixConfig:
+    """What `probe --versions` was asked to do (read from flags and the environment at the entry point)."""
+
+    versions: tuple[str, ...]
+    cache_dir: Path
+    environ: dict[str, str]
+    rebuild: bool = False
+    quiet: bool = False
+
+
+def run_matrix(config: MatrixConfig, as_json: bool = False) -> int:
+    """Build, probe and print every version; a version that fails is a column saying why."""
+    progress = Progress(config.quiet)
+    settings = BuildSettings(config.cache_dir, Path(sys.executable), config.environ, config.rebuild)
+    columns = [_column(version, settings, progress) for version in _ordered(config.versions)]
+    if as_json:
+        print(json.dumps({"columns": columns}, indent=2, ensure_ascii=False))
+    else:
+        print(render(columns))
+    return 0
+
+
+def render(columns: list[dict[str, Any]]) -> str:
+    """The matrix, the observations that differ, the scorecards and the builds, as text."""
+    return "\n\n".join(
+        [
+            "probe verdicts per openai-agents version",
+            version_matrix(columns),
+            "observations that differ between versions",
+            differing_observations(columns),
+            "migration scorecard per version (cleanly / redesign / NO = does not move)",
+            scorecard_matrix(columns),
+            "environments",
+            _builds(columns),
+        ]
+    )
+
+
+def _column(version: str, settings: BuildSettings, progress: Progress) -> dict[str, Any]:
+    env = build(version, settings, progress)
+    column: dict[str, Any] = {
+        "label": version,
+        "openai": env.openai,
+        "status": env.status,
+        "reason": env.reason,
+        "found_by": env.found_by,
+        "attempts": env.attempts,
+        "cached": env.cached,
+        "build_seconds": round(env.seconds, 1),
+        "report": None,
+    }
+    if env.status == "ready":
+        report, reason, seconds = _probe(env, settings, progress)
+        column.update(report=report, run_seconds=round(seconds, 1), status="ok" if report else "run failed")
+        if not report:
+            column["reason"] = reason
+    return column
+
+
+def _probe(
+    env: SdkEnv, settings: BuildSettings, progress: Progress
+) -> tuple[dict[str, Any] | None, str, float]:
+    """Run every probe in the venv: (report, "", seconds) or (None, why, seconds)."""
+    result = run_step(
+        progress,
+        f"openai-agents {env.sdk}",
+        "run probes",
+        [env.python, "-m", "poc", "--json"],
+        env=child_environ(settings),
+        cwd=source_dir(settings),
+        timeout=PROBE_RUN_TIMEOUT_SECONDS,
+    )
+    if not result.ok:
+        return None, result.reason(), result.seconds
+    try:
+        report: dict[str, Any] = json.loads(result.stdout)
+    except ValueError as error:
+        return None, f"output is not JSON: {error}", result.seconds
+    return report, "", result.seconds
+
+
+def _builds(columns: list[dict[str, Any]]) -> str:
+    rows = []
+    for column in columns:
+        build_time = f"{column['build_seconds']}s" + (" (cached)" if column["cached"] else "")
+        rows.append(
+            [
+                column["label"],
+                column["status"],
+                column["openai"] or "-",
+                column["found_by"] or "-",
+                build_time,
+                f"{column.get('run_seconds', '-')}s" if column.get("run_seconds") is not None else "-",
+                column["reason"] or "",
+            ]
+        )
+    return table(
+        ("openai-agents", "status", "openai", "openai found by", "build", "probes", "reason"),
+        rows,
+        (14, 22, 10, 24, 16, 8, 160),
+    )
+
+
+def _ordered(versions: tuple[str, ...]) -> list[str]:
+    """Oldest first; duplicates dropped; non-release strings last (pip will say what is wrong)."""
+    unique = list(dict.fromkeys(versions))
+    return sorted(unique, key=lambda v: (release(v) is None, release(v) or ()))

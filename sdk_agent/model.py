@@ -1,0 +1,48 @@
+"""The chat-completions model, with one fix the SDK needs for some endpoints: unique tool-call ids.
+
+Some OpenAI-compatible servers number tool calls `call_1`, `call_2`, ... afresh in every response.
+The SDK (0.24.0, probe `reused_ids`) silently drops a call whose id it has seen with the same
+arguments, and fails the run when the arguments differ. The hand-written loop answers such calls
+like any other. Here every id the run has already seen is renamed before the SDK sees it, so the
+SDK's history (and what it sends back) stays consistent and every call reaches the gateway.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents import ModelResponse, OpenAIChatCompletionsModel
+from openai.types.responses import ResponseFunctionToolCall
+
+from harness.model_client import WireState
+
+
+class UniqueCallIdsModel(OpenAIChatCompletionsModel):
+    """OpenAIChatCompletionsModel whose responses never repeat a tool-call id within a run."""
+
+    def __init__(self, *args: Any, wire: WireState, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._wire = wire
+        self._seen: set[str] = set()
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        """The inner response, with reused call ids renamed `<id>~<n>`."""
+        response = await super().get_response(*args, **kwargs)
+        output = []
+        for item in response.output:
+            if isinstance(item, ResponseFunctionToolCall):
+                call_id = item.call_id
+                if call_id in self._seen:
+                    call_id = self._fresh(call_id)
+                    item = item.model_copy(update={"call_id": call_id})
+                    self._wire.propose(call_id, item.arguments)
+                self._seen.add(call_id)
+            output.append(item)
+        response.output = output
+        return response
+
+    def _fresh(self, call_id: str) -> str:
+        number = 2
+        while f"{call_id}~{number}" in self._seen:
+            number += 1
+        return f"{call_id}~{number}"
