@@ -63,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--rebuild", action="store_true", help="with --versions: forget cached venvs and openai findings"
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--scorecard-md", action="store_true", help="print only the migration scorecard, as a markdown table"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,6 +86,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     _disable_tracing()
     report = collect(args.only)
+    if args.scorecard_md:
+        from poc.render import scorecard_markdown
+        from poc.report import observations_of
+        from poc.scorecard import scorecard
+
+        print(scorecard_markdown(scorecard(observations_of(report["probes"]))))
+        return 0
     print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else probe_table(report))
     return 0
 

@@ -133,3 +133,20 @@ def _observation(column: dict[str, Any], name: str, key: str) -> str:
 def _cut(text: str, limit: int) -> str:
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def scorecard_markdown(rows: Sequence[Any]) -> str:
+    """The migration scorecard as the README's markdown table (rows of poc.scorecard.Row)."""
+    lines = [
+        "| # | guardrail | verdict | how the port does it, and the probe observations it rests on | tested by |",
+        "|---|---|---|---|---|",
+    ]
+    for row in rows:
+        tests = (
+            f"`tests/contract` `test_{row.id.lower()}_*`"
+            if row.id.startswith("C")
+            else "`tests/reliability/test_faults.py`"
+        )
+        reason = row.reason.replace("|", "\\|")
+        lines.append(f"| {row.id} | {row.guardrail} | {row.verdict} | {reason} | {tests} |")
+    return "\n".join(lines)

@@ -101,7 +101,8 @@ def c4_duplicates_forced_summary(fact: _Facts) -> tuple[str, str]:
     caveat = ""
     if fact("reused_ids", "same_args_calls_run") == 1:
         caveat = (
-            "; a repeat that reuses its call id never reaches the gateway (reused_ids.same_args_calls_run)"
+            "; a repeat that reuses its call id never reaches the gateway unless ids are made unique first "
+            "(reused_ids.same_args_calls_run; the port's Model wrapper renames them)"
         )
     return REDESIGN, f"the gateway answers repeats; {summary}{caveat}"
 
@@ -173,12 +174,21 @@ def c10_protocol_invariant(fact: _Facts) -> tuple[str, str]:
     if order != ["call_a", "call_b", "call_c"]:
         return REDESIGN, f"tool messages leave in completion order {order!r}, not call order (concurrency)"
     fates = {label: reused_id_fate(fact.probe("reused_ids"), label) for label in REUSED_ID_VARIANTS}
-    if set(fates.values()) == {"answered"}:
+    mixed = fact("unknown_tool", "mixed_round_answer_order")
+    order_note = ""
+    if mixed not in (ABSENT, ["call_a", "call_b", "call_c"]):
+        order_note = (
+            f"; answers to unknown tools come after the others ({mixed}, unknown_tool.mixed_round_answer_order): "
+            "call_model_input_filter puts them back in call order"
+        )
+    if set(fates.values()) == {"answered"} and not order_note:
         return CLEAN, "every call is answered in call order, even with reused ids (concurrency, reused_ids)"
     return REDESIGN, (
-        "calls are answered in call order (concurrency.default_wire_order), but a reused call id is "
+        "function calls are answered in call order (concurrency.default_wire_order)"
+        + order_note
+        + "; a reused call id is "
         + ", ".join(f"{outcome} ({label})" for label, outcome in fates.items())
-        + " (reused_ids): give each call a unique id before the SDK sees it"
+        + " (reused_ids): each call needs a unique id before the SDK sees it (the port's Model wrapper)"
     )
 
 
@@ -220,10 +230,20 @@ def _forced_summary(fact: _Facts) -> str | None:
         return None
     tools = fact("forced_summary", "summary_request_tools")
     tool_less = "with no tools field" if tools == ABSENT else f"but it still offers tools {tools!r}"
+    caveats = ""
+    if fact("forced_summary", "object_sentinel_arrives_as") == "str":
+        caveats += "; the sentinel must be a string: an object arrives str()-ed (forced_summary.object_sentinel_arrives_as)"
+    if fact("forced_summary", "behavior_consulted_after_unknown_only_round") is False:
+        caveats += (
+            "; the callback is not consulted after a round of unknown tools only, so the budget is also "
+            "checked before each model call in call_model_input_filter "
+            "(forced_summary.behavior_consulted_after_unknown_only_round)"
+        )
     return (
         "a ToolsToFinalOutputResult sentinel ends the run after the round "
         f"(forced_summary.sentinel_requests_sent={fact('forced_summary', 'sentinel_requests_sent')}) and a "
         f"re-run of a tool-less clone asks for the summary {tool_less} (forced_summary.summary_request_tools)"
+        + caveats
     )
 
 

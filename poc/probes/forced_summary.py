@@ -58,7 +58,9 @@ async def _sentinel_object(models: ScriptedModels) -> Observations:
         return ToolsToFinalOutputResult(is_final_output=True, final_output=sentinel)
 
     async with models.play([call("get_pod", name="a")]) as llm:
-        agent = Agent(name="probe", model=llm.model, tools=[raw_tool("get_pod", Recorder())], tool_use_behavior=stop)
+        agent = Agent(
+            name="probe", model=llm.model, tools=[raw_tool("get_pod", Recorder())], tool_use_behavior=stop
+        )
         result = await Runner.run(agent, "check", run_config=run_config())
     output = result.final_output
     return {"object_sentinel_arrives_as": "the object" if output is sentinel else type(output).__name__}
@@ -77,8 +79,12 @@ async def _behavior_after_unknown_round(models: ScriptedModels) -> Observations:
         return ToolsToFinalOutputResult(is_final_output=False, final_output=None)
 
     async with models.play([call("delete_pod", name="a"), text("done")]) as llm:
-        agent = Agent(name="probe", model=llm.model, tools=[raw_tool("get_pod", Recorder())], tool_use_behavior=decide)
-        await Runner.run(agent, "check", run_config=run_config(tool_not_found_behavior="return_error_to_model"))
+        agent = Agent(
+            name="probe", model=llm.model, tools=[raw_tool("get_pod", Recorder())], tool_use_behavior=decide
+        )
+        await Runner.run(
+            agent, "check", run_config=run_config(tool_not_found_behavior="return_error_to_model")
+        )
     return {"behavior_consulted_after_unknown_only_round": bool(consulted)}
 
 

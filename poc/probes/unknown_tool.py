@@ -17,8 +17,9 @@ from poc.scripted import (
     has_field,
     run_config,
     tool_message_contents,
+    tool_messages,
 )
-from scripted_llm import call, text
+from scripted_llm import call, calls, text, tool
 
 WHITELIST = "Unknown tool 'delete_pod'. Available tools: get_pod"
 
@@ -46,7 +47,25 @@ async def observe(models: ScriptedModels) -> Observations:
     settings = {"tool_not_found_behavior": "return_error_to_model", "tool_error_formatter": formatter}
     observations.update(await _returned(models, settings, "formatter"))
     observations["formatter_sees"] = seen
+    observations["mixed_round_answer_order"] = await _mixed_round_order(models)
     return observations
+
+
+async def _mixed_round_order(models: ScriptedModels) -> list[Any]:
+    """In which order the tool messages of a round mixing known and unknown tools reach the model."""
+    from agents import Agent, Runner
+
+    round_ = calls(
+        tool("get_pod", _id="call_a", name="a"),
+        tool("delete_pod", _id="call_b"),
+        tool("get_pod", _id="call_c", name="c"),
+    )
+    async with models.play([round_, text("done")]) as llm:
+        agent = Agent(name="probe", model=llm.model, tools=[raw_tool("get_pod", Recorder())])
+        await Runner.run(
+            agent, "check", run_config=run_config(tool_not_found_behavior="return_error_to_model")
+        )
+        return [m["tool_call_id"] for m in tool_messages(llm.requests[1])]
 
 
 async def _default(models: ScriptedModels) -> Observations:

@@ -94,7 +94,20 @@ def test_c10_moves_cleanly_when_reused_ids_are_answered() -> None:
         }.items()
     }
 
-    assert verdicts(changed("reused_ids", **answered))["C10"] == CLEAN
+    observations = changed("reused_ids", **answered)
+    observations["unknown_tool"] = {
+        **observations["unknown_tool"],
+        "mixed_round_answer_order": ["call_a", "call_b", "call_c"],
+    }
+
+    assert verdicts(observations)["C10"] == CLEAN
+
+
+def test_c10_needs_a_redesign_when_unknown_tools_are_answered_last() -> None:
+    rows = {row.id: row for row in scorecard(PINNED)}
+
+    assert rows["C10"].verdict == REDESIGN
+    assert "unknown_tool.mixed_round_answer_order" in rows["C10"].reason
 
 
 def test_a_failed_probe_leaves_its_guardrails_not_judged() -> None:
