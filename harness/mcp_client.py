@@ -13,7 +13,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
@@ -124,6 +124,7 @@ class McpClient:
         call_timeout: float = 30.0,
         start_timeout: float = 30.0,
         restarts: int = 1,
+        on_event: Callable[..., None] | None = None,
     ) -> None:
         if not command:
             raise McpServerError("no MCP server command given")
@@ -142,6 +143,8 @@ class McpClient:
         self._lock = anyio.Lock()
         self._gone_reason: str | None = None
         self.tools_changed = False
+        self.on_event = on_event
+        """Told about restarts and tool-list changes: `on_event(kind, **details)` (the run's trace)."""
         self.tools: list[ToolSpec] = []
         self.restarts = 0
 
@@ -270,10 +273,21 @@ class McpClient:
                 await next_connection.ready.wait()
             if next_connection.client is None:
                 self._gone_reason = f"{reason}; restart failed: {self._error_text(next_connection.error)}"
+                self._tell("mcp_restart", reason=reason, ok=False, error=self._gone_reason)
                 return False
+            self._tell("mcp_restart", reason=reason, ok=True)
             if [t.signature() for t in next_connection.tools] != [t.signature() for t in self.tools]:
-                self.tools_changed = True
+                self._tools_changed("the restarted server lists other tools")
             return True
+
+    def _tools_changed(self, how: str) -> None:
+        if not self.tools_changed:
+            self.tools_changed = True
+            self._tell("mcp_tools_changed", detail=how)
+
+    def _tell(self, kind: str, **details: Any) -> None:
+        if self.on_event is not None:
+            self.on_event(kind, **details)
 
     async def _own_connections(self) -> None:
         """Owns each server process in turn: start it, serve until woken, then stop or restart."""
@@ -310,7 +324,7 @@ class McpClient:
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
-            self.tools_changed = True
+            self._tools_changed("the server sent notifications/tools/list_changed")
         await anyio.lowlevel.checkpoint()
 
     async def _list_tools(self, client: Client) -> list[ToolSpec]:

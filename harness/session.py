@@ -158,7 +158,9 @@ async def open_run(
         async with AsyncExitStack() as stack:
             if mcp is None:
                 mcp = await stack.enter_async_context(
-                    McpClient.running(command, config.mcp_env, call_timeout=config.tool_timeout)
+                    McpClient.running(
+                        command, config.mcp_env, call_timeout=config.tool_timeout, on_event=recorder.event
+                    )
                 )
             supervisor = Supervisor(
                 max_steps=config.max_steps, max_repeats=config.max_repeats, max_seconds=config.max_seconds

@@ -161,6 +161,8 @@ def test_a_server_that_crashes_mid_run_is_restarted_once_and_the_call_retried(
     assert [c["pid"] == first_pid for c in run.calls] == [True, True, False]
     assert "missing required field 'DB_PASSWORD'" in run.tool_messages(2)[0]["content"]
     assert run.answer == REPORT
+    (restart,) = run.events("mcp_restart")
+    assert restart["ok"] is True and restart["reason"] == "MCP server closed the connection"
 
 
 def test_a_server_gone_for_good_fails_every_call_and_forces_the_summary(
