@@ -74,6 +74,13 @@ class ProgressPrinter:
             return f"  … {event.get('tool')} failed ({event.get('reason')}); retrying in {event.get('delay_s'):g}s"
         if kind == "guardrail":
             return f"  ! {_guardrail_words(event)}"
+        if kind == "mcp_restart":
+            outcome = "restarted it" if event.get("ok") else f"could not restart it: {event.get('error')}"
+            return f"  ! MCP server: {event.get('reason')}; {outcome}"
+        if kind == "mcp_tools_changed":
+            return f"  ! MCP server changed its tool list ({event.get('detail')}): further calls are refused"
+        if kind == "warning":
+            return f"  ! {event.get('message')}"
         return None
 
     @staticmethod
