@@ -79,8 +79,6 @@ class ProgressPrinter:
             return f"  ! MCP server: {event.get('reason')}; {outcome}"
         if kind == "mcp_tools_changed":
             return f"  ! MCP server changed its tool list ({event.get('detail')}): further calls are refused"
-        if kind == "warning":
-            return f"  ! {event.get('message')}"
         return None
 
     @staticmethod
