@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,6 +30,7 @@ from jsonschema import Draft202012Validator
 
 from harness.config import Config
 from harness.mcp_client import McpClient
+from harness.session import RunResult
 from k8s_agent.runner import agent
 from k8s_agent.scenarios import ANALYTICS, PAYMENT
 from scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
@@ -109,6 +110,35 @@ class Rig:
     traces: Path
     validators: dict[str, Draft202012Validator]
 
+    def run(self, impl: str, script: list[Step]) -> RunResult:
+        """One run of `impl` on `script`, on the shared servers (call log and script reset first)."""
+        self.call_log.write_text("")
+        self.server.reset(script)
+        config = Config(
+            impl=impl,
+            model="scripted",
+            base_url=self.server.url,
+            api_key="k",
+            trace_dir=self.traces,
+            max_steps=MAX_STEPS,
+            max_repeats=2,
+            max_retries=0,
+            request_timeout=10,
+            tool_timeout=10,
+        )
+        return self.loop.run(agent(impl)(config, "Which pods are unhealthy?", mcp=self.mcp))
+
+
+def examples(count: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Hypothesis settings for these tests: deterministic, no deadline, no example database."""
+    return settings(
+        max_examples=count,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+
 
 @pytest.fixture(scope="module")
 def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
@@ -127,30 +157,10 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
 
 @pytest.mark.parametrize("impl", ["handwritten", "sdk"])
 def test_random_misbehaving_models_never_break_the_contract(impl: str, rig: Rig) -> None:
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        database=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    )
+    @examples(EXAMPLES)
     @given(script=scripts)
     def check(script: list[Step]) -> None:
-        rig.call_log.write_text("")
-        rig.server.reset(script)
-        config = Config(
-            impl=impl,
-            model="scripted",
-            base_url=rig.server.url,
-            api_key="k",
-            trace_dir=rig.traces,
-            max_steps=MAX_STEPS,
-            max_repeats=2,
-            max_retries=0,
-            request_timeout=10,
-            tool_timeout=10,
-        )
-        result = rig.loop.run(agent(impl)(config, "Which pods are unhealthy?", mcp=rig.mcp))
+        result = rig.run(impl, script)
 
         requests = list(rig.server.requests)
         assert len(requests) <= MAX_STEPS + result.stats.as_dict()["pushbacks"] + 1
@@ -161,40 +171,20 @@ def test_random_misbehaving_models_never_break_the_contract(impl: str, rig: Rig)
             errors = list(rig.validators[received["tool"]].iter_errors(received["arguments"]))
             assert not errors, f"invalid arguments reached the server: {received}"
         trace = read_jsonl(result.trace)
-        assert (
-            trace[0]["kind"] == "run_start" and trace[-1]["kind"] == "run_end" and trace[-1]["status"] == "ok"
-        )
+        assert trace[0]["kind"] == "run_start" and trace[-1]["kind"] == "run_end"
+        assert trace[-1]["status"] == "ok"
         result.trace.unlink()
 
     check()
 
 
 def test_both_implementations_put_the_same_wire_for_any_script(rig: Rig) -> None:
-    @settings(
-        max_examples=max(EXAMPLES // 3, 50),
-        deadline=None,
-        database=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    )
+    @examples(max(EXAMPLES // 3, 50))
     @given(script=scripts)
     def check(script: list[Step]) -> None:
         views = {}
         for impl in ("handwritten", "sdk"):
-            rig.server.reset(script)
-            config = Config(
-                impl=impl,
-                model="scripted",
-                base_url=rig.server.url,
-                api_key="k",
-                trace_dir=rig.traces,
-                max_steps=MAX_STEPS,
-                max_repeats=2,
-                max_retries=0,
-                request_timeout=10,
-                tool_timeout=10,
-            )
-            result = rig.loop.run(agent(impl)(config, "Which pods are unhealthy?", mcp=rig.mcp))
+            result = rig.run(impl, script)
             views[impl] = (wire_view(list(rig.server.requests)), result.answer)
             result.trace.unlink()
         assert views["sdk"] == views["handwritten"]
