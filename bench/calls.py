@@ -38,7 +38,9 @@ async def gateway_overhead_us(mcp: McpClient, calls: int, sample: str) -> float:
         gateway = ToolGateway(mcp.tools, InstantServer(sample), recorder, supervisor, Evidence())
         started = time.perf_counter()
         for n in range(calls):
-            await gateway.call(f"c{n}", "search_logs", json.dumps({"pattern": f"p-{n}", "namespace": "production"}))
+            await gateway.call(
+                f"c{n}", "search_logs", json.dumps({"pattern": f"p-{n}", "namespace": "production"})
+            )
         elapsed = time.perf_counter() - started
         writer.close()
     return elapsed / calls * 1e6
@@ -54,7 +56,9 @@ async def mcp_round_trip_us(mcp: McpClient, calls: int) -> float:
 
 async def sample_result(mcp: McpClient) -> str:
     """A realistic result text (a describe_pod) for the instant server to return."""
-    result = await mcp.call("describe_pod", {"name": "payment-service-6f7b8d9c0-ghi56", "namespace": "production"})
+    result = await mcp.call(
+        "describe_pod", {"name": "payment-service-6f7b8d9c0-ghi56", "namespace": "production"}
+    )
     return result.text
 
 

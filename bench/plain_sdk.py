@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner, set_trace_processors, set_tracing_disabled
+from agents import (
+    Agent,
+    OpenAIChatCompletionsModel,
+    RunConfig,
+    Runner,
+    set_trace_processors,
+    set_tracing_disabled,
+)
 from agents.mcp import MCPServerStdio
 from openai import AsyncOpenAI
 

@@ -63,7 +63,11 @@ async def measure_calls(rounds: int, per_round: int) -> dict[str, Samples]:
 
 
 def measure_startup(rounds: int) -> tuple[dict[str, Samples], dict[str, Any]]:
-    names = {"floor": "import + list tools (floor)", "handwritten": "ask --impl handwritten", "sdk": "ask --impl sdk"}
+    names = {
+        "floor": "import + list tools (floor)",
+        "handwritten": "ask --impl handwritten",
+        "sdk": "ask --impl sdk",
+    }
     wall = {key: Samples(label, "s") for key, label in names.items()}
     first = {key: Samples(f"first model request, {key}", "s") for key in ("handwritten", "sdk")}
     rss = {key: Samples(f"peak RSS, {label}", "MiB") for key, label in names.items()}
@@ -84,20 +88,35 @@ def measure_startup(rounds: int) -> tuple[dict[str, Samples], dict[str, Any]]:
                     investigation[key] = {
                         k: run.output[k] for k in ("model_requests", "tool_calls_executed", "bytes_sent")
                     }
-    return {**{f"wall_{k}": v for k, v in wall.items()}, **{f"first_{k}": v for k, v in first.items()},
-            **{f"rss_{k}": v for k, v in rss.items()}}, investigation
+    return {
+        **{f"wall_{k}": v for k, v in wall.items()},
+        **{f"first_{k}": v for k, v in first.items()},
+        **{f"rss_{k}": v for k, v in rss.items()},
+    }, investigation
 
 
 def machine() -> dict[str, Any]:
     """What the figures were measured on."""
-    model = next(
-        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-         if line.startswith("model name")),
-        platform.processor() or "unknown",
-    ) if Path("/proc/cpuinfo").exists() else platform.processor()
+    model = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor() or "unknown",
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
     versions = {name: _version(name) for name in ("openai-agents", "openai", "mcp")}
-    return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
-            "platform": platform.platform(), **versions}
+    return {
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        **versions,
+    }
 
 
 def _version(name: str) -> str:
@@ -121,15 +140,20 @@ def run(quick: bool = False) -> dict[str, Any]:
         "handwritten_per_turn_vs_floor": ratio(turn_samples["hand-written agent"], floor),
         "sdk_port_per_turn_vs_floor": ratio(turn_samples["SDK port"], floor),
         "plain_sdk_per_turn_vs_floor": ratio(turn_samples["plain SDK (native MCP)"], floor),
-        "sdk_port_per_turn_vs_plain_sdk": ratio(turn_samples["SDK port"], turn_samples["plain SDK (native MCP)"]),
+        "sdk_port_per_turn_vs_plain_sdk": ratio(
+            turn_samples["SDK port"], turn_samples["plain SDK (native MCP)"]
+        ),
         "gateway_share_of_round_trip": ratio(call_samples["gateway"], call_samples["round_trip"]),
         "ask_handwritten_vs_floor": ratio(start_samples["wall_handwritten"], start_samples["wall_floor"]),
         "ask_sdk_vs_floor": ratio(start_samples["wall_sdk"], start_samples["wall_floor"]),
     }
     met = {
-        "handwritten_per_turn_vs_floor": ratios["handwritten_per_turn_vs_floor"] <= TARGETS["handwritten_per_turn_vs_floor"],
-        "sdk_port_per_turn_vs_plain_sdk": ratios["sdk_port_per_turn_vs_plain_sdk"] <= TARGETS["sdk_port_per_turn_vs_plain_sdk"],
-        "gateway_share_of_round_trip": ratios["gateway_share_of_round_trip"] < TARGETS["gateway_share_of_round_trip"],
+        "handwritten_per_turn_vs_floor": ratios["handwritten_per_turn_vs_floor"]
+        <= TARGETS["handwritten_per_turn_vs_floor"],
+        "sdk_port_per_turn_vs_plain_sdk": ratios["sdk_port_per_turn_vs_plain_sdk"]
+        <= TARGETS["sdk_port_per_turn_vs_plain_sdk"],
+        "gateway_share_of_round_trip": ratios["gateway_share_of_round_trip"]
+        < TARGETS["gateway_share_of_round_trip"],
         "ask_handwritten_vs_floor": ratios["ask_handwritten_vs_floor"] <= TARGETS["ask_handwritten_vs_floor"],
         "handwritten_never_imports_agents": not imports["handwritten"],
         "offline_model_requests": investigation.get("handwritten", {}).get("model_requests") == 3
@@ -157,7 +181,7 @@ def render(figures: dict[str, Any]) -> str:
     m = figures["machine"]
     lines = [
         f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}; openai-agents {m['openai-agents']}, "
-        f"openai {m['openai']}, mcp {m['mcp']}. Figures: median (min–max) over "
+        f"openai {m['openai']}, mcp {m['mcp']}. Figures: median (min-max) over "
         f"{figures['settings']['rounds']} interleaved rounds.",
         "",
         f"Per model turn ({figures['settings']['turns_per_run']} turns per run, one tool call each, instant model):",
@@ -188,10 +212,15 @@ def render(figures: dict[str, Any]) -> str:
         "|---|---|---|---|",
     ]
     st = samples["startup"]
-    for key, label in (("floor", "import openai + mcp, list the mock's tools (floor)"),
-                       ("handwritten", "`ask --impl handwritten`"), ("sdk", "`ask --impl sdk`")):
+    for key, label in (
+        ("floor", "import openai + mcp, list the mock's tools (floor)"),
+        ("handwritten", "`ask --impl handwritten`"),
+        ("sdk", "`ask --impl sdk`"),
+    ):
         first = st.get(f"first_{key}")
-        lines.append(f"| {label} | {st[f'wall_{key}'].cell()} | {first.cell() if first else '-'} | {st[f'rss_{key}'].cell()} |")
+        lines.append(
+            f"| {label} | {st[f'wall_{key}'].cell()} | {first.cell() if first else '-'} | {st[f'rss_{key}'].cell()} |"
+        )
     inv = figures["investigation"]
     lines += [
         "",
@@ -204,7 +233,9 @@ def render(figures: dict[str, Any]) -> str:
     ]
     for impl in ("handwritten", "sdk"):
         row = inv.get(impl, {})
-        lines.append(f"| {impl} | {row.get('model_requests')} | {row.get('tool_calls_executed')} | {row.get('bytes_sent')} |")
+        lines.append(
+            f"| {impl} | {row.get('model_requests')} | {row.get('tool_calls_executed')} | {row.get('bytes_sent')} |"
+        )
     met = figures["targets_met"]
     lines += ["", "Targets: " + ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in met.items()) + "."]
     return "\n".join(lines)

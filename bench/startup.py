@@ -70,8 +70,19 @@ def measure(command: list[str], trace_dir: Path | None = None) -> ProcessRun:
 
 
 def ask_command(impl: str, trace_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "k8s_agent", "ask", QUESTION, "--impl", impl, "--json", "--quiet",
-            "--trace-dir", str(trace_dir)]
+    return [
+        sys.executable,
+        "-m",
+        "k8s_agent",
+        "ask",
+        QUESTION,
+        "--impl",
+        impl,
+        "--json",
+        "--quiet",
+        "--trace-dir",
+        str(trace_dir),
+    ]
 
 
 def floor_command() -> list[str]:
@@ -83,6 +94,10 @@ def imports_sdk(impl: str) -> bool:
     with tempfile.TemporaryDirectory() as folder:
         done = subprocess.run(
             [sys.executable, "-X", "importtime", *ask_command(impl, Path(folder))[1:]],
-            capture_output=True, text=True, env=_clean_env(), timeout=120, check=False,
+            capture_output=True,
+            text=True,
+            env=_clean_env(),
+            timeout=120,
+            check=False,
         )
     return any(line.rsplit("|", 1)[-1].strip() == "agents" for line in done.stderr.splitlines())

@@ -35,10 +35,10 @@ class Samples:
         }
 
     def cell(self) -> str:
-        """`median (min–max)` for a table."""
+        """`median (min-max)` for a table."""
         if not self.values:
             return "n/a"
-        return f"{self.median:.2f} ({min(self.values):.2f}–{max(self.values):.2f})"
+        return f"{self.median:.2f} ({min(self.values):.2f}-{max(self.values):.2f})"
 
 
 def ratio(numerator: Samples, denominator: Samples) -> float:

@@ -41,20 +41,23 @@ def responder(turns: int) -> Callable[[dict[str, Any]], Step]:
 
 async def floor_loop(client: Any, mcp: Any, tools: list[dict[str, Any]]) -> int:
     """The bare loop: ask, run every call through the MCP session, repeat. Returns requests made."""
-    if True:  # one client for every run: the floor pays nothing it does not have to
-        messages: list[dict[str, Any]] = [{"role": "system", "content": "You are an SRE."}, {"role": "user", "content": QUESTION}]
-        requests = 0
-        while True:
-            requests += 1
-            completion = await client.chat.completions.create(model="m", messages=messages, tools=tools)  # type: ignore[arg-type]
-            message = completion.choices[0].message
-            if not message.tool_calls:
-                return requests
-            messages.append(message.model_dump(exclude_none=True))
-            for call in message.tool_calls:
-                result = await mcp.call_tool(call.function.name, json.loads(call.function.arguments))  # type: ignore[union-attr]
-                content = "\n".join(getattr(block, "text", "") for block in result.content)
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+    # One client for every run (made by the caller): the floor pays nothing it does not have to.
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are an SRE."},
+        {"role": "user", "content": QUESTION},
+    ]
+    requests = 0
+    while True:
+        requests += 1
+        completion = await client.chat.completions.create(model="m", messages=messages, tools=tools)
+        message = completion.choices[0].message
+        if not message.tool_calls:
+            return requests
+        messages.append(message.model_dump(exclude_none=True))
+        for call in message.tool_calls:
+            result = await mcp.call_tool(call.function.name, json.loads(call.function.arguments))
+            content = "\n".join(getattr(block, "text", "") for block in result.content)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
 
 
 async def agent_run(impl: str, url: str, mcp: McpClient, turns: int, trace_dir: Path) -> int:
@@ -62,8 +65,14 @@ async def agent_run(impl: str, url: str, mcp: McpClient, turns: int, trace_dir: 
     from k8s_agent.runner import agent
 
     config = Config(
-        impl=impl, model="m", base_url=url, api_key="k", trace_dir=trace_dir, max_retries=0,
-        max_steps=turns + 2, max_repeats=turns + 2,
+        impl=impl,
+        model="m",
+        base_url=url,
+        api_key="k",
+        trace_dir=trace_dir,
+        max_retries=0,
+        max_steps=turns + 2,
+        max_repeats=turns + 2,
     )
     result = await agent(impl)(config, QUESTION, mcp=mcp)
     return result.stats.model_requests
@@ -95,11 +104,13 @@ class TurnBench:
         url = self.model.url
         self._ours = McpClient.running(MOCK)
         ours = await self._ours.__aenter__()
-        self._bare = Client(StdioServerParameters(command=MOCK[0], args=list(MOCK[1:])), mode="legacy", cache=None)
+        self._bare = Client(
+            StdioServerParameters(command=MOCK[0], args=list(MOCK[1:])), mode="legacy", cache=None
+        )
         bare = await self._bare.__aenter__()
         tools = [t.openai_tool() for t in ours.tools]
         self._native = native_server(MOCK)
-        native = await self._native.__aenter__()
+        native = await self._native.__aenter__()  # type: ignore[no-untyped-call]
         self._client = openai.AsyncOpenAI(base_url=url, api_key="k", max_retries=0)
         client = self._client
         return {

@@ -22,7 +22,6 @@ from harness.model_client import endpoint_error
 from harness.session import Run, RunResult, open_run
 
 IMPL = "handwritten"
-NO_REPORT = "The model wrote no report. The investigation stopped: {reason}."
 
 
 async def run(config: Config, question: str, **options: Any) -> RunResult:
@@ -73,7 +72,7 @@ async def investigate(run: Run) -> str:
     run.recorder.force_summary(reason)
     messages.append({"role": "user", "content": prompts.summary_instruction(reason)})
     reply = await ask_model(run, messages, tools=None, tool_choice=None)
-    return reply.content or NO_REPORT.format(reason=reason.replace("_", " "))
+    return reply.content or prompts.no_report(reason)
 
 
 @dataclass(frozen=True)

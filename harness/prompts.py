@@ -41,6 +41,14 @@ _SUMMARY_REASONS = {
 }
 
 
+NO_REPORT_PREFIX = "The model wrote no report."
+
+
+def no_report(reason: str) -> str:
+    """The answer when the summary request got no text back (the run still ends with a report)."""
+    return f"{NO_REPORT_PREFIX} The investigation stopped: {_SUMMARY_REASONS.get(reason, reason)}."
+
+
 def evidence_pushback(invented: Iterable[str]) -> str:
     """The one pushback for a report that names things no tool returned."""
     names = ", ".join(sorted(invented))

@@ -55,7 +55,13 @@ class ScriptedModelServer:
 
     def start(self) -> ScriptedModelServer:
         """Serve in a daemon thread."""
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-model", daemon=True)
+        # A short poll interval: stop() waits for the serving loop to notice (0.5 s by default).
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="scripted-model",
+            daemon=True,
+        )
         self._thread.start()
         return self
 

@@ -43,7 +43,6 @@ from sdk_agent.model_input import in_call_order, supervise_model_calls
 from sdk_agent.tools import error_formatter, function_tools
 
 IMPL = "sdk"
-NO_REPORT = "The model wrote no report. The investigation stopped: {reason}."
 
 
 def _no_sdk_tracing() -> None:
@@ -118,7 +117,7 @@ async def summarize(run: Run, agent: Agent[Any], history: list[Any], reason: str
     result = await _runner(run, writer, [*in_call_order(history), instruction], config, max_turns=1)
     output = result.final_output
     if is_force_summary(output) or not isinstance(output, str) or not output:
-        return NO_REPORT.format(reason=reason.replace("_", " "))
+        return prompts.no_report(reason)
     return output
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from harness.config import Config
 from harness.errors import AgentError
 from harness.session import RunResult
-from k8s_agent.runner import IMPLEMENTATIONS, agent
+from k8s_agent.runner import IMPLEMENTATIONS
 from k8s_agent.scenarios import QUESTION, Scenario
-from scripted_llm import ScriptedModelServer, Step
+from k8s_agent.scripted_run import run_scripted
+from scripted_llm import Step
 
 
 @dataclass
@@ -109,45 +108,38 @@ def run_scenario(
     check_script: bool = True,
     **overrides: Any,
 ) -> AgentRun:
-    """Run `impl` on a script (or scenario) against the mock cluster, in a fresh folder of `workdir`."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    call_log = workdir / "calls.jsonl"
-    command = [sys.executable, "-m", "mock_cluster", "--call-log", str(call_log)]
-    if cluster is not None:
-        command += ["--cluster", str(cluster)]
-    if faults is not None:
-        command += ["--faults", str(faults)]
+    """Run `impl` on a script (or scenario) against the mock cluster, in a fresh folder of `workdir`.
+
+    The run itself is `k8s_agent.scripted_run.run_scripted`, the one `k8s-agent compare` and
+    `trace replay` use: the contract suite and the comparison run the same thing.
+    """
     responder = None
     if isinstance(script, Scenario):
         overrides = {**script.overrides, **overrides}
         question = script.question
         responder = script.responder
         script = script.script() if script.script else []
-    with ScriptedModelServer(script, responder=responder) as server:
-        settings: dict[str, Any] = {
-            "impl": impl,
-            "model": "scripted",
-            "base_url": server.url,
-            "api_key": "sk-test-not-a-real-key-000",
-            "mcp_command": tuple(command),
-            "trace_dir": workdir / "traces",
-            "max_retries": 0,
-            "request_timeout": 20.0,
-            "tool_timeout": 10.0,
-        }
-        settings.update(overrides)
-        result: RunResult | None = None
-        error: AgentError | None = None
-        try:
-            result = asyncio.run(agent(impl)(Config(**settings), question))
-        except AgentError as failure:
-            error = failure
-        if check_script:
-            server.assert_done()
-        requests = list(server.requests)
-    traces = sorted((workdir / "traces").glob("*.jsonl"))
-    run = AgentRun(result, error, requests, read_jsonl(call_log), read_jsonl(traces[0]) if traces else [])
-    assert_every_call_answered(requests)
+    settings: dict[str, Any] = {
+        "api_key": "sk-test-not-a-real-key-000",
+        "trace_dir": workdir / "traces",
+        **overrides,
+    }
+    done = asyncio.run(
+        run_scripted(
+            impl,
+            workdir,
+            script=script,
+            responder=responder,
+            question=question,
+            cluster=cluster,
+            faults=faults,
+            settings=settings,
+        )
+    )
+    if check_script and done.script_problems:
+        raise AssertionError(done.script_problems)
+    run = AgentRun(done.result, done.error, done.requests, done.calls, done.trace)
+    assert_every_call_answered(done.requests)
     return run
 
 

@@ -1,0 +1,213 @@
+"""`k8s-agent compare`: both implementations do the same work, side by side.
+
+Two modes. The scenario library (every contract misbehaviour C1-C10 as a scripted model, the
+offline model on the default fixture, and any `--cluster` fixture) runs each scenario once per
+implementation against the mock cluster. With `--question`, one question runs `--repeat` times
+per implementation against the configured endpoint (or the offline model), and each metric is
+reported as a median and a range.
+
+Start-up stays light: the CLI imports this module to register the command; the runs
+(`compare_runs`), the agents and the renderers load in the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.config import IMPLEMENTATIONS
+from harness.errors import ConfigError
+from k8s_agent.cli import add_run_options, config_from
+
+if TYPE_CHECKING:
+    from k8s_agent.compare_report import Comparison
+    from k8s_agent.compare_runs import Progress
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_BROKEN = 5
+"""A run failed or broke a contract invariant."""
+
+DEFAULT_JOBS = 2
+"""Scenario runs at a time: both implementations of one scenario run together, so they share the load."""
+
+BUDGET_FLAGS = ("max_steps", "max_repeats", "max_seconds", "tool_timeout", "request_timeout", "max_retries")
+ENDPOINT_FLAGS = ("model", "base_url", "api_key", "mcp_command", "mcp_env", "allow_write", "cluster_server")
+
+EPILOG = """\
+modes:
+  k8s-agent compare                      every built-in scenario, both implementations (scripted models,
+                                         the offline model, the mock cluster: no key, no network)
+  k8s-agent compare list                 the scenarios, one line each
+  k8s-agent compare --cluster FILE       ... plus the offline model on that fixture (scenario cluster-NAME)
+  k8s-agent compare --question Q --repeat N --base-url URL --model M
+                                         one question N times per implementation on a real endpoint
+                                         (against the mock cluster or --mcp-command): median [min-max]
+
+Budget flags apply to every scenario except where a scenario sets its own (c4: max-repeats,
+c7: max-steps). Traces of every run are kept under --trace-dir (default traces/), in compare-TIME/.
+
+exit codes: 0 every run kept the contract, 5 a run failed or broke a contract invariant,
+            2 bad input or configuration
+"""
+
+
+def register(commands: Any) -> None:
+    """Add `compare` to the CLI's subcommands."""
+    parser = commands.add_parser(
+        "compare",
+        help="run both implementations side by side and compare them",
+        description="Run the hand-written and the SDK implementation on the same work and compare "
+        "outcome, contract invariants, requests, tool calls, tokens, bytes and time.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "action", nargs="?", choices=("run", "list"), default="run", help="list: the scenarios, one line each"
+    )
+    parser.add_argument(
+        "--scenario", action="append", metavar="NAME", help="run only this scenario (repeatable)"
+    )
+    parser.add_argument(
+        "--format",
+        choices=("md", "json", "html"),
+        default="md",
+        help="md table (default), json, or html report",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="write the report here (stdout then gets the markdown table)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, help=f"runs at a time (default {DEFAULT_JOBS} for scenarios, 1 for --question)"
+    )
+    parser.add_argument("--question", help="compare on this question instead of the scenario library")
+    parser.add_argument("--repeat", type=int, help="runs per implementation with --question (default 3)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    add_run_options(parser)
+    parser.set_defaults(handler=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """`k8s-agent compare [list]`."""
+
+    try:
+        if args.impl:
+            raise ConfigError("compare always runs both implementations: drop --impl")
+        if args.question is None:
+            return _compare_scenarios(args)
+        return _compare_question(args)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _compare_scenarios(args: argparse.Namespace) -> int:
+    from k8s_agent.compare_runs import Progress, run_comparison, select_cases
+
+    given = [f"--{name.replace('_', '-')}" for name in ENDPOINT_FLAGS if getattr(args, name, None)]
+    if given or args.repeat is not None:
+        raise ConfigError(
+            f"{', '.join(given) or '--repeat'} needs --question: the scenario library runs scripted "
+            "models against the mock cluster"
+        )
+    cases = select_cases(args.cluster, args.scenario)
+    if args.action == "list":
+        for case in cases:
+            print(case.describe())
+        return EXIT_OK
+    jobs = _jobs(args.jobs, DEFAULT_JOBS)
+    settings = {name: getattr(args, name) for name in BUDGET_FLAGS if getattr(args, name) is not None}
+    root = _run_folder(args.trace_dir)
+    progress = Progress(len(cases) * len(IMPLEMENTATIONS), quiet=args.quiet)
+    progress.say(
+        f"compare: {len(cases)} scenarios x {len(IMPLEMENTATIONS)} implementations, {jobs} at a time; "
+        f"traces in {root}"
+    )
+    comparison = run_comparison(cases, root, jobs=jobs, settings=settings, progress=progress)
+    return _emit(comparison, args, progress)
+
+
+def _compare_question(args: argparse.Namespace) -> int:
+    from k8s_agent.compare_runs import Progress, run_repeated
+
+    if args.action == "list":
+        raise ConfigError("compare list shows the scenario library; it takes no --question")
+    if args.scenario:
+        raise ConfigError(
+            "--scenario selects from the scenario library; it cannot be combined with --question"
+        )
+    repeat = 3 if args.repeat is None else args.repeat
+    if repeat < 1:
+        raise ConfigError("--repeat must be at least 1")
+    config = config_from(args)
+    jobs = _jobs(args.jobs, 1)
+    root = _run_folder(config.trace_dir)
+    progress = Progress(repeat * len(IMPLEMENTATIONS), quiet=args.quiet)
+    progress.say(
+        f"compare: {args.question!r} x {repeat} per implementation, model {config.model}, {jobs} at a time; "
+        f"traces in {root}"
+    )
+    comparison = run_repeated(args.question, config, repeat, root, jobs=jobs, progress=progress)
+    return _emit(comparison, args, progress)
+
+
+def _jobs(flag: int | None, default: int) -> int:
+
+    if flag is not None and flag < 1:
+        raise ConfigError("--jobs must be at least 1")
+    return flag or default
+
+
+def _run_folder(trace_dir: Path | None) -> Path:
+    """A new folder for this comparison's traces and call logs, named after its start time."""
+    import tempfile
+    import time
+
+    folder = trace_dir or Path("traces")
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return Path(tempfile.mkdtemp(prefix=f"compare-{stamp}-", dir=folder))
+
+
+def _emit(comparison: Comparison, args: argparse.Namespace, progress: Progress) -> int:
+    """Write the report where asked; the exit code says whether every run kept the contract."""
+    from k8s_agent.compare_report import markdown
+
+    rendered = render(comparison, args.format)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(rendered, encoding="utf-8")
+        print(markdown(comparison), end="")
+        progress.say(f"wrote {args.out}")
+    else:
+        print(rendered, end="" if rendered.endswith("\n") else "\n")
+    broken = [
+        run
+        for row in comparison.rows
+        for run in row.runs.values()
+        if run.metrics["status"] != "ok" or not run.metrics["invariants_held"]
+    ]
+    progress.say(
+        f"done in {comparison.wall_seconds:.1f} s"
+        + (f"; {len(broken)} runs failed or broke the contract" if broken else "")
+    )
+    return EXIT_BROKEN if broken else EXIT_OK
+
+
+def render(comparison: Comparison, fmt: str) -> str:
+    """The comparison as markdown, JSON or a self-contained HTML page."""
+    if fmt == "json":
+        import json
+
+        from k8s_agent.compare_report import to_json
+
+        return json.dumps(to_json(comparison), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "html":
+        from k8s_agent.compare_html import html_report
+
+        return html_report(comparison)
+    from k8s_agent.compare_report import markdown
+
+    return markdown(comparison)

@@ -1,0 +1,337 @@
+"""The comparison as one self-contained HTML page: inline CSS and JS, no network, no external fonts.
+
+Per row (scenario, or round of a repeated question) the two runs are drawn as side-by-side
+timelines, one grid row per model turn, so turn N of one implementation sits next to turn N of
+the other. A turn whose facts differ between the two (tool outcomes, results, guardrails, what
+the model said) is marked. The page is rendered here, in full; the script only adds a filter,
+a "differences only" switch and expand/collapse.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from html import escape
+
+from harness.config import IMPLEMENTATIONS
+from harness.trace import Event
+from k8s_agent.compare_report import COLUMNS, Comparison, Row, RunRecord, cells, environment, repeat_summary
+from k8s_agent.timeline import Timeline, Turn, clip, describe_response, timeline, turn_facts
+
+MARKS = {"executed": "✓", "cached": "↺", "failed": "✗"}
+REJECTED = ("unknown", "refused", "invalid_json", "invalid_args")
+
+CSS = """
+:root { --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --guard: #8250df; --line: #d0d7de;
+        --muted: #57606a; --bg: #ffffff; --panel: #f6f8fa; --diff: #fff8c5; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; padding: 1.5rem; max-width: 1500px; background: var(--bg); color: #1f2328;
+       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
+h1 { font-size: 1.5rem; margin: 0 0 .25rem; } h2 { font-size: 1.15rem; margin: 0; }
+code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
+pre { white-space: pre-wrap; word-break: break-word; margin: .3rem 0 0; padding: .4rem; background: #fff;
+      border: 1px solid var(--line); border-radius: 4px; max-height: 24rem; overflow: auto; }
+.muted { color: var(--muted); }
+.table-wrap { overflow-x: auto; }
+table.summary { border-collapse: collapse; width: 100%; margin: 1rem 0; font-size: 12px; }
+table.summary caption { caption-side: top; text-align: left; color: var(--muted); padding-bottom: .25rem; }
+table.summary td { white-space: nowrap; }
+table.summary th, table.summary td { border: 1px solid var(--line); padding: .2rem .3rem; text-align: center; }
+table.summary th { background: var(--panel); } table.summary td:first-child { text-align: left; }
+table.summary td.differs { background: var(--diff); }
+.bad { color: var(--bad); font-weight: 600; } .good { color: var(--ok); }
+.controls { position: sticky; top: 0; z-index: 2; background: var(--bg); padding: .5rem 0;
+            border-bottom: 1px solid var(--line); display: flex; gap: 1rem; align-items: center; }
+.controls input[type=search] { padding: .25rem .5rem; min-width: 18rem; }
+section.scenario { border: 1px solid var(--line); border-radius: 8px; margin: 1.25rem 0; padding: 1rem; }
+section.scenario.hidden { display: none; }
+.verdicts { display: flex; gap: .5rem; flex-wrap: wrap; margin: .5rem 0; }
+.badge { border-radius: 999px; padding: 0 .55rem; border: 1px solid var(--line); font-size: 12px; }
+.badge.ok { border-color: var(--ok); color: var(--ok); } .badge.no { border-color: var(--bad); color: var(--bad); }
+.pair { display: grid; grid-template-columns: 1fr 1fr; column-gap: 1rem; row-gap: .5rem; margin-top: .75rem; }
+.timeline { display: contents; }
+.run-head { font-weight: 600; padding: .35rem .5rem; background: var(--panel); border-radius: 6px; }
+.step { border: 1px solid var(--line); border-left: 4px solid var(--line); border-radius: 6px; padding: .4rem .5rem;
+        min-width: 0; }
+.step.differs { border-left-color: var(--warn); background: var(--diff); }
+.step.absent { border-style: dashed; color: var(--muted); }
+.step-label { font-size: 12px; color: var(--muted); }
+.entry { margin: .25rem 0; padding: .2rem .4rem; border-radius: 4px; background: var(--panel); min-width: 0; }
+.entry.model-turn { background: #ddf4ff; }
+.entry.tool-call.outcome-executed .mark { color: var(--ok); }
+.entry.tool-call.outcome-cached { background: #fff1e5; }
+.entry.tool-call.rejected, .entry.tool-call.outcome-failed { background: #ffebe9; }
+.entry.guardrail { background: #fbefff; color: var(--guard); }
+.entry.model-error { background: #ffebe9; }
+.run-end { padding: .4rem .5rem; border-radius: 6px; background: var(--panel); min-width: 0; }
+.only-diff .step:not(.differs) { display: none; }
+details > summary { cursor: pointer; color: var(--muted); }
+footer { margin-top: 2rem; color: var(--muted); font-size: 12px; }
+"""
+
+SCRIPT = """
+(function () {
+  var scenarios = Array.prototype.slice.call(document.querySelectorAll('section.scenario'));
+  document.getElementById('filter').addEventListener('input', function (event) {
+    var needle = event.target.value.trim().toLowerCase();
+    scenarios.forEach(function (section) {
+      section.classList.toggle('hidden', needle !== '' && section.dataset.name.indexOf(needle) < 0);
+    });
+  });
+  document.getElementById('only-diff').addEventListener('change', function (event) {
+    document.body.classList.toggle('only-diff', event.target.checked);
+  });
+  function openAll(open) {
+    document.querySelectorAll('section.scenario details').forEach(function (d) { d.open = open; });
+  }
+  document.getElementById('expand').addEventListener('click', function () { openAll(true); });
+  document.getElementById('collapse').addEventListener('click', function () { openAll(false); });
+  document.documentElement.dataset.ready = 'true';
+})();
+"""
+
+
+def html_report(comparison: Comparison) -> str:
+    """The whole page."""
+    title = "k8s-agent compare: " + " vs ".join(IMPLEMENTATIONS)
+    env = environment(comparison.jobs)
+    versions = ", ".join(f"{k} {v}" for k, v in env.items() if v is not None)
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title><style>{CSS}</style></head>",
+        "<body>",
+        f"<header><h1>{escape(title)}</h1>",
+        f'<p class="muted">{len(comparison.rows)} rows x {len(IMPLEMENTATIONS)} implementations in '
+        f"{comparison.wall_seconds:.1f} s · generated {escape(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}"
+        f" · {escape(versions)}</p></header>",
+    ]
+    if comparison.mode == "repeat":
+        parts.append(_repeat_table(comparison))
+    parts.append(_summary_table(comparison.rows))
+    parts.append(
+        '<div class="controls"><input id="filter" type="search" placeholder="filter scenarios by name">'
+        '<label><input id="only-diff" type="checkbox"> differing turns only</label>'
+        '<button id="expand" type="button">expand all</button>'
+        '<button id="collapse" type="button">collapse all</button></div>'
+    )
+    parts += [_scenario(row) for row in comparison.rows]
+    parts.append(
+        "<footer>Each turn is one model request and what followed it: the model's answer, every tool "
+        "call with its outcome (✓ executed, ↺ duplicate answered from cache, ✗ rejected or failed) and "
+        "every guardrail. Tool calls are listed in the order they ran (the SDK runs a call to an unknown tool "
+        "after the others). Turns whose facts differ between the implementations are marked yellow; "
+        "times, bytes and tokens are costs and never mark a turn.</footer>"
+    )
+    parts.append(f"<script>{SCRIPT}</script></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _summary_table(rows: list[Row]) -> str:
+    order = " / ".join(IMPLEMENTATIONS)
+    head = "".join(f"<th>{escape(c)}</th>" for c in COLUMNS)
+    lines = [
+        f'<div class="table-wrap"><table class="summary"><caption>each cell: {escape(order)}; '
+        "a yellow cell differs between the implementations</caption><thead>",
+        f"<tr><th>scenario</th>{head}<th>same answer</th></tr></thead><tbody>",
+    ]
+    for row in rows:
+        values = [cells(row.runs[impl].metrics) for impl in IMPLEMENTATIONS]
+        tds = []
+        for column_values in zip(*values, strict=True):
+            differs = ' class="differs"' if len(set(column_values)) > 1 else ""
+            tds.append(f"<td{differs}>" + " / ".join(_verdict(v) for v in column_values) + "</td>")
+        same = {True: '<span class="good">yes</span>', False: '<span class="bad">no</span>', None: "-"}[
+            row.answers_identical
+        ]
+        lines.append(
+            f'<tr><td><a href="#{_anchor(row.name)}">{escape(row.name)}</a></td>{"".join(tds)}<td>{same}</td></tr>'
+        )
+    lines.append("</tbody></table></div>")
+    return "\n".join(lines)
+
+
+def _verdict(value: str) -> str:
+    if value == "✓":
+        return '<span class="good">✓</span>'
+    if value == "✗":
+        return '<span class="bad">✗</span>'
+    return escape(value)
+
+
+def _repeat_table(comparison: Comparison) -> str:
+    summary = repeat_summary(comparison)
+    header = "".join(f"<th>{escape(impl)} median [min-max]</th>" for impl in IMPLEMENTATIONS)
+    lines = [
+        f"<p>Question: <q>{escape(comparison.question or '')}</q>, {comparison.repeat} runs per implementation.</p>",
+        f'<table class="summary repeat"><thead><tr><th>metric</th>{header}</tr></thead><tbody>',
+    ]
+    for name, stats in (
+        (n, [summary[i].get(n) for i in IMPLEMENTATIONS]) for n in summary[IMPLEMENTATIONS[0]]
+    ):
+        if name == "runs":
+            continue
+        shown = [
+            f"{s['median']:g} [{s['min']:g}-{s['max']:g}]" if isinstance(s, dict) else escape(str(s))
+            for s in stats
+        ]
+        lines.append(
+            f"<tr><td>{escape(name.replace('_', ' '))}</td>"
+            + "".join(f"<td>{v}</td>" for v in shown)
+            + "</tr>"
+        )
+    lines.append("</tbody></table>")
+    return "\n".join(lines)
+
+
+def _scenario(row: Row) -> str:
+    runs = [row.runs[impl] for impl in IMPLEMENTATIONS]
+    timelines = [timeline(run.trace) for run in runs]
+    turns = max((len(t.turns) for t in timelines), default=0)
+    facts = [[turn_facts(turn) for turn in t.turns] for t in timelines]
+    differs = [len({json.dumps(f[n]) if n < len(f) else "" for f in facts}) > 1 for n in range(turns)]
+    columns = [
+        _timeline(run, line, column, turns, differs)
+        for column, (run, line) in enumerate(zip(runs, timelines, strict=True), 1)
+    ]
+    same = row.answers_identical
+    badges = [
+        _badge(f"{impl}: {label}", bool(run.metrics[key]))
+        for impl, run in zip(IMPLEMENTATIONS, runs, strict=True)
+        for label, key in (("report", "report"), ("grounded", "grounded"), ("contract", "invariants_held"))
+    ]
+    badges.append(_badge("same answer" if same else "answers differ", bool(same)))
+    overrides = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in row.overrides.items())
+    return "\n".join(
+        [
+            f'<section class="scenario" id="{_anchor(row.name)}" data-name="{escape(row.name.lower())}">',
+            f"<h2>{escape(row.name)}</h2>",
+            f'<p class="muted">{escape(row.summary)} · model {escape(row.model)}'
+            + (f" · {escape(overrides)}" if overrides else "")
+            + (f" · cluster {escape(str(row.cluster))}" if row.cluster else "")
+            + f"</p><p>Question: <q>{escape(row.question)}</q></p>",
+            f'<div class="verdicts">{"".join(badges)}</div>',
+            f'<div class="pair" style="grid-template-rows: repeat({turns + 2}, auto)">',
+            *columns,
+            "</div></section>",
+        ]
+    )
+
+
+def _badge(text: str, ok: bool) -> str:
+    return f'<span class="badge {"ok" if ok else "no"}">{escape(text)}</span>'
+
+
+def _timeline(run: RunRecord, line: Timeline, column: int, turns: int, differs: list[bool]) -> str:
+    metrics = run.metrics
+    wall = metrics["wall_seconds"]
+    head = (
+        f"{escape(run.impl)} · {_plural(metrics['model_requests'], 'request')} · "
+        f"{_plural(metrics['tool_calls_executed'], 'tool call')} executed"
+        f" · {metrics['bytes_sent']} bytes · {'-' if wall is None else f'{float(wall):.2f} s'}"
+    )
+    parts = [
+        f'<div class="timeline" data-impl="{escape(run.impl)}">',
+        f'<div class="run-head" style="grid-column:{column};grid-row:1">{head}</div>',
+    ]
+    for number in range(turns):
+        where = f'style="grid-column:{column};grid-row:{number + 2}"'
+        if number < len(line.turns):
+            marked = " differs" if differs[number] else ""
+            parts.append(
+                f'<div class="step{marked}" data-step="{number + 1}" {where}>{_turn(line.turns[number])}</div>'
+            )
+        else:
+            parts.append(f'<div class="step absent" {where}>no turn {number + 1}</div>')
+    parts.append(f'<div class="run-end" style="grid-column:{column};grid-row:{turns + 2}">{_end(run)}</div>')
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _turn(turn: Turn) -> str:
+    request = turn.request
+    offer = {"none": "no tools (summary)", "offered": "tools offered"}.get(turn.offer, f"tools {turn.offer}")
+    parts = [
+        f'<div class="step-label">turn {turn.step} · {request.get("message_count")} messages · {escape(offer)}'
+        f" · {request.get('bytes')} bytes</div>"
+    ]
+    for error in turn.errors:
+        if error["kind"] == "model_error":
+            parts.append(
+                f'<div class="entry model-error">HTTP {escape(str(error.get("status")))} on attempt '
+                f"{error.get('attempt')}: {escape(clip(error.get('body'), 160))}</div>"
+            )
+    parts.append(_model_turn(turn.response))
+    parts += [_tool_call(call) for call in turn.tool_calls]
+    parts += [_guardrail(event) for event in turn.guardrails]
+    return "".join(parts)
+
+
+def _model_turn(response: Event | None) -> str:
+    if response is None:
+        return '<div class="entry model-turn">model: no response</div>'
+    usage = response.get("usage") or {}
+    cost = f"{usage.get('prompt_tokens') or 0}+{usage.get('completion_tokens') or 0} tokens, {response.get('latency_ms', 0):.0f} ms"
+    said = escape(describe_response(response))
+    text = response.get("text")
+    body = f"<details><summary>text</summary><pre>{escape(str(text))}</pre></details>" if text else ""
+    return f'<div class="entry model-turn">model: {said} <span class="muted">({cost})</span>{body}</div>'
+
+
+def _tool_call(call: Event) -> str:
+    outcome = str(call.get("outcome"))
+    rejected = " rejected" if outcome in REJECTED else ""
+    mark = MARKS.get(outcome, "✗")
+    arguments = call.get("arguments")
+    shown = json.dumps(arguments, ensure_ascii=False) if not isinstance(arguments, str) else arguments
+    result = str(call.get("result") or "")
+    lines = result.count("\n") + 1 if result else 0
+    what = "what the model was told" if rejected or outcome == "cached" else f"result, {lines} lines"
+    return (
+        f'<div class="entry tool-call outcome-{escape(outcome)}{rejected}" data-outcome="{escape(outcome)}">'
+        f'<span class="mark">{mark}</span> <span class="mono">{escape(str(call.get("tool")))}('
+        f"{escape(clip(shown, 120))})</span> · {escape(outcome.replace('_', ' '))}"
+        f"<details><summary>{what}, {call.get('duration_ms', 0):.0f} ms</summary>"
+        f"<pre>{escape(result)}</pre></details></div>"
+    )
+
+
+GUARDRAIL_WORDS = {
+    "zero_tool": "pushback: the model answered before calling any tool",
+    "evidence": "pushback: the answer names what no tool returned",
+    "forced_summary": "forced summary",
+}
+
+
+def _guardrail(event: Event) -> str:
+    name = str(event.get("guardrail"))
+    detail = event.get("reason") or ", ".join(event.get("names") or [])
+    words = GUARDRAIL_WORDS.get(name, name.replace("_", " "))
+    return (
+        f'<div class="entry guardrail" data-guardrail="{escape(name)}">! {escape(words)}'
+        + (f": {escape(str(detail).replace('_', ' '))}" if detail else "")
+        + "</div>"
+    )
+
+
+def _end(run: RunRecord) -> str:
+    metrics = run.metrics
+    if metrics["status"] != "ok":
+        return f'<span class="bad">run failed:</span> {escape(str(metrics["error"]))}'
+    violations = "".join(f'<div class="bad">{escape(v)}</div>' for v in metrics["violations"])
+    ungrounded = metrics["ungrounded_names"]
+    note = f' <span class="bad">ungrounded: {escape(", ".join(ungrounded))}</span>' if ungrounded else ""
+    answer = str(metrics["answer"] or "")
+    return (
+        f"answer ({len(answer)} characters){note}{violations}"
+        f"<details><summary>{escape(clip(answer, 90))}</summary><pre>{escape(answer)}</pre></details>"
+    )
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _anchor(name: str) -> str:
+    return "s-" + "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)

@@ -1,0 +1,278 @@
+"""Running a comparison: the scenario library, or one question asked again and again, on both agents.
+
+Each run is measured from its own trace and checked against the contract (compare_report). Runs
+share one event loop; `jobs` of them go at a time, and a warm-up run of each implementation
+comes first so that no measured run pays for the process's first use of anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.config import IMPLEMENTATIONS, Config
+from harness.errors import AgentError, ConfigError
+from k8s_agent.compare_report import Comparison, Row, RunRecord, record_run
+from k8s_agent.runner import agent
+from k8s_agent.scenarios import SCENARIOS, Scenario
+from k8s_agent.scripted_run import CALL_LOG, mock_cluster_command, read_jsonl, run_scripted
+from scripted_llm import ScriptedModelServer, offline_model
+
+WARM_UP = "c1-forced-first-step"
+"""The scenario each implementation runs once, unmeasured, before a comparison."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """A scenario to run both implementations on, on a mock cluster fixture (None: the shipped one)."""
+
+    scenario: Scenario
+    cluster: Path | None = None
+
+    @property
+    def name(self) -> str:
+        """The scenario's name, as `--scenario` selects it."""
+        return self.scenario.name
+
+    def describe(self) -> str:
+        """One line: what drives the model, the budgets it changes, what it shows."""
+        scenario = self.scenario
+        if scenario.offline:
+            driver = "offline model"
+        else:
+            steps = len(scenario.script()) if scenario.script else 0
+            driver = f"script, {steps} turn{'s' if steps != 1 else ''}"
+        budgets = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in scenario.overrides.items())
+        if budgets:
+            driver += f", {budgets}"
+        return f"{self.name:<26} {driver:<32} {scenario.summary}"
+
+
+@dataclass
+class Progress:
+    """One line on stderr per finished run."""
+
+    total: int
+    quiet: bool = False
+    done: int = field(default=0, init=False)
+
+    def say(self, line: str) -> None:
+        """Print a line unless quiet."""
+        if not self.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    def finished(self, name: str, record: RunRecord) -> None:
+        """A run ended: its outcome in one line."""
+        self.done += 1
+        metrics = record.metrics
+        if metrics["status"] != "ok":
+            outcome = f"failed: {metrics['error']}"
+        elif metrics["invariants_held"]:
+            outcome = "ok" if metrics["grounded"] else "ok, ungrounded answer"
+        else:
+            outcome = "BROKE " + "; ".join(metrics["violations"])
+        wall = metrics["wall_seconds"] or 0.0
+        self.say(
+            f"[{self.done:>{len(str(self.total))}}/{self.total}] {name:<26} {record.impl:<11} "
+            f"{metrics['model_requests']} requests, {metrics['tool_calls_executed']} tool calls, "
+            f"{float(wall):.2f} s · {outcome}"
+        )
+
+
+def builtin_cases() -> list[Case]:
+    """Every scenario of the library, in order."""
+    return [Case(scenario) for scenario in SCENARIOS.values()]
+
+
+def cluster_case(fixture: Path) -> Case:
+    """The offline model on a mock cluster fixture, as a scenario named `cluster-<stem>`."""
+    scenario = Scenario(
+        f"cluster-{fixture.stem}", f"the offline model diagnoses {fixture.name}", responder=offline_model
+    )
+    return Case(scenario, fixture)
+
+
+def select_cases(cluster: Path | None, names: list[str] | None) -> list[Case]:
+    """The built-in scenarios plus the fixture's, narrowed to `names` (in the library's order)."""
+    cases = builtin_cases()
+    if cluster is not None:
+        if not cluster.is_file():
+            raise ConfigError(f"cluster fixture not found: {cluster}")
+        cases.append(cluster_case(cluster))
+    if not names:
+        return cases
+    known = {case.name for case in cases}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ConfigError(f"unknown scenario {', '.join(unknown)}: choose from {', '.join(sorted(known))}")
+    return [case for case in cases if case.name in names]
+
+
+def run_comparison(
+    cases: list[Case],
+    root: Path,
+    *,
+    jobs: int = 2,
+    settings: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> Comparison:
+    """Run every case on both implementations (`jobs` runs at a time) and collect the rows."""
+    warm_up(root, progress)
+    started = time.perf_counter()
+
+    async def run_all() -> list[RunRecord]:
+        slots = asyncio.Semaphore(jobs)
+
+        async def one(case: Case, impl: str) -> RunRecord:
+            record = await run_case(case, impl, root / case.name / impl, settings or {}, slots)
+            if progress is not None:
+                progress.finished(case.name, record)
+            return record
+
+        return await asyncio.gather(*(one(case, impl) for case in cases for impl in IMPLEMENTATIONS))
+
+    records = iter(asyncio.run(run_all()))
+    rows = [
+        Row(
+            name=case.name,
+            summary=case.scenario.summary,
+            question=case.scenario.question,
+            model="offline" if case.scenario.offline else "scripted",
+            deterministic=True,
+            runs={impl: next(records) for impl in IMPLEMENTATIONS},
+            cluster=case.cluster,
+            overrides={**(settings or {}), **case.scenario.overrides},
+        )
+        for case in cases
+    ]
+    return Comparison(rows, time.perf_counter() - started, jobs, trace_dir=root)
+
+
+def warm_up(root: Path, progress: Progress | None = None) -> None:
+    """Run each implementation once, unmeasured, on a scripted scenario (never a real endpoint).
+
+    The first run in a process pays for lazy imports and first-use set-up in the openai client,
+    the MCP client and the SDK; whichever implementation ran first would be charged for both.
+    """
+    if progress is not None:
+        progress.say("warming up both implementations (one unmeasured run each)")
+    case = Case(SCENARIOS[WARM_UP])
+
+    async def both() -> None:
+        await asyncio.gather(*(run_case(case, impl, root / "warm-up" / impl, {}) for impl in IMPLEMENTATIONS))
+
+    asyncio.run(both())
+
+
+async def run_case(
+    case: Case, impl: str, workdir: Path, settings: dict[str, Any], slot: asyncio.Semaphore | None = None
+) -> RunRecord:
+    """One implementation on one scenario, measured and checked; the run holds `slot` while it goes."""
+    scenario = case.scenario
+    run = await run_scripted(
+        impl,
+        workdir,
+        script=scenario.script() if scenario.script else (),
+        responder=scenario.responder,
+        question=scenario.question,
+        cluster=case.cluster,
+        settings={**settings, **scenario.overrides, "model": "offline" if scenario.offline else "scripted"},
+        slot=slot,
+    )
+    return record_run(
+        impl,
+        run.trace,
+        requests=run.requests,
+        calls=run.calls,
+        script_problems=run.script_problems,
+        trace_path=run.trace_path,
+    )
+
+
+def run_repeated(
+    question: str, config: Config, repeat: int, root: Path, *, jobs: int = 1, progress: Progress | None = None
+) -> Comparison:
+    """Ask `question` `repeat` times per implementation; the order alternates between rounds."""
+    warm_up(root, progress)
+    started = time.perf_counter()
+    rounds = [
+        [(number, impl) for impl in (IMPLEMENTATIONS if number % 2 else IMPLEMENTATIONS[::-1])]
+        for number in range(1, repeat + 1)
+    ]
+
+    async def run_all() -> dict[tuple[int, str], RunRecord]:
+        slots = asyncio.Semaphore(jobs)
+
+        async def one(number: int, impl: str) -> tuple[tuple[int, str], RunRecord]:
+            async with slots:
+                record = await run_configured(impl, config, question, root / f"round-{number}" / impl)
+            if progress is not None:
+                progress.finished(f"round {number}", record)
+            return (number, impl), record
+
+        done = await asyncio.gather(*(one(number, impl) for pairs in rounds for number, impl in pairs))
+        return dict(done)
+
+    records = asyncio.run(run_all())
+    rows = [
+        Row(
+            name=f"round {number}",
+            summary=f"round {number} of {repeat}",
+            question=question,
+            model=config.model,
+            deterministic=config.offline,
+            runs={impl: records[number, impl] for impl in IMPLEMENTATIONS},
+            cluster=config.cluster,
+        )
+        for number in range(1, repeat + 1)
+    ]
+    return Comparison(
+        rows,
+        time.perf_counter() - started,
+        jobs,
+        mode="repeat",
+        question=question,
+        repeat=repeat,
+        trace_dir=root,
+    )
+
+
+async def run_configured(impl: str, config: Config, question: str, workdir: Path) -> RunRecord:
+    """One run with the configured endpoint (the offline model when none) and MCP server.
+
+    On the mock cluster the run gets a call log, to check the gateway against; any other server
+    (`--mcp-command`, a `--cluster-server` preset) is left to the session to start, as `ask` does.
+    """
+    await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
+    on_mock = not config.mcp_command and getattr(config, "cluster_server", None) in (None, "mock")
+    call_log = workdir / CALL_LOG if on_mock else None
+    server = (
+        ScriptedModelServer(responder=offline_model, model=config.model).start() if config.offline else None
+    )
+    run_config = dataclasses.replace(
+        config, impl=impl, trace_dir=workdir, base_url=server.url if server else config.base_url
+    )
+    if call_log is not None:
+        run_config = dataclasses.replace(
+            run_config, mcp_command=mock_cluster_command(call_log, cluster=config.cluster), cluster=None
+        )
+    trace_path: Path | None = None
+    try:
+        result = await agent(impl)(run_config, question)
+        trace_path = result.trace
+    except AgentError as error:
+        trace_path = error.trace_path
+    finally:
+        if server is not None:
+            await asyncio.to_thread(server.stop)
+    return record_run(
+        impl,
+        read_jsonl(trace_path) if trace_path else [],
+        calls=read_jsonl(call_log) if call_log else None,
+        trace_path=trace_path,
+    )

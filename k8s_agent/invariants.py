@@ -1,0 +1,156 @@
+"""Contract invariants of one run, checked from what it left behind: its trace, wire and call log.
+
+Each check holds (True), is broken (False), or could not be made (None, e.g. no call log for a
+real MCP server). The request bodies can come from the scripted model server (the wire itself)
+or be rebuilt from the trace's `messages_added` (runs against a real endpoint).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.trace import Event
+
+REACHES_SERVER = ("executed", "failed")
+PUSHBACKS = ("zero_tool", "evidence")
+
+INVARIANTS = {
+    "first_request_forced": "request 1 carries tools and tool_choice 'required' (C1)",
+    "calls_answered": "every tool_call_id is answered exactly once before the next request (C10)",
+    "server_saw_only_accepted_calls": "nothing unknown, refused or invalid reached the MCP server (C3, C6, C8)",
+    "request_budget": "model requests <= max_steps + pushbacks + 1 (C7)",
+    "summary_without_tools": "a forced-summary request carries no tools (C4, C7)",
+    "script_played_exactly": "the scripted model's steps were all used, and no request came after them",
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """The verdict on one invariant."""
+
+    name: str
+    held: bool | None
+    detail: str = ""
+
+
+def check_run(
+    trace: Sequence[Event],
+    requests: Sequence[dict[str, Any]] | None = None,
+    calls: Sequence[dict[str, Any]] | None = None,
+    script_problems: str | None = None,
+) -> list[Check]:
+    """Every invariant of INVARIANTS, in order, for one run."""
+    bodies = list(requests) if requests is not None else requests_from_trace(trace)
+    return [
+        first_request_forced(trace),
+        calls_answered(bodies),
+        server_saw_only_accepted_calls(trace, calls),
+        request_budget(trace),
+        summary_without_tools(trace),
+        Check(
+            "script_played_exactly",
+            None if script_problems is None else not script_problems,
+            script_problems or "",
+        ),
+    ]
+
+
+def first_requests(trace: Sequence[Event]) -> list[Event]:
+    """The `model_request` events of first attempts (one per model turn), in order."""
+    return [e for e in trace if e["kind"] == "model_request" and e.get("attempt", 1) == 1]
+
+
+def requests_from_trace(trace: Sequence[Event]) -> list[dict[str, Any]]:
+    """The request bodies (messages, and tools when sent), rebuilt from the trace's message deltas."""
+    bodies: list[dict[str, Any]] = []
+    messages: list[Any] = []
+    for event in first_requests(trace):
+        added = list(event.get("messages_added") or [])
+        messages = added if "history_rewritten" in event else [*messages, *added]
+        body: dict[str, Any] = {"messages": messages}
+        if event.get("tools_sent"):
+            body["tools"] = []
+        bodies.append(body)
+    return bodies
+
+
+def first_request_forced(trace: Sequence[Event]) -> Check:
+    """C1: the first request forces a tool."""
+    requests = first_requests(trace)
+    if not requests:
+        return Check("first_request_forced", None, "no model request")
+    first = requests[0]
+    held = bool(first.get("tools_sent")) and first.get("tool_choice") == "required"
+    return Check("first_request_forced", held, "" if held else f"tool_choice {first.get('tool_choice')!r}")
+
+
+def calls_answered(requests: Sequence[dict[str, Any]]) -> Check:
+    """C10: in every request, each assistant tool call id is answered by exactly one tool message
+    before the next assistant or user message."""
+    for number, body in enumerate(requests, start=1):
+        messages = body.get("messages") or []
+        for index, message in enumerate(messages):
+            ids = [call.get("id") for call in message.get("tool_calls") or []]
+            if message.get("role") != "assistant" or not ids:
+                continue
+            answered = []
+            for following in messages[index + 1 :]:
+                if following.get("role") != "tool":
+                    break
+                answered.append(following.get("tool_call_id"))
+            if sorted(map(str, answered)) != sorted(map(str, ids)):
+                return Check("calls_answered", False, f"request {number}: calls {ids} answered by {answered}")
+    return Check("calls_answered", True)
+
+
+def server_saw_only_accepted_calls(trace: Sequence[Event], calls: Sequence[dict[str, Any]] | None) -> Check:
+    """C3, C6, C8: the MCP server received only calls the gateway passed (retries included)."""
+    if calls is None:
+        return Check("server_saw_only_accepted_calls", None, "no call log (not the mock cluster)")
+    accepted: Counter[str] = Counter()
+    for event in trace:
+        if event["kind"] == "tool_call" and event.get("outcome") in REACHES_SERVER:
+            accepted[_signature(event.get("tool"), event.get("arguments"))] += max(
+                1, int(event.get("attempts") or 1)
+            )
+    received = Counter(_signature(call.get("tool"), call.get("arguments")) for call in calls)
+    unexpected = sorted(signature for signature, count in received.items() if count > accepted[signature])
+    if unexpected:
+        return Check("server_saw_only_accepted_calls", False, f"the server received {', '.join(unexpected)}")
+    return Check("server_saw_only_accepted_calls", True)
+
+
+def request_budget(trace: Sequence[Event]) -> Check:
+    """C7: the number of model requests stays within the step budget, the pushbacks and the summary."""
+    start = next((e for e in trace if e["kind"] == "run_start"), {})
+    max_steps = (start.get("budgets") or {}).get("max_steps")
+    if max_steps is None:
+        return Check("request_budget", None, "no budgets in the trace")
+    pushbacks = sum(1 for e in trace if e["kind"] == "guardrail" and e.get("guardrail") in PUSHBACKS)
+    requests = len(first_requests(trace))
+    limit = int(max_steps) + pushbacks + 1
+    held = requests <= limit
+    return Check("request_budget", held, f"{requests} requests, limit {limit}")
+
+
+def summary_without_tools(trace: Sequence[Event]) -> Check:
+    """C4, C7: once a summary is forced, no request offers tools."""
+    forced = False
+    for event in trace:
+        if event["kind"] == "guardrail" and event.get("guardrail") == "forced_summary":
+            forced = True
+        elif forced and event["kind"] == "model_request" and event.get("tools_sent"):
+            return Check(
+                "summary_without_tools",
+                False,
+                f"step {event.get('step')} sent tools after the summary was forced",
+            )
+    return Check("summary_without_tools", True, "" if forced else "no summary forced")
+
+
+def _signature(tool: Any, arguments: Any) -> str:
+    return f"{tool}:{json.dumps(arguments, sort_keys=True)}"

@@ -1,0 +1,173 @@
+"""`k8s-agent compare` as a user runs it: listing, selecting, fixtures, reports, and a repeated question."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from k8s_agent.cli import main
+from k8s_agent.scenarios import QUESTION, SCENARIOS
+from scripted_llm import ScriptedModelServer, offline_model
+
+DEFAULT_FIXTURE = Path(__file__).resolve().parents[2] / "mock_cluster" / "fixtures" / "default.json"
+
+
+def test_compare_list_shows_every_scenario_in_one_line_each(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "list"]) == 0
+
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list(SCENARIOS)
+    assert "script, 4 turns, max-steps 3" in next(line for line in lines if line.startswith("c7-step-budget"))
+    assert "offline model" in lines[-1]
+
+
+def test_a_cluster_fixture_becomes_a_scenario_of_the_offline_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = tmp_path / "staging.json"
+    shutil.copyfile(DEFAULT_FIXTURE, fixture)
+
+    assert main(["compare", "list", "--cluster", str(fixture)]) == 0
+
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.split()[0] == "cluster-staging"
+    assert "offline model" in last and "staging.json" in last
+
+
+def test_compare_runs_the_selected_scenarios_and_writes_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = tmp_path / "staging.json"
+    shutil.copyfile(DEFAULT_FIXTURE, fixture)
+    out = tmp_path / "report" / "compare.json"
+
+    code = main(
+        [
+            "compare",
+            "--scenario",
+            "c6-unknown-tool",
+            "--scenario",
+            "cluster-staging",
+            "--cluster",
+            str(fixture),
+            "--format",
+            "json",
+            "--out",
+            str(out),
+            "--trace-dir",
+            str(tmp_path / "traces"),
+        ]
+    )
+
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert [row["name"] for row in report["rows"]] == ["c6-unknown-tool", "cluster-staging"]
+    cluster = report["rows"][1]
+    assert cluster["cluster"] == str(fixture) and cluster["model"] == "offline"
+    assert cluster["runs"]["sdk"]["tool_calls_executed"] == 8 and cluster["answers_identical"] is True
+    # stdout still gets the table, stderr the progress
+    assert "| c6-unknown-tool | ✓ / ✓ |" in captured.out
+    assert "[4/4]" in captured.err and f"wrote {out}" in captured.err
+    runs = tmp_path.glob("traces/compare-*/[!w]*/*/*.jsonl")  # not warm-up/
+    assert sorted(path.name == "calls.jsonl" for path in runs) == [False] * 4 + [True] * 4  # trace, call log
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--scenario", "c99"], "unknown scenario c99"),
+        (["--impl", "sdk"], "compare always runs both implementations"),
+        (["--model", "gpt-4o"], "--model needs --question"),
+        (["--repeat", "3"], "--repeat needs --question"),
+        (["--question", "Q", "--repeat", "0"], "--repeat must be at least 1"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--cluster", "missing.json"], "cluster fixture not found"),
+    ],
+)
+def test_compare_rejects_bad_input_in_one_line_with_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["compare", *argv]) == 2
+
+    err = capsys.readouterr().err
+    assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "repeat.json"
+    # A real endpoint as far as the agents can tell: an OpenAI-compatible server on loopback.
+    with ScriptedModelServer(responder=offline_model, model="playbook") as endpoint:
+        code = main(
+            [
+                "compare",
+                "--question",
+                QUESTION,
+                "--repeat",
+                "2",
+                "--base-url",
+                endpoint.url,
+                "--model",
+                "playbook",
+                "--api-key",
+                "sk-test-compare-000",
+                "--env-file",
+                str(tmp_path / "no.env"),
+                "--trace-dir",
+                str(tmp_path / "traces"),
+                "--format",
+                "json",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        assert len(endpoint.requests) == 2 * 2 * 3  # two rounds, two implementations, three requests each
+
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.err == ""
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["mode"] == "repeat" and report["repeat"] == 2 and report["question"] == QUESTION
+    assert [row["name"] for row in report["rows"]] == ["round 1", "round 2"]
+    assert all(row["model"] == "playbook" and row["deterministic"] is False for row in report["rows"])
+    for impl in ("handwritten", "sdk"):
+        summary = report["summary"][impl]
+        assert summary["runs"] == 2 and summary["report"] == 2 and summary["invariants_held"] == 2
+        assert summary["model_requests"] == {"median": 3, "min": 3, "max": 3}
+        assert summary["tool_calls_executed"] == {"median": 8, "min": 8, "max": 8}
+        wall = summary["wall_seconds"]
+        assert 0 < wall["min"] <= wall["median"] <= wall["max"]
+        assert summary["distinct_answers"] == 1
+        for row in report["rows"]:
+            assert row["runs"][impl]["server_calls"] == 8  # the mock cluster's call log
+    assert report["summary"]["rounds_with_identical_answers"] == 2
+    assert "| model requests | 3 [3-3] | 3 [3-3] |" in captured.out
+    assert "sk-test-compare-000" not in out.read_text(encoding="utf-8")
+
+
+def test_registering_compare_and_trace_imports_nothing_heavy() -> None:
+    """The CLI imports these modules at start-up: they add no module but themselves, and no SDK."""
+    script = (
+        "import argparse, sys\n"
+        "import k8s_agent.cli\n"
+        "before = set(sys.modules)\n"
+        "import k8s_agent.compare, k8s_agent.trace_tools\n"
+        "commands = argparse.ArgumentParser().add_subparsers()\n"
+        "k8s_agent.compare.register(commands)\n"
+        "k8s_agent.trace_tools.register(commands)\n"
+        "print(sorted(set(sys.modules) - before), 'agents' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['k8s_agent.compare', 'k8s_agent.trace_tools'] False"

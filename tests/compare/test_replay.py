@@ -1,0 +1,159 @@
+"""`k8s-agent trace replay`: a recorded run replays without divergence, and a changed one is caught."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from k8s_agent.cli import main
+from k8s_agent.replay import Divergence, first_divergence, replay, script_from_trace
+from k8s_agent.scripted_run import read_jsonl
+from scripted_llm import Delay, HttpError, Reply, call, error, text
+from tests.conftest import run_scenario
+
+Recorded = dict[tuple[str, str], Path]
+
+
+def replay_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = main(["trace", "replay", *argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("impl", ["handwritten", "sdk"])
+@pytest.mark.parametrize("scenario", ["c10-mixed-round", "c4-duplicates"])
+def test_a_contract_scenario_replays_without_divergence_on_the_same_implementation(
+    recorded: Recorded, scenario: str, impl: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = recorded[scenario, impl]
+
+    code, result = replay_json([str(trace), "--impl", impl, "--trace-dir", str(tmp_path)], capsys)
+
+    assert (code, result["diverged"], result["divergence"]) == (0, False, None)
+    assert result["recorded_impl"] == impl and result["impl"] == impl
+    assert result["script_problems"] == ""  # every recorded response was asked for, and no more
+    assert all(held is not False for held in result["invariants"].values()), result["invariants"]
+    assert result["settings"]["max_repeats"] == 2 and result["settings"]["model"] == "scripted"
+    replayed = read_jsonl(Path(result["replay_trace"]))
+    assert replayed[-1]["answer"] == read_jsonl(trace)[-1]["answer"]
+
+
+def test_a_trace_of_one_implementation_replays_on_the_other_without_divergence(
+    recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, result = replay_json(
+        [str(recorded["c10-mixed-round", "handwritten"]), "--impl", "sdk", "--trace-dir", str(tmp_path)],
+        capsys,
+    )
+
+    assert code == 0 and result["divergence"] is None
+
+
+def test_a_tampered_trace_diverges_at_the_tool_call_it_changed(
+    recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = read_jsonl(recorded["c1-forced-first-step", "handwritten"])
+    first = next(e for e in events if e["kind"] == "model_response")
+    first["tool_calls"][0]["arguments"] = json.dumps({"namespace": "staging"})
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+
+    code, result = replay_json([str(tampered), "--impl", "handwritten", "--trace-dir", str(tmp_path)], capsys)
+
+    assert code == 5 and result["diverged"] is True
+    divergence = result["divergence"]
+    assert divergence["step"] == 1 and divergence["what"] == "tool call call_1"
+    assert "production" in divergence["recorded"] and "staging" in divergence["replayed"]
+
+
+def test_a_smaller_step_budget_diverges_where_the_summary_is_forced(
+    recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = recorded["c7-step-budget", "sdk"]
+
+    code = main(
+        ["trace", "replay", str(trace), "--impl", "sdk", "--max-steps", "2", "--trace-dir", str(tmp_path)]
+    )
+
+    out = capsys.readouterr().out
+    assert code == 5
+    assert "DIVERGED at step 2, guardrail (only in the replay):" in out
+    assert "replay:   forced_summary: step_budget" in out
+
+
+def test_the_replay_report_says_what_ran_and_that_nothing_diverged(
+    recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = recorded["c2-zero-tool-pushback", "handwritten"]
+
+    code = main(["trace", "replay", str(trace), "--impl", "handwritten", "--trace-dir", str(tmp_path)])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert lines[0] == f"replay of {trace} (handwritten, 2 requests, ok) on handwritten: 2 requests, ok"
+    assert "  contract invariants: held" in lines
+    assert lines[-1] == "no divergence: same requests, tool outcomes and results, guardrails and answer"
+
+
+def test_recorded_http_errors_are_replayed_as_errors(tmp_path: Path) -> None:
+    run = run_scenario(
+        "handwritten",
+        [error(503, "overloaded"), call("list_nodes"), text("Nodes are fine.")],
+        tmp_path / "recorded",
+        max_retries=1,
+    )
+
+    script = script_from_trace(run.trace)
+    replayed = asyncio.run(replay(run.trace, "handwritten", tmp_path / "replay"))
+
+    assert isinstance(script[0], HttpError) and script[0].status == 503 and script[0].message == "overloaded"
+    assert [type(step) for step in script[1:]] == [Reply, Reply]
+    assert replayed.divergence is None and replayed.script_problems == ""
+    assert [e["status"] for e in replayed.replayed if e["kind"] == "model_error"] == [503]
+
+
+def test_a_request_that_got_no_answer_replays_as_a_hang() -> None:
+    trace: list[dict[str, Any]] = [
+        {"kind": "run_start", "mcp_command": ["x"]},
+        {"kind": "model_request", "attempt": 1},
+        {"kind": "model_request", "attempt": 2},
+        {"kind": "model_response", "attempt": 2, "text": "late", "tool_calls": [], "usage": {}},
+        {"kind": "run_end", "status": "ok"},
+    ]
+
+    first, second = script_from_trace(trace)
+
+    assert isinstance(first, Delay) and first.seconds >= 3600
+    assert second == Reply(content="late", tool_calls=(), finish_reason=None, usage=None)
+
+
+def test_runs_that_end_differently_diverge_at_the_end() -> None:
+    start = {"kind": "run_start"}
+    ok = [start, {"kind": "run_end", "status": "ok", "answer": "A"}]
+    other = [start, {"kind": "run_end", "status": "ok", "answer": "B"}]
+    failed = [start, {"kind": "run_end", "status": "error", "error_type": "ModelEndpointError"}]
+
+    fewer_tools = [start, {"kind": "tools_listed", "allowed": ["list_pods"]}, ok[1]]
+
+    assert first_divergence(ok, ok) is None
+    assert first_divergence(ok, fewer_tools) == Divergence(0, "tools the MCP server offers", "", "list_pods")
+    assert first_divergence(ok, other) is not None and first_divergence(ok, other).what == "answer"  # type: ignore[union-attr]
+    assert first_divergence(ok, failed) is not None and first_divergence(ok, failed).what == "status"  # type: ignore[union-attr]
+
+
+def test_a_trace_without_a_run_start_cannot_be_replayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"kind": "model_request", "attempt": 1}\nnot json\n', encoding="utf-8")
+
+    assert (
+        main(["trace", "replay", str(broken), "--impl", "sdk", "--trace-dir", str(tmp_path / "traces")]) == 2
+    )
+
+    err = capsys.readouterr().err
+    assert "broken.jsonl:2 is not JSON" in err and "not a replayable trace" in err
+    assert not (tmp_path / "traces").exists()
