@@ -7,7 +7,11 @@
 #   mcp-server-kubernetes  (Flux159, Node.js; run `node dist/index.js`; it shells
 #                           out to `kubectl` found on PATH)
 #
-# Usage:  bash .ci/install-k8s-mcp-servers.sh
+# Usage:  bash .ci/install-k8s-mcp-servers.sh [--require SERVER]...
+#
+#         --require kubernetes-mcp-server|mcp-server-kubernetes
+#                           exit 1 when that server is not available afterwards
+#                           (CI: the integration tests must not silently skip)
 #
 # Env:    K8S_AGENT_CACHE   cache root (default: $HOME/.cache/k8s-agent);
 #                           packages go to $K8S_AGENT_CACHE/npm
@@ -19,11 +23,26 @@
 #   MCP_SERVER_KUBERNETES_JS,  MCP_SERVER_KUBERNETES_VERSION
 # A server that could not be installed gets an empty path.
 #
-# Never fails the build: without npm or without the registry it warns on
-# stderr and exits 0 (the integration tests then skip). Idempotent; when the
-# pinned versions are already present it does no network access at all.
+# Without --require it never fails: without npm or without the registry it
+# warns on stderr and exits 0 (the integration tests then skip). Idempotent;
+# when the pinned versions are already present it does no network access at all.
 
 set -u
+
+REQUIRED=()
+while [ "$#" -gt 0 ]; do
+    case "$1" in
+        --require)
+            case "${2:-}" in
+                kubernetes-mcp-server | mcp-server-kubernetes) REQUIRED+=("$2") ;;
+                *) echo "install-k8s-mcp-servers: --require takes kubernetes-mcp-server or mcp-server-kubernetes" >&2; exit 2 ;;
+            esac
+            shift 2
+            ;;
+        -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+        *) echo "install-k8s-mcp-servers: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
 
 KMS_VERSION="0.0.67"   # kubernetes-mcp-server
 MSK_VERSION="4.1.7"    # mcp-server-kubernetes
@@ -106,6 +125,15 @@ MCP_SERVER_KUBERNETES_VERSION=$mver"
         command -v node >/dev/null 2>&1 || warn "node is not on PATH: mcp-server-kubernetes cannot run"
         command -v kubectl >/dev/null 2>&1 || warn "kubectl is not on PATH: mcp-server-kubernetes shells out to it"
     fi
+    local required missing=0
+    for required in ${REQUIRED[@]+"${REQUIRED[@]}"}; do
+        case "$required" in
+            kubernetes-mcp-server) [ -n "$kbin" ] || missing=1 ;;
+            mcp-server-kubernetes) [ -n "$mjs" ] || missing=1 ;;
+        esac
+        [ "$missing" -eq 0 ] || { echo "install-k8s-mcp-servers: ERROR: $required is required and not available" >&2; return 1; }
+    done
+    return 0
 }
 
 if [ -z "$KMS_PLATFORM_PKG" ]; then
@@ -116,20 +144,20 @@ fi
 if { [ -z "$KMS_PLATFORM_PKG" ] || kms_ok; } && msk_ok; then
     info "cached in $DIR (kubernetes-mcp-server $KMS_VERSION, mcp-server-kubernetes $MSK_VERSION)"
     report
-    exit 0
+    exit $?
 fi
 
 # --- install -------------------------------------------------------------------
 if ! command -v npm >/dev/null 2>&1; then
     warn "npm not found; skipping install"
     report
-    exit 0
+    exit $?
 fi
 
 if ! mkdir -p "$DIR" 2>/dev/null; then
     warn "cannot create $DIR; skipping install"
     report
-    exit 0
+    exit $?
 fi
 
 # serialize concurrent runs on the same cache
@@ -155,7 +183,7 @@ if ! "${preflight_cmd[@]}" npm view "kubernetes-mcp-server@$KMS_VERSION" version
     --fetch-retries=0 --fetch-timeout=20000 >/dev/null 2>&1; then
     warn "npm registry unreachable (npm view kubernetes-mcp-server@$KMS_VERSION failed); skipping install"
     report
-    exit 0
+    exit $?
 fi
 
 info "installing kubernetes-mcp-server@$KMS_VERSION mcp-server-kubernetes@$MSK_VERSION into $DIR"
@@ -177,4 +205,4 @@ else
 fi
 
 report
-exit 0
+exit $?

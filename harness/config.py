@@ -17,6 +17,8 @@ from harness.errors import ConfigError
 
 IMPLEMENTATIONS = ("handwritten", "sdk")
 OFFLINE_MODEL = "offline"
+CLUSTER_SERVERS = ("kubernetes-mcp-server", "mcp-server-kubernetes", "mock")
+"""Presets of `--cluster-server`; `harness.servers` turns one into a command and its environment."""
 DEFAULT_ENDPOINT_MODEL = "gpt-4o-mini"
 
 
@@ -36,6 +38,8 @@ class Config:
     """Stdio MCP server command; empty means the embedded mock cluster."""
     mcp_env: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Extra environment for the MCP server (the stdio client passes only a few variables)."""
+    cluster_server: str | None = None
+    """A preset MCP server for a real cluster (one of CLUSTER_SERVERS); None means the mock cluster."""
     cluster: Path | None = None
     """Mock cluster fixture (JSON); None means the shipped default."""
     max_steps: int = 10
@@ -72,6 +76,7 @@ _ENVIRONMENT: dict[str, tuple[str, ...]] = {
     "base_url": ("OPENAI_BASE_URL",),
     "api_key": ("OPENAI_API_KEY",),
     "mcp_command": ("K8S_AGENT_MCP_COMMAND",),
+    "cluster_server": ("K8S_AGENT_CLUSTER_SERVER",),
     "cluster": ("K8S_AGENT_CLUSTER",),
     "max_steps": ("K8S_AGENT_MAX_STEPS",),
     "max_repeats": ("K8S_AGENT_MAX_REPEATS",),
@@ -128,6 +133,7 @@ def load_config(
             if found is not None:
                 raw[name] = found
                 break
+    _flag_picks_the_cluster(raw, flags)
     raw.update({name: value for name, value in flags.items() if value is not None})
 
     # An endpoint or a key means the user wants a real model unless they name one.
@@ -138,6 +144,18 @@ def load_config(
     mcp_env.update(raw.pop("mcp_env", None) or {})
     raw["mcp_env"] = mcp_env
     return _validated(raw)
+
+
+def _flag_picks_the_cluster(raw: dict[str, Any], flags: Mapping[str, Any]) -> None:
+    """A flag naming the cluster (--cluster-server, or --mcp-command / --cluster) overrides the
+    environment's other way of naming it, instead of clashing with it."""
+    flagged = {name for name in ("cluster_server", "mcp_command", "cluster") if flags.get(name) is not None}
+    if "cluster_server" in flagged:
+        raw.pop("mcp_command", None)
+        if flags["cluster_server"] != "mock":
+            raw.pop("cluster", None)
+    elif flagged:
+        raw.pop("cluster_server", None)
 
 
 def _validated(raw: dict[str, Any]) -> Config:
@@ -164,6 +182,8 @@ def _validated(raw: dict[str, Any]) -> Config:
         raise ConfigError(
             "--cluster selects a mock cluster fixture; it cannot be combined with --mcp-command"
         )
+    if config.cluster_server is not None:
+        _check_cluster_server(config)
     if config.cluster is not None and not config.cluster.is_file():
         raise ConfigError(f"cluster fixture not found: {config.cluster}")
     if not config.offline and config.base_url is None and not config.api_key:
@@ -172,6 +192,27 @@ def _validated(raw: dict[str, Any]) -> Config:
             "non-OpenAI server), or use --model offline"
         )
     return config
+
+
+def _check_cluster_server(config: Config) -> None:
+    if config.cluster_server not in CLUSTER_SERVERS:
+        raise ConfigError(
+            f"unknown cluster server {config.cluster_server!r}: choose one of {', '.join(CLUSTER_SERVERS)}"
+            " (or give any stdio MCP server with --mcp-command)"
+        )
+    if config.mcp_command:
+        raise ConfigError("--cluster-server and --mcp-command both name the MCP server: give one of them")
+    if config.cluster is not None and config.cluster_server != "mock":
+        raise ConfigError(
+            f"--cluster selects a mock cluster fixture; it cannot be combined with --cluster-server "
+            f"{config.cluster_server}"
+        )
+    if config.offline and config.cluster_server != "mock":
+        raise ConfigError(
+            f"the offline model (a deterministic playbook, not an LLM) knows only the mock cluster's tools: "
+            f"set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI server) to use --cluster-server "
+            f"{config.cluster_server}"
+        )
 
 
 def _coerce(name: str, value: Any) -> Any:
@@ -193,4 +234,6 @@ def _coerce(name: str, value: Any) -> Any:
         return tuple(value)
     if name == "base_url":
         return str(value).rstrip("/") or None
+    if name == "cluster_server":
+        return str(value).strip().lower() or None
     return value

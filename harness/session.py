@@ -6,7 +6,6 @@ Failures still end the trace with a `run_end` event, and carry the trace path to
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -18,22 +17,15 @@ import openai
 
 from harness.approval import Approver, deny_all
 from harness.config import Config
-from harness.errors import AgentError, MalformedResponseError
+from harness.errors import AgentError, ConfigError, MalformedResponseError
 from harness.gateway import ToolGateway
 from harness.grounding import Evidence, invented_names
 from harness.mcp_client import McpClient
 from harness.model_client import WireState, model_client, public_url
 from harness.redact import Redactor
+from harness.servers import resolve_server
 from harness.supervisor import Supervisor
 from harness.trace import Observer, Recorder, RunStats, TraceWriter, new_run_id, trace_path
-
-
-def mcp_command(config: Config) -> tuple[str, ...]:
-    """The MCP server command: the configured one, or the embedded mock cluster."""
-    if config.mcp_command:
-        return config.mcp_command
-    command = (sys.executable, "-m", "mock_cluster")
-    return (*command, "--cluster", str(config.cluster)) if config.cluster else command
 
 
 @dataclass(frozen=True)
@@ -128,8 +120,13 @@ async def open_run(
 
     `mcp` reuses a running server (its tools listed once) instead of starting one per run.
     """
+    try:
+        launch = resolve_server(config)
+    except ConfigError as error:
+        record_failed_start(config.trace_dir, impl, question, error)
+        raise
     run_id = new_run_id()
-    redactor = Redactor([*config.secrets(), *secrets])
+    redactor = Redactor([*config.secrets(), *secrets, *launch.secrets])
     recorder = Recorder(
         TraceWriter(trace_path(config.trace_dir, impl, run_id)),
         run_id=run_id,
@@ -137,14 +134,14 @@ async def open_run(
         redactor=redactor,
         observer=observer,
     )
-    command = mcp_command(config)
     recorder.event(
         "run_start",
         question=question,
         started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         model=config.model,
         endpoint=public_url(config.base_url) if config.base_url else None,
-        mcp_command=list(command),
+        mcp_command=list(launch.command),
+        mcp_server=launch.description,
         budgets={
             "max_steps": config.max_steps,
             "max_repeats": config.max_repeats,
@@ -159,7 +156,7 @@ async def open_run(
             if mcp is None:
                 mcp = await stack.enter_async_context(
                     McpClient.running(
-                        command, config.mcp_env, call_timeout=config.tool_timeout, on_event=recorder.event
+                        launch.command, launch.env, call_timeout=config.tool_timeout, on_event=recorder.event
                     )
                 )
             supervisor = Supervisor(

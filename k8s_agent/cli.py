@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from harness.config import OFFLINE_MODEL, Config, load_config
+from harness.config import CLUSTER_SERVERS, OFFLINE_MODEL, Config, load_config
 from harness.errors import AgentError, ConfigError
 
 EXIT_INTERNAL = 1
@@ -20,7 +20,7 @@ EXIT_INTERRUPTED = 130
 
 # Modules that add a subcommand: each has `register(commands)`, which only declares its flags;
 # the work (and any heavy import) happens in its handler.
-SUBCOMMANDS: tuple[str, ...] = ()
+SUBCOMMANDS: tuple[str, ...] = ("k8s_agent.compare", "k8s_agent.trace_tools", "poc.cli", "bench.cli")
 
 DESCRIPTION = """\
 A Kubernetes diagnosis agent: one question in, one grounded health report out.
@@ -34,6 +34,8 @@ configuration (flags > environment > .env file > defaults):
   OPENAI_API_KEY, OPENAI_BASE_URL   a real OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, ...)
   K8S_AGENT_MODEL (or OPENAI_MODEL) the model name; 'offline' is the deterministic playbook
   K8S_AGENT_MCP_COMMAND             a stdio MCP server command for a real cluster
+  K8S_AGENT_CLUSTER_SERVER          kubernetes-mcp-server | mcp-server-kubernetes | mock
+  KUBERNETES_MCP_SERVER_BIN, MCP_SERVER_KUBERNETES_JS   where those servers are (else ~/.cache/k8s-agent/npm, PATH)
   K8S_AGENT_MAX_STEPS, K8S_AGENT_MAX_REPEATS, K8S_AGENT_MAX_SECONDS, K8S_AGENT_TRACE_DIR, ...
   KUBECONFIG                        passed on to the MCP server
 
@@ -97,6 +99,13 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     cluster = parser.add_argument_group("cluster")
     cluster.add_argument(
+        "--cluster-server",
+        choices=CLUSTER_SERVERS,
+        help="MCP server for a real cluster, read-only, with KUBECONFIG passed on: kubernetes-mcp-server "
+        "or mcp-server-kubernetes (install: npm, or .ci/install-k8s-mcp-servers.sh); mock (the default) is "
+        "the embedded mock cluster (env K8S_AGENT_CLUSTER_SERVER)",
+    )
+    cluster.add_argument(
         "--mcp-command", help='stdio MCP server for a real cluster, e.g. "kubernetes-mcp-server --read-only"'
     )
     cluster.add_argument(
@@ -143,6 +152,7 @@ def config_from(args: argparse.Namespace, environ: dict[str, str] | None = None)
         "base_url": args.base_url,
         "api_key": args.api_key,
         "mcp_command": args.mcp_command,
+        "cluster_server": args.cluster_server,
         "cluster": args.cluster,
         "max_steps": args.max_steps,
         "max_repeats": args.max_repeats,

@@ -1,0 +1,205 @@
+"""Both agents against kubernetes-mcp-server (containers/kubernetes-mcp-server) and a fake API over https.
+
+Each test drives a scripted model through a real diagnosis and asserts on three wires: what the
+model received, what the fake Kubernetes API received, and the run's trace.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness import prompts
+from harness.config import Config
+from harness.servers import KMS_ARGUMENTS, ServerLaunch, resolve_server
+from scripted_llm import call, raw_call, text
+from tests.conftest import run_scenario
+from tests.integration.conftest import CRASHING, LEAKY, LOG_LINE, NODE, QUESTION, diagnose, leaked, offered
+from tests.integration.fake_kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
+
+WRITE_TOOLS = {
+    "pods_delete",
+    "pods_exec",
+    "pods_run",
+    "resources_create_or_update",
+    "resources_delete",
+    "resources_scale",
+}
+REPORT = (
+    f"{CRASHING} (namespace shop, node {NODE}) is in CrashLoopBackOff: its previous log ends with "
+    f"'{LOG_LINE}' (pods_log). Fix: make the database reachable, then restart the pod."
+)
+
+
+def preset(binary: Path, kubeconfig: Path, tmp_path: Path) -> ServerLaunch:
+    """What `--cluster-server kubernetes-mcp-server` starts, for this binary and kubeconfig."""
+    environ = {
+        **os.environ,
+        "KUBERNETES_MCP_SERVER_BIN": str(binary),
+        "K8S_AGENT_CACHE": str(tmp_path / "cache"),
+    }
+    config = Config(cluster_server="kubernetes-mcp-server", mcp_env={"KUBECONFIG": str(kubeconfig)})
+    return resolve_server(config, environ)
+
+
+def test_a_crash_looping_pod_is_found_with_its_log_line(
+    impl: str, kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    script = [
+        call("pods_list_in_namespace", namespace="shop"),
+        call("pods_log", name=CRASHING, namespace="shop", previous=True),
+        text(REPORT),
+    ]
+
+    run = diagnose(impl, tmp_path, script, preset(kubernetes_mcp_server, kubeconfig, tmp_path))
+
+    tools = offered(run)
+    assert "pods_log" in tools and "pods_list_in_namespace" in tools
+    assert tools["pods_log"]["parameters"]["required"] == ["name"]  # type: ignore[index]
+    properties = tools["pods_log"]["parameters"]["properties"]  # type: ignore[index]
+    assert {
+        name: spec["type"] for name, spec in properties.items() if name in ("name", "previous", "tail")
+    } == {
+        "name": "string",
+        "previous": "boolean",
+        "tail": "integer",
+    }
+    assert not WRITE_TOOLS & set(tools) and "configuration_view" not in tools
+    [listing] = run.tool_messages(1)
+    assert CRASHING in listing["content"] and "CrashLoopBackOff" in listing["content"]
+    [logs] = run.tool_messages(2)
+    assert LOG_LINE in logs["content"]
+    assert run.answer == REPORT
+    assert run.result is not None and run.result.ungrounded == ()
+    [log_request] = [r for r in cluster.requests if r.path == f"/api/v1/namespaces/shop/pods/{CRASHING}/log"]
+    assert log_request.query["previous"] == ["true"]
+    assert log_request.headers.get("Authorization") == f"Bearer {FAKE_TOKEN}"
+    assert cluster.mutating_requests() == []
+    assert leaked(run, FAKE_TOKEN) == []
+
+
+def test_arguments_that_break_the_schema_never_reach_the_server(
+    impl: str, kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    script = [
+        raw_call("pods_log", '{"namespace": "shop", "tail": "fifty"}'),
+        call("namespaces_list"),
+        text("The shop namespace exists; no logs were read."),
+    ]
+
+    run = diagnose(impl, tmp_path, script, preset(kubernetes_mcp_server, kubeconfig, tmp_path))
+
+    assert run.tool_messages(1)[0]["content"] == (
+        "Invalid arguments for pods_log: <root>: 'name' is a required property; tail: 'fifty' is not of type 'integer'"
+    )
+    assert "shop" in run.tool_messages(2)[0]["content"]
+    assert [r.path for r in cluster.requests if "/pods" in r.path] == []
+    assert run.answer == "The shop namespace exists; no logs were read."
+
+
+def test_write_tools_are_refused_even_when_the_server_offers_them(
+    impl: str, kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    # Started by hand without --read-only: the server offers its write tools, the harness does not.
+    launch = ServerLaunch(
+        (str(kubernetes_mcp_server), "--toolsets", "core", "--disable-multi-cluster"),
+        {"KUBECONFIG": str(kubeconfig)},
+    )
+    script = [
+        call("pods_delete", name=CRASHING, namespace="shop"),
+        call("pods_list_in_namespace", namespace="shop"),
+        text(f"{CRASHING} is in CrashLoopBackOff; it was not deleted."),
+    ]
+
+    run = diagnose(impl, tmp_path, script, launch)
+
+    [listed] = run.events("tools_listed")
+    assert set(listed["refused"]) == WRITE_TOOLS
+    assert not WRITE_TOOLS & set(offered(run))
+    assert run.tool_messages(1)[0]["content"] == prompts.refused_tool("pods_delete", listed["allowed"])
+    assert CRASHING in run.tool_messages(2)[0]["content"]
+    assert cluster.mutating_requests() == []
+    assert [r for r in cluster.requests if r.method == "DELETE"] == []
+
+
+def test_an_api_that_refuses_connections_becomes_tool_failures(
+    impl: str, kubernetes_mcp_server: Path, tmp_path: Path
+) -> None:
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", refused_url())
+    script = [
+        call("pods_list_in_namespace", namespace="shop"),
+        call("pods_log", name=CRASHING, namespace="shop"),
+        text("The cluster API refused every connection: nothing could be checked."),
+    ]
+
+    run = diagnose(impl, tmp_path, script, preset(kubernetes_mcp_server, kubeconfig, tmp_path))
+
+    listing = run.tool_messages(1)[0]["content"]
+    logs = run.tool_messages(2)[0]["content"]
+    assert listing.startswith(
+        "Tool call failed (pods_list_in_namespace): failed to list pods in namespace shop: "
+    )
+    assert logs.startswith(
+        f"Tool call failed (pods_log): failed to get pod {CRASHING} log in namespace shop: "
+    )
+    assert "connection refused" in listing and "connection refused" in logs
+    assert run.answer == "The cluster API refused every connection: nothing could be checked."
+    assert run.result is not None and run.result.stats.tool_calls_failed == 2
+
+
+def test_configuration_view_never_shows_the_token(
+    impl: str, kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    # The preset leaves the config toolset out; started by hand with it, configuration_view prints
+    # the kubeconfig, token included, and the harness redacts it before the model sees it.
+    launch = ServerLaunch(
+        (str(kubernetes_mcp_server), "--read-only", "--disable-multi-cluster"),
+        {"KUBECONFIG": str(kubeconfig)},
+    )
+    script = [call("configuration_view", minified=False), text("The kubeconfig has one context.")]
+
+    run = diagnose(impl, tmp_path, script, launch)
+
+    assert "configuration_view" in offered(run)
+    view = run.tool_messages(1)[0]["content"]
+    assert "token: [REDACTED]" in view and "fake-context" in view
+    assert leaked(run, FAKE_TOKEN) == []
+
+
+def test_the_preset_alone_reaches_the_cluster_and_hides_the_kubeconfig_token(
+    impl: str,
+    kubernetes_mcp_server: Path,
+    cluster: FakeKubeAPI,
+    kubeconfig: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KUBERNETES_MCP_SERVER_BIN", str(kubernetes_mcp_server))
+    monkeypatch.setenv("K8S_AGENT_CACHE", str(tmp_path / "cache"))
+    script = [
+        call("pods_log", name=LEAKY, namespace="shop"),
+        call("resources_get", apiVersion="v1", kind="Secret", namespace="shop", name="db-credentials"),
+        text("The proxy logs look fine; Secrets are not readable."),
+    ]
+
+    run = run_scenario(
+        impl,
+        script,
+        tmp_path / impl,
+        QUESTION,
+        mcp_command=(),
+        cluster_server="kubernetes-mcp-server",
+        mcp_env={"KUBECONFIG": str(kubeconfig)},
+    )
+
+    [start] = run.events("run_start")
+    assert start["mcp_command"][: 1 + len(KMS_ARGUMENTS)] == [str(kubernetes_mcp_server), *KMS_ARGUMENTS]
+    assert "configuration_view" not in offered(run)
+    # Only the value read from the kubeconfig catches a token in plain prose.
+    assert "refreshing cached credential [REDACTED] for upstream" in run.tool_messages(1)[0]["content"]
+    secret = run.tool_messages(2)[0]["content"]
+    assert secret.startswith("Tool call failed (resources_get): ") and "resource not allowed" in secret
+    assert [r.path for r in cluster.requests if "secrets" in r.path] == []
+    assert leaked(run, FAKE_TOKEN) == []

@@ -1,0 +1,368 @@
+"""Cluster server presets: command, environment and kubeconfig secrets, found without running anything."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.config import Config, load_config
+from harness.errors import ConfigError
+from harness.servers import (
+    FLUX_TOOLS,
+    KMS_CONFIG,
+    kms_platform_package,
+    kubeconfig_secrets,
+    resolve_server,
+    secrets_in_kubeconfig,
+)
+from k8s_agent.cli import build_parser, config_from
+
+TOKEN = "fake-token-DO-NOT-LEAK-6f1c2b9e"
+
+KUBECONFIG_YAML = """\
+apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    certificate-authority-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t
+    server: https://10.0.0.1:6443
+  name: prod
+users:
+- name: admin
+  user:
+    client-certificate-data: Y2VydGlmaWNhdGU=
+    client-key-data: "cHJpdmF0ZS1rZXktZGF0YQ=="
+    token: 'abc.def-ghi_jkl'
+- name: oidc
+  user:
+    auth-provider:
+      name: oidc
+      config:
+        client-id: kubernetes
+        client-secret: s3cr3t-value
+        id-token: eyJhbGciOi.payload.signature
+        refresh-token: refresh-123456
+- name: eks
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: aws
+      env:
+      - name: AWS_PROFILE
+        value: prod
+      - name: AWS_SECRET_ACCESS_KEY
+        value: wJalrXUtnFEMI/K7MDENG
+- name: basic
+  user:
+    username: admin
+    password: hunter22
+- name: viewed
+  user:
+    token: REDACTED
+    client-key-data: DATA+OMITTED
+"""
+
+
+def executable(path: Path, text: str = "#!/bin/sh\nexit 0\n") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def kubeconfig(path: Path, token: str = TOKEN) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:6443"}}],
+        "users": [{"name": "u", "user": {"token": token}}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+        "current-context": "x",
+    }
+    path.write_text(json.dumps(config, indent=2))
+    return path
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> dict[str, str]:
+    """An environment with an empty PATH folder, a cache, a HOME and a kubeconfig of its own."""
+    (tmp_path / "bin").mkdir()
+    return {
+        "PATH": str(tmp_path / "bin"),
+        "HOME": str(tmp_path / "home"),
+        "K8S_AGENT_CACHE": str(tmp_path / "cache"),
+        "KUBECONFIG": str(kubeconfig(tmp_path / "kubeconfig")),
+    }
+
+
+def installed_kms(cache: Path) -> Path:
+    """kubernetes-mcp-server as the install script leaves it in the cache."""
+    package = kms_platform_package()
+    assert package is not None
+    modules = cache / "npm" / "node_modules"
+    (modules / package).mkdir(parents=True)
+    (modules / package / "package.json").write_text(json.dumps({"name": package, "version": "0.0.67"}))
+    return executable(modules / package / "bin" / package)
+
+
+def installed_flux(cache: Path) -> Path:
+    package = cache / "npm" / "node_modules" / "mcp-server-kubernetes"
+    (package / "dist").mkdir(parents=True)
+    (package / "package.json").write_text(json.dumps({"name": "mcp-server-kubernetes", "version": "4.1.7"}))
+    script = package / "dist" / "index.js"
+    script.write_text("#!/usr/bin/env node\n")
+    return script
+
+
+# -- secrets -------------------------------------------------------------------------------------------
+
+
+def test_every_credential_of_a_yaml_kubeconfig_is_found_and_nothing_else() -> None:
+    assert secrets_in_kubeconfig(KUBECONFIG_YAML) == [
+        "cHJpdmF0ZS1rZXktZGF0YQ==",
+        "abc.def-ghi_jkl",
+        "s3cr3t-value",
+        "eyJhbGciOi.payload.signature",
+        "refresh-123456",
+        "hunter22",
+        "wJalrXUtnFEMI/K7MDENG",
+    ]
+
+
+def test_json_and_flow_style_kubeconfigs_give_their_secrets_too() -> None:
+    as_json = json.dumps(
+        {
+            "users": [
+                {"user": {"token": TOKEN, "exec": {"env": [{"name": "VAULT_TOKEN", "value": "hvs.x1y2z3"}]}}}
+            ]
+        }
+    )
+
+    assert secrets_in_kubeconfig(as_json) == [TOKEN, "hvs.x1y2z3"]
+    assert secrets_in_kubeconfig("users: [{name: u, user: {token: flow-token-1}}]") == ["flow-token-1"]
+
+
+def test_token_files_named_by_a_kubeconfig_are_read(tmp_path: Path) -> None:
+    (tmp_path / "sa-token").write_text("token-from-a-file-0123\n")
+    config = tmp_path / "config"
+    config.write_text("users:\n- name: u\n  user:\n    tokenFile: sa-token\n    token: inline-token\n")
+
+    assert kubeconfig_secrets([config, tmp_path / "missing"], {}) == (
+        "inline-token",
+        "token-from-a-file-0123",
+    )
+
+
+# -- the mock and --mcp-command --------------------------------------------------------------------------
+
+
+def test_no_preset_starts_the_embedded_mock_cluster(tmp_path: Path) -> None:
+    fixture = tmp_path / "cluster.json"
+    fixture.write_text("{}")
+
+    plain = resolve_server(Config(), {})
+    chosen = resolve_server(Config(cluster_server="mock", cluster=fixture), {})
+
+    assert plain.command == (sys.executable, "-m", "mock_cluster")
+    assert chosen.command == (sys.executable, "-m", "mock_cluster", "--cluster", str(fixture))
+    assert plain.secrets == () and plain.preset == "mock"
+
+
+def test_a_custom_command_runs_as_given_with_the_kubeconfig_secrets(machine: dict[str, str]) -> None:
+    config = Config(mcp_command=("my-server", "--flag"), mcp_env={"KUBECONFIG": machine["KUBECONFIG"]})
+
+    launch = resolve_server(config, machine)
+
+    assert launch.command == ("my-server", "--flag")
+    assert launch.env == {"KUBECONFIG": machine["KUBECONFIG"]}
+    assert launch.secrets == (TOKEN,)
+    assert launch.preset == "custom"
+
+
+# -- kubernetes-mcp-server -------------------------------------------------------------------------------
+
+
+def test_kubernetes_mcp_server_runs_the_cached_binary_read_only_without_the_config_toolset(
+    machine: dict[str, str],
+) -> None:
+    binary = installed_kms(Path(machine["K8S_AGENT_CACHE"]))
+
+    launch = resolve_server(Config(cluster_server="kubernetes-mcp-server"), machine)
+
+    assert launch.command[:5] == (str(binary), "--read-only", "--toolsets", "core", "--disable-multi-cluster")
+    assert launch.command[5] == "--config"
+    assert Path(launch.command[6]).read_text() == KMS_CONFIG
+    assert 'kind = "Secret"' in KMS_CONFIG
+    assert launch.env["KUBECONFIG"] == machine["KUBECONFIG"]
+    assert launch.secrets == (TOKEN,)
+    assert "kubernetes-mcp-server 0.0.67" in launch.description
+
+
+def test_the_binary_override_wins_and_must_exist(machine: dict[str, str], tmp_path: Path) -> None:
+    installed_kms(Path(machine["K8S_AGENT_CACHE"]))
+    mine = executable(tmp_path / "elsewhere" / "kms")
+    config = Config(cluster_server="kubernetes-mcp-server")
+
+    assert resolve_server(config, {**machine, "KUBERNETES_MCP_SERVER_BIN": str(mine)}).command[0] == str(mine)
+    with pytest.raises(ConfigError, match="KUBERNETES_MCP_SERVER_BIN=/nope: no such file"):
+        resolve_server(config, {**machine, "KUBERNETES_MCP_SERVER_BIN": "/nope"})
+
+
+def test_an_npm_wrapper_on_path_is_replaced_by_its_platform_binary(
+    machine: dict[str, str], tmp_path: Path
+) -> None:
+    package = kms_platform_package()
+    assert package is not None
+    modules = tmp_path / "global" / "lib" / "node_modules"
+    wrapper = executable(modules / "kubernetes-mcp-server" / "bin" / "index.js", "#!/usr/bin/env node\n")
+    binary = executable(modules / package / "bin" / package, "\x7fELF")
+    (Path(machine["PATH"]) / "kubernetes-mcp-server").symlink_to(wrapper)
+
+    launch = resolve_server(Config(cluster_server="kubernetes-mcp-server"), machine)
+
+    assert launch.command[0] == str(binary)
+
+
+def test_a_missing_server_names_what_to_install(machine: dict[str, str]) -> None:
+    with pytest.raises(ConfigError) as error:
+        resolve_server(Config(cluster_server="kubernetes-mcp-server"), machine)
+
+    assert str(error.value).startswith("kubernetes-mcp-server not found: install it with")
+    assert ".ci/install-k8s-mcp-servers.sh" in str(error.value)
+    assert "KUBERNETES_MCP_SERVER_BIN" in str(error.value)
+
+
+def test_a_real_cluster_server_needs_a_kubeconfig(machine: dict[str, str]) -> None:
+    installed_kms(Path(machine["K8S_AGENT_CACHE"]))
+    del machine["KUBECONFIG"]
+
+    with pytest.raises(ConfigError, match=r"needs a kubeconfig and there is none at ~/.kube/config"):
+        resolve_server(Config(cluster_server="kubernetes-mcp-server"), machine)
+
+
+def test_the_default_kubeconfig_is_home_kube_config(machine: dict[str, str]) -> None:
+    installed_kms(Path(machine["K8S_AGENT_CACHE"]))
+    del machine["KUBECONFIG"]
+    default = kubeconfig(Path(machine["HOME"]) / ".kube" / "config", token="home-token-123")
+
+    launch = resolve_server(Config(cluster_server="kubernetes-mcp-server"), machine)
+
+    assert launch.env["KUBECONFIG"] == str(default)
+    assert launch.secrets == ("home-token-123",)
+
+
+# -- mcp-server-kubernetes -------------------------------------------------------------------------------
+
+
+def test_mcp_server_kubernetes_runs_with_node_read_only_and_a_narrowed_tool_list(
+    machine: dict[str, str],
+) -> None:
+    script = installed_flux(Path(machine["K8S_AGENT_CACHE"]))
+    node = executable(Path(machine["PATH"]) / "node")
+    executable(Path(machine["PATH"]) / "kubectl")
+    config = Config(
+        cluster_server="mcp-server-kubernetes",
+        mcp_env={"KUBECONFIG": machine["KUBECONFIG"], "ALLOW_ONLY_READONLY_TOOLS": "false", "HOME": "/h"},
+    )
+
+    launch = resolve_server(config, machine)
+
+    assert launch.command == (str(node), str(script))
+    assert launch.env["ALLOW_ONLY_READONLY_TOOLS"] == "true"
+    assert launch.env["ALLOWED_TOOLS"] == ",".join(FLUX_TOOLS)
+    assert "kubectl_context" not in FLUX_TOOLS and "kubectl_reconnect" not in FLUX_TOOLS
+    assert launch.env["MASK_SECRETS"] == "true"
+    assert launch.env["PATH"] == machine["PATH"]
+    assert launch.env["HOME"] == "/h"
+    assert launch.secrets == (TOKEN,)
+
+
+@pytest.mark.parametrize(("present", "missing"), [(("node",), "kubectl"), (("kubectl",), "node")])
+def test_mcp_server_kubernetes_needs_node_and_kubectl_on_path(
+    machine: dict[str, str], present: tuple[str, ...], missing: str
+) -> None:
+    installed_flux(Path(machine["K8S_AGENT_CACHE"]))
+    for program in present:
+        executable(Path(machine["PATH"]) / program)
+
+    with pytest.raises(ConfigError, match=rf"`{missing}` is not on PATH"):
+        resolve_server(Config(cluster_server="mcp-server-kubernetes"), machine)
+
+
+def test_mcp_server_kubernetes_is_found_on_path_too(machine: dict[str, str], tmp_path: Path) -> None:
+    script = executable(
+        tmp_path / "lib" / "mcp-server-kubernetes" / "dist" / "index.js", "#!/usr/bin/env node\n"
+    )
+    (Path(machine["PATH"]) / "mcp-server-kubernetes").symlink_to(script)
+    executable(Path(machine["PATH"]) / "node")
+    executable(Path(machine["PATH"]) / "kubectl")
+
+    launch = resolve_server(Config(cluster_server="mcp-server-kubernetes"), machine)
+
+    assert launch.command[1] == str(script.resolve())
+
+
+# -- configuration and the flag ----------------------------------------------------------------------------
+
+
+KEYED = {"OPENAI_API_KEY": "sk-test-not-a-real-key-000"}
+
+
+def test_the_preset_comes_from_the_flag_or_the_environment() -> None:
+    from_env = load_config({}, {**KEYED, "K8S_AGENT_CLUSTER_SERVER": "mcp-server-kubernetes"}, None)
+    args = build_parser().parse_args(["ask", "q", "--cluster-server", "kubernetes-mcp-server"])
+    from_flag = config_from(args, {**KEYED, "K8S_AGENT_CLUSTER_SERVER": "mock"})
+
+    assert from_env.cluster_server == "mcp-server-kubernetes"
+    assert from_flag.cluster_server == "kubernetes-mcp-server"
+
+
+def test_a_flag_naming_the_cluster_overrides_the_environment_naming_it_otherwise() -> None:
+    assert (
+        load_config({"mcp_command": "x"}, {"K8S_AGENT_CLUSTER_SERVER": "mock"}, None).cluster_server is None
+    )
+    preset = load_config(
+        {"cluster_server": "kubernetes-mcp-server"}, {**KEYED, "K8S_AGENT_MCP_COMMAND": "x"}, None
+    )
+    assert preset.mcp_command == ()
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            {"cluster_server": "kubectl-ai"},
+            "unknown cluster server 'kubectl-ai': choose one of kubernetes-mcp-server",
+        ),
+        ({"cluster_server": "mock", "mcp_command": "x"}, "--cluster-server and --mcp-command both name"),
+        (
+            {"cluster_server": "kubernetes-mcp-server", "cluster": __file__},
+            "cannot be combined with --cluster-server",
+        ),
+        (
+            {"cluster_server": "mcp-server-kubernetes", "model": "offline"},
+            "knows only the mock cluster's tools",
+        ),
+    ],
+)
+def test_bad_presets_are_config_errors(flags: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(flags, KEYED, None)
+
+
+def test_resolving_reads_only_the_given_environment(
+    machine: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installed_kms(Path(machine["K8S_AGENT_CACHE"]))
+    monkeypatch.setenv("KUBERNETES_MCP_SERVER_BIN", "/from/the/process/environment")
+
+    launch = resolve_server(Config(cluster_server="kubernetes-mcp-server"), machine)
+
+    assert launch.command[0].startswith(machine["K8S_AGENT_CACHE"])
+    assert os.environ["KUBERNETES_MCP_SERVER_BIN"] == "/from/the/process/environment"
