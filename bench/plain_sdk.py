@@ -16,6 +16,8 @@ from agents import (
 from agents.mcp import MCPServerStdio
 from openai import AsyncOpenAI
 
+from harness.prompts import SYSTEM_PROMPT
+
 
 def native_server(command: Sequence[str]) -> MCPServerStdio:
     """The SDK's own stdio MCP server wrapper, with its defaults (tool list not cached)."""
@@ -28,7 +30,7 @@ async def run_plain(client: AsyncOpenAI, server: MCPServerStdio, question: str) 
     set_trace_processors([])
     agent: Agent[Any] = Agent(
         name="plain",
-        instructions="You are an SRE.",
+        instructions=SYSTEM_PROMPT,
         model=OpenAIChatCompletionsModel(model="m", openai_client=client),
         mcp_servers=[server],
     )

@@ -30,23 +30,25 @@ def progress(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-async def measure_turns(rounds: int, turns: int) -> dict[str, Samples]:
-    bench = TurnBench(turns)
+async def measure_turns(rounds: int, short: int, long: int) -> dict[str, Samples]:
+    """Per contender: ms per turn, the slope between a short and a long run in the same round."""
+    bench = TurnBench()
     runners = await bench.contenders()
-    samples = {name: Samples(name, "ms/turn") for name in runners}
+    per_turn = {name: Samples(name, "ms/turn") for name in runners}
     names = list(runners)
     try:
         for name in names:  # warm-up: imports, connection pools, first-call caches
-            await bench.time(runners[name])
+            await bench.time(runners[name], short)
         for round_ in range(rounds):
             progress(f"per-turn round {round_ + 1}/{rounds}")
             order = names[round_ % len(names) :] + names[: round_ % len(names)]
             for name in order:
-                per_turn, _ = await bench.time(runners[name])
-                samples[name].add(per_turn)
+                brief = await bench.time(runners[name], short)
+                full = await bench.time(runners[name], long)
+                per_turn[name].add((full - brief) / (long - short))
     finally:
         await bench.close()
-    return samples
+    return per_turn
 
 
 async def measure_calls(rounds: int, per_round: int) -> dict[str, Samples]:
@@ -128,8 +130,8 @@ def _version(name: str) -> str:
 
 def run(quick: bool = False) -> dict[str, Any]:
     """Measure everything; returns the figures as JSON-ready data."""
-    rounds, turns, per_call = (2, 4, 50) if quick else (7, 20, 300)
-    turn_samples = asyncio.run(measure_turns(rounds, turns))
+    rounds, short, long, per_call = (2, 2, 6, 50) if quick else (7, 5, 25, 300)
+    turn_samples = asyncio.run(measure_turns(rounds, short, long))
     call_samples = asyncio.run(measure_calls(rounds, per_call))
     start_samples, investigation = measure_startup(2 if quick else 5)
     progress("checking which imports `ask` makes")
@@ -161,7 +163,13 @@ def run(quick: bool = False) -> dict[str, Any]:
     }
     return {
         "machine": machine(),
-        "settings": {"quick": quick, "rounds": rounds, "turns_per_run": turns, "calls_per_round": per_call},
+        "settings": {
+            "quick": quick,
+            "rounds": rounds,
+            "turns_short_run": short,
+            "turns_long_run": long,
+            "calls_per_round": per_call,
+        },
         "per_turn": {name: s.summary() for name, s in turn_samples.items()},
         "per_call": {name: s.summary() for name, s in call_samples.items()},
         "startup": {name: s.summary() for name, s in start_samples.items()},
@@ -170,7 +178,11 @@ def run(quick: bool = False) -> dict[str, Any]:
         "ratios": {k: round(v, 3) for k, v in ratios.items()},
         "targets": TARGETS,
         "targets_met": met,
-        "_samples": {"turns": turn_samples, "calls": call_samples, "startup": start_samples},
+        "_samples": {
+            "turns": turn_samples,
+            "calls": call_samples,
+            "startup": start_samples,
+        },
     }
 
 
@@ -184,7 +196,9 @@ def render(figures: dict[str, Any]) -> str:
         f"openai {m['openai']}, mcp {m['mcp']}. Figures: median (min-max) over "
         f"{figures['settings']['rounds']} interleaved rounds.",
         "",
-        f"Per model turn ({figures['settings']['turns_per_run']} turns per run, one tool call each, instant model):",
+        f"Per model turn (one tool call each, instant model; the slope between runs of "
+        f"{figures['settings']['turns_short_run']} and {figures['settings']['turns_long_run']} turns, "
+        "so what a run pays once is not spread over its turns):",
         "",
         "| loop | ms per turn | ratio to floor |",
         "|---|---|---|",

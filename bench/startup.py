@@ -29,6 +29,24 @@ asyncio.run(main())
 """
 
 
+# Appended to each measured program: at exit, write the process's own peak RSS (VmHWM) to a file.
+# Not ru_maxrss: a child's ru_maxrss counts the parent's pages it held between fork and exec.
+PEAK_RSS_HOOK = """
+import atexit as _atexit, os as _os
+def _peak_rss():
+    target = _os.environ.get("K8S_AGENT_BENCH_RSS")
+    if target:
+        with open("/proc/self/status") as status, open(target, "w") as out:
+            out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+_atexit.register(_peak_rss)
+"""
+ASK = """
+import runpy, sys
+sys.argv = ["k8s-agent", *sys.argv[1:]]
+runpy.run_module("k8s_agent", run_name="__main__", alter_sys=True)
+"""
+
+
 @dataclass
 class ProcessRun:
     """One measured process."""
@@ -44,20 +62,20 @@ def _clean_env() -> dict[str, str]:
 
 
 def measure(command: list[str], trace_dir: Path | None = None) -> ProcessRun:
-    """Run a process; wall time, its own peak RSS (os.wait4), JSON stdout, first model request."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    """Run a process; wall time, its own peak RSS, JSON stdout, time to its first model request."""
+    with tempfile.TemporaryDirectory() as folder:
+        rss_file = Path(folder) / "rss"
+        env = {**_clean_env(), "K8S_AGENT_BENCH_RSS": str(rss_file)}
         started_wall = time.time()
         started = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=err, env=_clean_env(), text=True)
-        _, status, usage = os.wait4(process.pid, 0)  # the child's own rusage: its peak RSS
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=180, check=False)
         seconds = time.perf_counter() - started
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(command[1:4])} failed ({process.returncode}): {stderr.strip()[-300:]}")
-    peak = usage.ru_maxrss / 1024
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"{' '.join(command[1:4])} failed ({done.returncode}): {done.stderr.strip()[-300:]}"
+            )
+        peak = int(rss_file.read_text()) / 1024 if rss_file.exists() else float("nan")
+        stdout = done.stdout
     output = json.loads(stdout) if stdout.strip().startswith("{") else {}
     first = None
     if trace_dir is not None and output.get("trace"):
@@ -70,10 +88,11 @@ def measure(command: list[str], trace_dir: Path | None = None) -> ProcessRun:
 
 
 def ask_command(impl: str, trace_dir: Path) -> list[str]:
+    """`k8s-agent ask` as a user runs it, plus the peak-RSS hook."""
     return [
         sys.executable,
-        "-m",
-        "k8s_agent",
+        "-c",
+        PEAK_RSS_HOOK + ASK,
         "ask",
         QUESTION,
         "--impl",
@@ -86,7 +105,8 @@ def ask_command(impl: str, trace_dir: Path) -> list[str]:
 
 
 def floor_command() -> list[str]:
-    return [sys.executable, "-c", FLOOR]
+    """Import what `ask` needs and list the mock server's tools: the start-up floor."""
+    return [sys.executable, "-c", PEAK_RSS_HOOK + FLOOR]
 
 
 def imports_sdk(impl: str) -> bool:

@@ -1,17 +1,21 @@
 """Per model turn: four loops against the same instant scripted model and the same MCP server.
 
-- floor: a bare loop over the `openai` client and the MCP client, no guardrails;
+- floor: a bare loop over the `openai` client and the MCP client, no guardrails (the same system
+  prompt and tool definitions: what the agents send is not a harness cost);
 - hand-written agent and SDK port: our two agents, reusing one running mock cluster;
 - plain SDK: the OpenAI Agents SDK as a user would write it, with its native MCP integration
   (`MCPServerStdio`, defaults) instead of our gateway.
 
 The model calls one distinct tool per turn (`search_logs` with a new pattern each time), then
-answers. Time per turn = wall time of the run / turns. Runs are interleaved, order rotating.
+answers. Each contender runs a short and a long investigation in every round; the cost of a turn is
+the slope between the two (extra time / extra turns), so what a run pays once (a client, a trace
+file, an agent object) is not spread over its turns. Runs are interleaved, the order rotating.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 import time
@@ -21,30 +25,35 @@ from typing import Any
 
 from harness.config import Config
 from harness.mcp_client import McpClient
+from harness.prompts import SYSTEM_PROMPT
 from scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
 
 MOCK = (sys.executable, "-m", "mock_cluster")
-QUESTION = "Which pods are unhealthy?"
+_TURNS = re.compile(r"\[turns=(\d+)\]")
 
 
-def responder(turns: int) -> Callable[[dict[str, Any]], Step]:
-    """A stateless model: one new tool call per turn until `turns` tool results, then an answer."""
-
-    def answer(body: dict[str, Any]) -> Step:
-        done = sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
-        if done < turns:
-            return Reply(tool_calls=(ToolCall("search_logs", json.dumps({"pattern": f"bench-{done}"})),))
-        return text("No pod logs match.")
-
-    return answer
+def question(turns: int) -> str:
+    """The question of a run of `turns` tool turns (the scripted model reads the count from it)."""
+    return f"Which pods are unhealthy? [turns={turns}]"
 
 
-async def floor_loop(client: Any, mcp: Any, tools: list[dict[str, Any]]) -> int:
+def responder(body: dict[str, Any]) -> Step:
+    """A stateless model: one new tool call per turn until the question's count, then an answer."""
+    asked = next((m.get("content") or "" for m in body.get("messages", []) if m.get("role") == "user"), "")
+    match = _TURNS.search(str(asked))
+    turns = int(match[1]) if match else 1
+    done = sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
+    if done < turns:
+        return Reply(tool_calls=(ToolCall("search_logs", json.dumps({"pattern": f"bench-{done}"})),))
+    return text("No pod logs match.")
+
+
+async def floor_loop(client: Any, mcp: Any, tools: list[dict[str, Any]], turns: int) -> int:
     """The bare loop: ask, run every call through the MCP session, repeat. Returns requests made."""
     # One client for every run (made by the caller): the floor pays nothing it does not have to.
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "You are an SRE."},
-        {"role": "user", "content": QUESTION},
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": question(turns)},
     ]
     requests = 0
     while True:
@@ -74,26 +83,25 @@ async def agent_run(impl: str, url: str, mcp: McpClient, turns: int, trace_dir: 
         max_steps=turns + 2,
         max_repeats=turns + 2,
     )
-    result = await agent(impl)(config, QUESTION, mcp=mcp)
+    result = await agent(impl)(config, question(turns), mcp=mcp)
     return result.stats.model_requests
 
 
-async def plain_sdk_run(client: Any, server: Any) -> int:
+async def plain_sdk_run(client: Any, server: Any, turns: int) -> int:
     """The plain SDK: Agent + native MCP server + Runner, defaults everywhere."""
     from bench.plain_sdk import run_plain
 
-    return await run_plain(client, server, QUESTION)
+    return await run_plain(client, server, question(turns))
 
 
 class TurnBench:
     """Holds the shared servers and times one run of each contender."""
 
-    def __init__(self, turns: int) -> None:
-        self.turns = turns
-        self.model = ScriptedModelServer(responder=responder(turns))
+    def __init__(self) -> None:
+        self.model = ScriptedModelServer(responder=responder)
         self.trace_dir = Path(tempfile.mkdtemp(prefix="k8s-agent-bench-"))
 
-    async def contenders(self) -> dict[str, Callable[[], Awaitable[int]]]:
+    async def contenders(self) -> dict[str, Callable[[int], Awaitable[int]]]:
         """Start the servers each contender needs; return a runner per contender."""
         import openai
         from mcp import Client, StdioServerParameters
@@ -114,10 +122,10 @@ class TurnBench:
         self._client = openai.AsyncOpenAI(base_url=url, api_key="k", max_retries=0)
         client = self._client
         return {
-            "floor (bare loop)": lambda: floor_loop(client, bare, tools),
-            "hand-written agent": lambda: agent_run("handwritten", url, ours, self.turns, self.trace_dir),
-            "SDK port": lambda: agent_run("sdk", url, ours, self.turns, self.trace_dir),
-            "plain SDK (native MCP)": lambda: plain_sdk_run(client, native),
+            "floor (bare loop)": lambda turns: floor_loop(client, bare, tools, turns),
+            "hand-written agent": lambda turns: agent_run("handwritten", url, ours, turns, self.trace_dir),
+            "SDK port": lambda turns: agent_run("sdk", url, ours, turns, self.trace_dir),
+            "plain SDK (native MCP)": lambda turns: plain_sdk_run(client, native, turns),
         }
 
     async def close(self) -> None:
@@ -127,9 +135,11 @@ class TurnBench:
             await context.__aexit__(None, None, None)
         self.model.stop()
 
-    async def time(self, run: Callable[[], Awaitable[int]]) -> tuple[float, int]:
-        """Milliseconds per turn of one run, and the requests it made."""
+    async def time(self, run: Callable[[int], Awaitable[int]], turns: int) -> float:
+        """Milliseconds one run of `turns` tool turns takes (it must make turns + 1 requests)."""
         started = time.perf_counter()
-        requests = await run()
+        requests = await run(turns)
         elapsed = (time.perf_counter() - started) * 1e3
-        return elapsed / max(requests, 1), requests
+        if requests != turns + 1:
+            raise RuntimeError(f"a run of {turns} turns made {requests} model requests")
+        return elapsed
