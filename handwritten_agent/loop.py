@@ -107,9 +107,10 @@ async def ask_model(
 
 
 def _assistant_message(reply: Reply) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": reply.content,
+    message: dict[str, Any] = {"role": "assistant"}
+    if reply.content:  # "content": null costs the client's request transform a union walk per message
+        message["content"] = reply.content
+    return message | {
         "tool_calls": [
             {
                 "id": c.id,
