@@ -28,6 +28,8 @@ class Scripted:
 
     server: ScriptedModelServer
     model: Model
+    client: Any
+    """The AsyncOpenAI client behind `model`, for probes that build a model of their own."""
 
     @property
     def requests(self) -> list[dict[str, Any]]:
@@ -38,8 +40,8 @@ class Scripted:
 class ScriptedModels:
     """A scripted server shared by every run of one probe.
 
-    Each `play()` loads a new script into the same server: stopping a server waits for its poll
-    interval (~0.5 s), which a probe with five runs would otherwise pay five times.
+    Each `play()` loads a new script into the same server, so a probe with five runs starts one
+    server, not five.
     """
 
     def __init__(self) -> None:
@@ -66,7 +68,9 @@ class ScriptedModels:
             timeout=CLIENT_TIMEOUT_SECONDS,
         )
         try:
-            yield Scripted(self._server, OpenAIChatCompletionsModel(model="scripted", openai_client=client))
+            yield Scripted(
+                self._server, OpenAIChatCompletionsModel(model="scripted", openai_client=client), client
+            )
         finally:
             await client.close()
 

@@ -7,6 +7,7 @@ from poc.probes import (
     features,
     forced_summary,
     invalid_json,
+    port_hooks,
     rerun,
     retries,
     reused_ids,
@@ -29,6 +30,7 @@ PROBES: tuple[Probe, ...] = (
     retries.PROBE,
     empty_choices.PROBE,
     rerun.PROBE,
+    port_hooks.PROBE,
 )
 
 __all__ = ["PROBES"]
