@@ -13,6 +13,7 @@ import pytest
 
 from harness.errors import AgentError
 from harness.session import RunResult
+from k8s_agent.invariants import calls_answered
 from k8s_agent.runner import IMPLEMENTATIONS
 from k8s_agent.scenarios import QUESTION, Scenario
 from k8s_agent.scripted_run import run_scripted
@@ -73,19 +74,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def assert_every_call_answered(requests: Iterable[dict[str, Any]]) -> None:
     """C10: in every request, each assistant tool call id is answered by exactly one tool message
-    before the next assistant or user message."""
-    for number, body in enumerate(requests, start=1):
-        messages = body["messages"]
-        for index, message in enumerate(messages):
-            ids = [call["id"] for call in message.get("tool_calls") or []]
-            if message.get("role") != "assistant" or not ids:
-                continue
-            answered = []
-            for following in messages[index + 1 :]:
-                if following.get("role") != "tool":
-                    break
-                answered.append(following["tool_call_id"])
-            assert sorted(answered) == sorted(ids), f"request {number}: calls {ids} answered by {answered}"
+    before the next assistant or user message (the same check `compare` reports)."""
+    check = calls_answered(list(requests))
+    assert check.held, check.detail
 
 
 RunAgent = Callable[..., AgentRun]
