@@ -179,7 +179,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         config = config_from(args)
     except ConfigError as error:
         trace = record_failed_start(
-            args.trace_dir or Path("traces"), args.impl or "unknown", args.question, error
+            args.trace_dir or Path("traces"), args.impl or Config.impl, args.question, error
         )
         return fail(error, trace, as_json=args.json, impl=args.impl)
     observer = None if args.quiet else ProgressPrinter()
