@@ -22,7 +22,7 @@ from harness.approval import Approver, deny_all
 from harness.grounding import Evidence
 from harness.mcp_client import ToolFailure, ToolResult
 from harness.schemas import ArgumentValidator
-from harness.supervisor import Supervisor, call_signature, fingerprint
+from harness.supervisor import Supervisor, call_signature, fingerprint_of
 from harness.tools import ToolSpec
 from harness.trace import Recorder
 
@@ -174,19 +174,19 @@ class ToolGateway:
             )
 
         signature = call_signature(name, arguments)
-        print_ = fingerprint(signature)
-        self._supervisor.call_seen(print_)
+        fingerprint = fingerprint_of(signature)
+        self._supervisor.call_seen(fingerprint)
         if signature in self._cache:
             return ToolOutcome(
-                call_id, name, CACHED, prompts.duplicate(self._cache[signature]), print_, arguments
+                call_id, name, CACHED, prompts.duplicate(self._cache[signature]), fingerprint, arguments
             )
 
         if self.needs_approval(name) and signature not in self._approved:
             if signature in self._denied or not await self._approver(name, arguments):
                 self._cache[signature] = prompts.not_approved(name)
-                return ToolOutcome(call_id, name, REFUSED, self._cache[signature], print_, arguments)
+                return ToolOutcome(call_id, name, REFUSED, self._cache[signature], fingerprint, arguments)
 
-        result, attempts = await self._execute(call_id, name, arguments, print_)
+        result, attempts = await self._execute(call_id, name, arguments, fingerprint)
         if result.failure is None:
             content = self._recorder.redactor.text(result.text)
             self.evidence.add(content)
@@ -197,10 +197,10 @@ class ToolGateway:
             if result.failure.kind == "gone":
                 self._supervisor.server_gone = True
         self._cache[signature] = content
-        return ToolOutcome(call_id, name, kind, content, print_, arguments, attempts)
+        return ToolOutcome(call_id, name, kind, content, fingerprint, arguments, attempts)
 
     async def _execute(
-        self, call_id: str, name: str, arguments: dict[str, Any], print_: str
+        self, call_id: str, name: str, arguments: dict[str, Any], fingerprint: str
     ) -> tuple[ToolResult, int]:
         """Call the server, retrying retryable failures with bounded backoff."""
         attempt = 1
@@ -216,7 +216,7 @@ class ToolGateway:
                 "tool_retry",
                 request_id=call_id,
                 tool=name,
-                fingerprint=print_,
+                fingerprint=fingerprint,
                 attempt=attempt,
                 reason=failure.reason,
                 retry_after=failure.retry_after,
@@ -226,9 +226,9 @@ class ToolGateway:
             attempt += 1
 
     def _rejected(self, call_id: str, name: str, kind: str, message: str, arguments: Any) -> ToolOutcome:
-        print_ = fingerprint(call_signature(name, arguments))
-        self._supervisor.call_seen(print_)
-        return ToolOutcome(call_id, name, kind, message, print_, arguments)
+        fingerprint = fingerprint_of(call_signature(name, arguments))
+        self._supervisor.call_seen(fingerprint)
+        return ToolOutcome(call_id, name, kind, message, fingerprint, arguments)
 
     def _record(self, outcome: ToolOutcome) -> None:
         stats = self._recorder.stats

@@ -26,7 +26,7 @@ def call_signature(name: str, arguments: Any) -> str:
     return f"{name}:{json.dumps(arguments, sort_keys=True)}"
 
 
-def fingerprint(signature: str) -> str:
+def fingerprint_of(signature: str) -> str:
     """Short sha256 of a call signature, as recorded in the trace."""
     return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:12]
 
