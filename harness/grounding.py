@@ -109,16 +109,17 @@ _POD_WORDS = frozenset({"anti-affinity", "crash-looping", "crash-loop", "non-rea
 # English compounds: "per-tenant namespace", "non-production namespace", "multi-zone nodes".
 _ENGLISH_PREFIXES = ("per-", "non-", "multi-", "single-", "cross-", "self-", "well-", "high-", "low-")
 
-# Resource kinds kubectl writes as `kind/name`; the name is checked only for pods, nodes, namespaces.
-_KINDS = {
+# Words that name what kind of thing the next (or previous) word is, in prose.
+_KEYWORDS = {
     "pod": POD,
     "pods": POD,
     "node": NODE,
     "nodes": NODE,
     "namespace": NAMESPACE,
     "namespaces": NAMESPACE,
-    "ns": NAMESPACE,
 }
+# Resource kinds kubectl writes as `kind/name`; the name is checked only for pods, nodes, namespaces.
+_KINDS = {**_KEYWORDS, "ns": NAMESPACE}
 _OTHER_KINDS = frozenset(
     """
     deployment deployments deploy replicaset replicasets rs statefulset statefulsets sts daemonset
@@ -128,14 +129,7 @@ _OTHER_KINDS = frozenset(
     clusterrolebinding networkpolicy netpol storageclass sc lease leases crd replicationcontroller rc
     """.split()
 )
-_KEYWORDS = {
-    "pod": POD,
-    "pods": POD,
-    "node": NODE,
-    "nodes": NODE,
-    "namespace": NAMESPACE,
-    "namespaces": NAMESPACE,
-}
+
 _TABLE_COLUMNS = {"namespace": NAMESPACE, "ns": NAMESPACE, "node": NODE, "node name": NODE, "nodename": NODE}
 _TABLE_NON_NAMES = frozenset({"n/a", "na", "none", "all", "any", "-", "<none>", "cluster-wide", "unknown"})
 
