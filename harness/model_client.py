@@ -242,7 +242,7 @@ def endpoint_error(error: Exception, config: Config, url: str | None) -> ModelEn
             f"{' after ' + str(retries + 1) + ' attempts' if _retryable_status(error.status_code) else ''}: "
             f"{_api_message(error)}"
         )
-    if isinstance(error, openai.APIResponseValidationError | ValueError | KeyError | TypeError):
+    if isinstance(error, openai.APIResponseValidationError):
         return MalformedResponseError(f"the model endpoint {where} sent a malformed response: {error}")
     return ModelEndpointError(f"model request failed: {type(error).__name__}: {error}")
 

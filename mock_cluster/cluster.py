@@ -11,8 +11,6 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-HEALTHY_STATUSES = frozenset({"Running", "Completed", "Succeeded"})
-
 
 class NotFound(Exception):
     """The named object does not exist."""

@@ -79,11 +79,6 @@ class ScriptedModelServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def extend(self, steps: Iterable[Step]) -> None:
-        """Append steps to the script."""
-        with self._lock:
-            self._script.extend(steps)
-
     def reset(self, script: Iterable[Step] = ()) -> None:
         """Forget recorded requests and load a new script (to reuse one server across runs)."""
         with self._lock:
@@ -93,11 +88,6 @@ class ScriptedModelServer:
             self.extra_requests.clear()
             self.errors.clear()
             self._ids = itertools.count(1)
-
-    @property
-    def leftover(self) -> int:
-        """Steps not consumed yet."""
-        return len(self._script)
 
     def assert_done(self) -> None:
         """Fail if steps were left unused or requests came after the script ended."""
