@@ -1,5 +1,5 @@
-"""The face of the project: the `k8s-agent` command line, comparisons and benchmarks."""
+"""The face of the project: the `k8s-agent` command line, comparisons, trace tools and benchmarks.
 
-from k8s_agent.runner import IMPLEMENTATIONS, run_question
-
-__all__ = ["IMPLEMENTATIONS", "run_question"]
+Importing this package imports nothing heavy (no openai, mcp or SDK): `k8s-agent --help` and a
+mistyped flag answer at once; each command loads what it needs when it runs.
+"""

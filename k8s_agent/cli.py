@@ -3,24 +3,36 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from harness.config import CLUSTER_SERVERS, OFFLINE_MODEL, Config, load_config
-from harness.errors import AgentError, ConfigError
+from k8s_agent_harness.config import (
+    GROUPS,
+    SETTINGS,
+    Config,
+    flag_of,
+    flag_type,
+    help_of,
+    load_config,
+)
+from k8s_agent_harness.errors import AgentError, ConfigError
 
 EXIT_INTERNAL = 1
 EXIT_INTERRUPTED = 130
 
 # Modules that add a subcommand: each has `register(commands)`, which only declares its flags;
 # the work (and any heavy import) happens in its handler.
-SUBCOMMANDS: tuple[str, ...] = ("k8s_agent.compare", "k8s_agent.trace_tools", "poc.cli", "bench.cli")
+SUBCOMMANDS: tuple[str, ...] = (
+    "k8s_agent.compare",
+    "k8s_agent.trace_tools",
+    "poc.cli",
+    "k8s_agent.bench.cli",
+)
 
 DESCRIPTION = """\
 A Kubernetes diagnosis agent: one question in, one grounded health report out.
@@ -29,19 +41,32 @@ With no model configured it answers with the embedded OFFLINE MODEL, a determini
 playbook (not an LLM), against the embedded mock cluster: no API key, no cluster needed.
 """
 
-ASK_EPILOG = """\
-configuration (flags > environment > .env file > defaults):
-  OPENAI_API_KEY, OPENAI_BASE_URL   a real OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, ...)
-  K8S_AGENT_MODEL (or OPENAI_MODEL) the model name; 'offline' is the deterministic playbook
-  K8S_AGENT_MCP_COMMAND             a stdio MCP server command for a real cluster
-  K8S_AGENT_CLUSTER_SERVER          kubernetes-mcp-server | mcp-server-kubernetes | mock
-  KUBERNETES_MCP_SERVER_BIN, MCP_SERVER_KUBERNETES_JS   where those servers are (else ~/.cache/k8s-agent/npm, PATH)
-  K8S_AGENT_MAX_STEPS, K8S_AGENT_MAX_REPEATS, K8S_AGENT_MAX_SECONDS, K8S_AGENT_TRACE_DIR, ...
-  KUBECONFIG                        passed on to the MCP server
+GROUP_TITLES = {
+    "agent": "agent",
+    "model": "model endpoint",
+    "cluster": "cluster (MCP server)",
+    "budgets": "budgets",
+    "output": "output",
+}
 
+EXIT_CODES = """\
 exit codes: 0 report written, 2 bad input or configuration, 3 model endpoint failed,
-            4 MCP server failed to start, 1 internal error, 130 interrupted
-"""
+            4 MCP server failed to start, 1 internal error, 130 interrupted"""
+
+
+def environment_help() -> str:
+    """The environment variables the run settings read, derived from the settings themselves."""
+    lines = ["configuration (flags > environment > .env file > defaults):"]
+    for name, setting in SETTINGS.items():
+        if setting.env:
+            lines.append(f"  {' or '.join(setting.env):<34} {flag_of(name)}")
+    lines += [
+        f"  {'KUBECONFIG, HTTPS_PROXY, HTTP_PROXY, NO_PROXY':<34} passed on to the MCP server",
+        f"  {'KUBERNETES_MCP_SERVER_BIN':<34} where kubernetes-mcp-server is (else the cache, PATH)",
+        f"  {'MCP_SERVER_KUBERNETES_JS':<34} where mcp-server-kubernetes is (else the cache, PATH)",
+        f"  {'K8S_AGENT_CACHE':<34} the cache folder (default ~/.cache/k8s-agent)",
+    ]
+    return "\n".join(lines)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -63,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
         "ask",
         help="investigate a question and print a health report",
         description="Investigate a question about the cluster and print a grounded health report.",
-        epilog=ASK_EPILOG,
+        epilog=environment_help() + "\n\n" + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ask.add_argument("question", help='e.g. "Which pods in the production namespace are unhealthy, and why?"')
@@ -81,111 +106,77 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """Flags shared by every command that runs the agent."""
-    group = parser.add_argument_group("agent")
-    group.add_argument("--impl", help="handwritten (default) or sdk (the OpenAI Agents SDK port)")
-    group.add_argument(
-        "--model",
-        help=f"model name; '{OFFLINE_MODEL}' = deterministic offline playbook, not an LLM "
-        "(the default when no endpoint is configured)",
-    )
-    group.add_argument(
-        "--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)"
-    )
-    group.add_argument("--api-key", help="API key (prefer env OPENAI_API_KEY: flags show in process lists)")
-    group.add_argument(
-        "--env-file", type=Path, default=Path(".env"), help="read settings from this file (default .env)"
-    )
-    cluster = parser.add_argument_group("cluster")
-    cluster.add_argument(
-        "--cluster-server",
-        choices=CLUSTER_SERVERS,
-        help="MCP server for a real cluster, read-only, with KUBECONFIG passed on: kubernetes-mcp-server "
-        "or mcp-server-kubernetes (install: npm, or .ci/install-k8s-mcp-servers.sh); mock (the default) is "
-        "the embedded mock cluster (env K8S_AGENT_CLUSTER_SERVER)",
-    )
-    cluster.add_argument(
-        "--mcp-command", help='stdio MCP server for a real cluster, e.g. "kubernetes-mcp-server --read-only"'
-    )
-    cluster.add_argument(
-        "--mcp-env", action="append", metavar="KEY=VALUE", help="environment for the MCP server (repeatable)"
-    )
-    cluster.add_argument(
-        "--cluster", type=Path, help="mock cluster fixture (JSON) instead of the shipped one"
-    )
-    cluster.add_argument(
-        "--allow-write",
-        action="append",
-        metavar="TOOL",
-        help="allow a tool that is not annotated read-only (repeatable; asks before each call)",
-    )
-    budgets = parser.add_argument_group("budgets")
-    budgets.add_argument(
-        "--max-steps", type=int, help="model turns with tools before a forced summary (default 10)"
-    )
-    budgets.add_argument(
-        "--max-repeats",
-        type=int,
-        help="repeats of one identical tool call before a forced summary (default 2)",
-    )
-    budgets.add_argument(
-        "--max-seconds", type=float, help="wall-clock budget of the investigation (default 300)"
-    )
-    budgets.add_argument("--tool-timeout", type=float, help="seconds per MCP tool call (default 30)")
-    budgets.add_argument("--request-timeout", type=float, help="seconds per model request (default 120)")
-    budgets.add_argument("--max-retries", type=int, help="retries of a failed model request (default 2)")
-    parser.add_argument("--trace-dir", type=Path, help="folder for JSONL traces (default traces/)")
+def add_run_options(
+    parser: argparse.ArgumentParser, *, skip: Iterable[str] = (), notes: dict[str, str] | None = None
+) -> None:
+    """One flag per run setting (config.SETTINGS), grouped, with its default and environment
+    variables in the help; `skip` leaves settings out, `notes` adds a word to a group's title."""
+    skipped = set(skip)
+    notes = notes or {}
+    groups = {
+        name: parser.add_argument_group(GROUP_TITLES[name] + (f" ({notes[name]})" if name in notes else ""))
+        for name in GROUPS
+    }
+    for name, setting in SETTINGS.items():
+        if name in skipped:
+            continue
+        options: dict[str, Any] = {"dest": name, "help": help_of(name)}
+        if setting.repeatable:
+            options["action"] = "append"
+        elif flag_type(name) is not None:
+            options["type"] = flag_type(name)
+        if setting.metavar:
+            options["metavar"] = setting.metavar
+        if setting.choices:
+            options["choices"] = setting.choices
+        groups[setting.group].add_argument(flag_of(name), **options)
+        if name == "api_key":
+            groups[setting.group].add_argument(
+                "--env-file",
+                type=Path,
+                metavar="FILE",
+                help="read settings from this file (default .env in the current folder, if there is one)",
+            )
 
 
 def config_from(args: argparse.Namespace, environ: dict[str, str] | None = None) -> Config:
     """The run's Config from parsed flags, the environment and the .env file."""
+    flags: dict[str, Any] = {name: getattr(args, name, None) for name in SETTINGS}
     mcp_env: dict[str, str] = {}
-    for item in args.mcp_env or []:
+    for item in flags.pop("mcp_env") or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ConfigError(f"--mcp-env expects KEY=VALUE, got {item!r}")
         mcp_env[key] = value
-    flags: dict[str, Any] = {
-        "impl": args.impl,
-        "model": args.model,
-        "base_url": args.base_url,
-        "api_key": args.api_key,
-        "mcp_command": args.mcp_command,
-        "cluster_server": args.cluster_server,
-        "cluster": args.cluster,
-        "max_steps": args.max_steps,
-        "max_repeats": args.max_repeats,
-        "max_seconds": args.max_seconds,
-        "tool_timeout": args.tool_timeout,
-        "request_timeout": args.request_timeout,
-        "max_retries": args.max_retries,
-        "trace_dir": args.trace_dir,
-        "allow_write": tuple(args.allow_write) if args.allow_write else None,
-        "mcp_env": mcp_env or None,
-    }
-    return load_config(flags, environ, args.env_file)
+    flags["mcp_env"] = mcp_env or None
+    if flags["allow_write"] is not None:
+        flags["allow_write"] = tuple(flags["allow_write"])
+    env_file = getattr(args, "env_file", None)
+    return load_config(flags, environ, env_file or Path(".env"), dotenv_required=env_file is not None)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """`k8s-agent ask QUESTION`."""
-    from harness.approval import TerminalApprover, deny_all
-    from harness.report import render
-    from harness.session import record_failed_start
+    import asyncio
+
+    from k8s_agent.implementations import ask
     from k8s_agent.progress import ProgressPrinter
-    from k8s_agent.runner import run_question
+    from k8s_agent_harness.approval import TerminalApprover, deny_all
+    from k8s_agent_harness.report import render
+    from k8s_agent_harness.session import record_failed_start
+    from k8s_agent_harness.vocabulary import Impl
 
     try:
         config = config_from(args)
     except ConfigError as error:
-        trace = record_failed_start(
-            args.trace_dir or Path("traces"), args.impl or Config.impl, args.question, error
-        )
+        # The trace is named after a valid implementation only: an unchecked --impl builds no path.
+        impl = args.impl if args.impl in tuple(Impl) else Config.impl
+        trace = record_failed_start(args.trace_dir or Config.trace_dir, Impl(impl), args.question, error)
         return fail(error, trace, as_json=args.json, impl=args.impl)
     observer = None if args.quiet else ProgressPrinter()
     approver = TerminalApprover() if config.allow_write else deny_all
     try:
-        result = asyncio.run(run_question(config, args.question, observer=observer, approver=approver))
+        result = asyncio.run(ask(config, args.question, observer=observer, approver=approver))
     except AgentError as error:
         return fail(error, error.trace_path, as_json=args.json, impl=config.impl)
     if args.json:
@@ -219,9 +210,9 @@ def fail(error: AgentError, trace: Path | None, *, as_json: bool = False, impl: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `k8s-agent` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
         return int(args.handler(args))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -17,9 +17,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.config import IMPLEMENTATIONS
-from harness.errors import ConfigError
 from k8s_agent.cli import add_run_options, config_from
+from k8s_agent_harness.config import BUDGET_SETTINGS, CLUSTER, MODEL, SETTINGS, flag_of
+from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS
 
 if TYPE_CHECKING:
     from k8s_agent.compare_report import Comparison
@@ -33,8 +34,10 @@ EXIT_BROKEN = 5
 DEFAULT_JOBS = 2
 """Scenario runs at a time: both implementations of one scenario run together, so they share the load."""
 
-BUDGET_FLAGS = ("max_steps", "max_repeats", "max_seconds", "tool_timeout", "request_timeout", "max_retries")
-ENDPOINT_FLAGS = ("model", "base_url", "api_key", "mcp_command", "mcp_env", "allow_write", "cluster_server")
+ENDPOINT_SETTINGS = tuple(
+    name for name, setting in SETTINGS.items() if setting.group in (MODEL, CLUSTER) and name != "cluster"
+)
+"""Settings that only a `--question` comparison uses: the scenario library brings its own model and cluster."""
 
 EPILOG = """\
 modes:
@@ -85,13 +88,14 @@ def register(commands: Any) -> None:
     parser.add_argument("--question", help="compare on this question instead of the scenario library")
     parser.add_argument("--repeat", type=int, help="runs per implementation with --question (default 3)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
-    add_run_options(parser)
+    add_run_options(parser, skip=("impl",), notes={MODEL: "with --question", CLUSTER: "--cluster: any mode"})
+    # Not in --help (compare always runs both), but named in the error when given.
+    parser.add_argument("--impl", help=argparse.SUPPRESS)
     parser.set_defaults(handler=cmd_compare)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """`k8s-agent compare [list]`."""
-
     try:
         if args.impl:
             raise ConfigError("compare always runs both implementations: drop --impl")
@@ -106,7 +110,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _compare_scenarios(args: argparse.Namespace) -> int:
     from k8s_agent.compare_runs import Progress, run_comparison, select_cases
 
-    given = [f"--{name.replace('_', '-')}" for name in ENDPOINT_FLAGS if getattr(args, name, None)]
+    given = [flag_of(name) for name in ENDPOINT_SETTINGS if getattr(args, name, None)]
     if given or args.repeat is not None:
         raise ConfigError(
             f"{', '.join(given) or '--repeat'} needs --question: the scenario library runs scripted "
@@ -118,7 +122,7 @@ def _compare_scenarios(args: argparse.Namespace) -> int:
             print(case.describe())
         return EXIT_OK
     jobs = _jobs(args.jobs, DEFAULT_JOBS)
-    settings = {name: getattr(args, name) for name in BUDGET_FLAGS if getattr(args, name) is not None}
+    settings = {name: getattr(args, name) for name in BUDGET_SETTINGS if getattr(args, name) is not None}
     root = _run_folder(args.trace_dir)
     progress = Progress(len(cases) * len(IMPLEMENTATIONS), quiet=args.quiet)
     progress.say(
@@ -154,7 +158,6 @@ def _compare_question(args: argparse.Namespace) -> int:
 
 
 def _jobs(flag: int | None, default: int) -> int:
-
     if flag is not None and flag < 1:
         raise ConfigError("--jobs must be at least 1")
     return flag or default

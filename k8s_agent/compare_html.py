@@ -13,13 +13,13 @@ import json
 import time
 from html import escape
 
-from harness.config import IMPLEMENTATIONS
-from harness.trace import Event
 from k8s_agent.compare_report import COLUMNS, Comparison, Row, RunRecord, cells, environment, repeat_summary
 from k8s_agent.timeline import Timeline, Turn, clip, describe_response, timeline, turn_facts
+from k8s_agent_harness import events
+from k8s_agent_harness.report import plural
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Guardrail, Outcome
 
-MARKS = {"executed": "✓", "cached": "↺", "failed": "✗"}
-REJECTED = ("unknown", "refused", "invalid_json", "invalid_args")
+MARKS = {Outcome.EXECUTED: "✓", Outcome.CACHED: "↺", Outcome.FAILED: "✗"}
 
 CSS = """
 :root { --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --guard: #8250df; --line: #d0d7de;
@@ -227,8 +227,8 @@ def _timeline(run: RunRecord, line: Timeline, column: int, turns: int, differs: 
     metrics = run.metrics
     wall = metrics["wall_seconds"]
     head = (
-        f"{escape(run.impl)} · {_plural(metrics['model_requests'], 'request')} · "
-        f"{_plural(metrics['tool_calls_executed'], 'tool call')} executed"
+        f"{escape(run.impl)} · {plural(metrics['model_requests'], 'request')} · "
+        f"{plural(metrics['tool_calls_executed'], 'tool call')} executed"
         f" · {metrics['bytes_sent']} bytes · {'-' if wall is None else f'{float(wall):.2f} s'}"
     )
     parts = [
@@ -253,64 +253,70 @@ def _turn(turn: Turn) -> str:
     request = turn.request
     offer = {"none": "no tools (summary)", "offered": "tools offered"}.get(turn.offer, f"tools {turn.offer}")
     parts = [
-        f'<div class="step-label">turn {turn.step} · {request.get("message_count")} messages · {escape(offer)}'
-        f" · {request.get('bytes')} bytes</div>"
+        f'<div class="step-label">turn {turn.step} · {plural(request.message_count, "message")} · '
+        f"{escape(offer)} · {request.bytes} bytes</div>"
     ]
-    for error in turn.errors:
-        if error["kind"] == "model_error":
-            parts.append(
-                f'<div class="entry model-error">HTTP {escape(str(error.get("status")))} on attempt '
-                f"{error.get('attempt')}: {escape(clip(error.get('body'), 160))}</div>"
-            )
+    for error in turn.http_errors:
+        parts.append(
+            f'<div class="entry model-error">HTTP {error.status} on attempt '
+            f"{error.attempt}: {escape(clip(error.body, 160))}</div>"
+        )
     parts.append(_model_turn(turn.response))
     parts += [_tool_call(call) for call in turn.tool_calls]
     parts += [_guardrail(event) for event in turn.guardrails]
     return "".join(parts)
 
 
-def _model_turn(response: Event | None) -> str:
+def _model_turn(response: events.ModelResponse | None) -> str:
     if response is None:
         return '<div class="entry model-turn">model: no response</div>'
-    usage = response.get("usage") or {}
-    cost = f"{usage.get('prompt_tokens') or 0}+{usage.get('completion_tokens') or 0} tokens, {response.get('latency_ms', 0):.0f} ms"
+    usage = response.usage
+    cost = f"{usage.prompt_tokens or 0}+{usage.completion_tokens or 0} tokens, {response.latency_ms:.0f} ms"
     said = escape(describe_response(response))
-    text = response.get("text")
+    text = response.text
     body = f"<details><summary>text</summary><pre>{escape(str(text))}</pre></details>" if text else ""
     return f'<div class="entry model-turn">model: {said} <span class="muted">({cost})</span>{body}</div>'
 
 
-def _tool_call(call: Event) -> str:
-    outcome = str(call.get("outcome"))
-    rejected = " rejected" if outcome in REJECTED else ""
+def _tool_call(call: events.ToolCall) -> str:
+    outcome = call.outcome
+    rejected = " rejected" if not outcome.reached_server and outcome != Outcome.CACHED else ""
     mark = MARKS.get(outcome, "✗")
-    arguments = call.get("arguments")
+    arguments = call.arguments
     shown = json.dumps(arguments, ensure_ascii=False) if not isinstance(arguments, str) else arguments
-    result = str(call.get("result") or "")
+    result = call.result
     lines = result.count("\n") + 1 if result else 0
-    what = "what the model was told" if rejected or outcome == "cached" else f"result, {lines} lines"
+    what = (
+        "what the model was told"
+        if rejected or outcome == Outcome.CACHED
+        else f"result, {plural(lines, 'line')}"
+    )
     return (
-        f'<div class="entry tool-call outcome-{escape(outcome)}{rejected}" data-outcome="{escape(outcome)}">'
-        f'<span class="mark">{mark}</span> <span class="mono">{escape(str(call.get("tool")))}('
-        f"{escape(clip(shown, 120))})</span> · {escape(outcome.replace('_', ' '))}"
-        f"<details><summary>{what}, {call.get('duration_ms', 0):.0f} ms</summary>"
+        f'<div class="entry tool-call outcome-{outcome.value}{rejected}" data-outcome="{outcome.value}">'
+        f'<span class="mark">{mark}</span> <span class="mono">{escape(call.tool)}('
+        f"{escape(clip(shown, 120))})</span> · {outcome.value.replace('_', ' ')}"
+        f"<details><summary>{what}, {call.duration_ms:.0f} ms</summary>"
         f"<pre>{escape(result)}</pre></details></div>"
     )
 
 
-GUARDRAIL_WORDS = {
-    "zero_tool": "pushback: the model answered before calling any tool",
-    "evidence": "pushback: the answer names what no tool returned",
-    "forced_summary": "forced summary",
-}
+def guardrail_words(guardrail: Guardrail) -> str:
+    """A guardrail in a few words."""
+    match guardrail:
+        case Guardrail.ZERO_TOOL:
+            return "pushback: the model answered before calling any tool"
+        case Guardrail.EVIDENCE:
+            return "pushback: the answer names what no tool returned"
+        case Guardrail.FORCED_SUMMARY:
+            return "forced summary"
 
 
-def _guardrail(event: Event) -> str:
-    name = str(event.get("guardrail"))
-    detail = event.get("reason") or ", ".join(event.get("names") or [])
-    words = GUARDRAIL_WORDS.get(name, name.replace("_", " "))
+def _guardrail(event: events.GuardrailFired) -> str:
+    detail = event.reason.value if event.reason else ", ".join(event.names)
     return (
-        f'<div class="entry guardrail" data-guardrail="{escape(name)}">! {escape(words)}'
-        + (f": {escape(str(detail).replace('_', ' '))}" if detail else "")
+        f'<div class="entry guardrail" data-guardrail="{event.guardrail.value}">! '
+        f"{escape(guardrail_words(event.guardrail))}"
+        + (f": {escape(detail.replace('_', ' '))}" if detail else "")
         + "</div>"
     )
 
@@ -327,10 +333,6 @@ def _end(run: RunRecord) -> str:
         f"answer ({len(answer)} characters){note}{violations}"
         f"<details><summary>{escape(clip(answer, 90))}</summary><pre>{escape(answer)}</pre></details>"
     )
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _anchor(name: str) -> str:

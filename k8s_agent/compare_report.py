@@ -14,13 +14,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from harness import prompts
-from harness.config import IMPLEMENTATIONS
-from harness.trace import Event
 from k8s_agent.invariants import check_run
+from k8s_agent_harness import events, prompts
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl, Rejection, RunStatus
+from k8s_agent_mock_cluster.call_log import LoggedCall
 
-# Both agents answer with this text when even the forced summary came back empty.
-SHORT = {"handwritten": "hw", "sdk": "sdk"}
+SHORT = {Impl.HANDWRITTEN: "hw", Impl.SDK: "sdk"}
+"""Column labels of the implementations in the tables."""
 
 # Numeric metrics summarised (median and range) over repeated runs, in table order.
 NUMERIC = (
@@ -41,9 +41,9 @@ FLAGS = ("report", "grounded", "invariants_held", "forced_summary")
 class RunRecord:
     """One implementation's run of one row: its metrics (JSON-ready) and its trace."""
 
-    impl: str
+    impl: Impl
     metrics: dict[str, Any]
-    trace: list[Event] = field(repr=False)
+    trace: Sequence[events.Event] = field(repr=False)
 
     @property
     def answer(self) -> str | None:
@@ -61,7 +61,7 @@ class Row:
     question: str
     model: str
     deterministic: bool
-    runs: dict[str, RunRecord]
+    runs: dict[Impl, RunRecord]
     cluster: Path | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
 
@@ -88,47 +88,35 @@ class Comparison:
 
 
 def record_run(
-    impl: str,
-    trace: list[Event],
+    impl: Impl,
+    trace: Sequence[events.Event],
     *,
     requests: Sequence[dict[str, Any]] | None = None,
-    calls: Sequence[dict[str, Any]] | None = None,
+    calls: Sequence[LoggedCall] | None = None,
     script_problems: str | None = None,
     trace_path: Path | None = None,
 ) -> RunRecord:
     """Measure one run from its trace, and check the contract invariants on it."""
-    end = next((e for e in reversed(trace) if e["kind"] == "run_end"), {})
-    counts = dict(end.get("counts") or {})
-    answer = end.get("answer") if end.get("status") == "ok" else None
+    end = next((e for e in reversed(trace) if isinstance(e, events.RunEnd)), None)
+    counts = end.counts if end is not None else events.RunCounts()
+    answer = end.answer if end is not None and end.status == RunStatus.OK else None
     checks = check_run(trace, requests, calls, script_problems)
-    times = {
-        e["kind"]: float(e["ts"]) for e in trace if e["kind"] in ("run_start", "tools_listed", "run_end")
+    times: dict[str, float] = {
+        e.kind: e.ts for e in trace if isinstance(e, events.RunStart | events.ToolsListed | events.RunEnd)
     }
     metrics: dict[str, Any] = {
-        "status": end.get("status", "unfinished"),
-        "error": end.get("error"),
-        "error_type": end.get("error_type"),
+        "status": end.status.value if end is not None else "unfinished",
+        "error": end.error if end is not None else None,
+        "error_type": end.error_type if end is not None else None,
         "report": bool(answer and answer.strip() and not answer.startswith(prompts.NO_REPORT_PREFIX)),
-        "grounded": answer is not None and not end.get("ungrounded_names"),
-        "ungrounded_names": list(end.get("ungrounded_names") or []),
+        "grounded": answer is not None and end is not None and not end.ungrounded_names,
+        "ungrounded_names": list(end.ungrounded_names) if end is not None else [],
         "invariants_held": all(check.held is not False for check in checks),
         "invariants": {check.name: check.held for check in checks},
         "violations": [f"{check.name}: {check.detail}" for check in checks if check.held is False],
-        "model_requests": counts.get("model_requests", 0),
-        "model_attempts": counts.get("model_attempts", 0),
-        "tool_calls_executed": counts.get("tool_calls_executed", 0),
-        "tool_calls_failed": counts.get("tool_calls_failed", 0),
-        "tool_calls_rejected": counts.get("tool_calls_rejected", 0),
-        "rejected": dict(counts.get("rejected") or {}),
-        "pushbacks": counts.get("pushbacks", 0),
-        "pushback_kinds": dict(counts.get("pushback_kinds") or {}),
-        "forced_summary": bool(counts.get("forced_summary")),
-        "forced_summary_reason": counts.get("forced_summary_reason"),
-        "prompt_tokens": counts.get("prompt_tokens", 0),
-        "completion_tokens": counts.get("completion_tokens", 0),
-        "bytes_sent": counts.get("bytes_sent", 0),
+        **counts.model_dump(mode="json"),
         "server_calls": None if calls is None else len(calls),
-        "wall_seconds": end.get("wall_seconds"),
+        "wall_seconds": end.wall_seconds if end is not None else None,
         "startup_seconds": _between(times, "run_start", "tools_listed"),
         "loop_seconds": _between(times, "tools_listed", "run_end"),
         "answer": answer,
@@ -241,8 +229,8 @@ COLUMNS = (
 def cells(metrics: dict[str, Any]) -> list[str]:
     """One implementation's values, in COLUMNS order."""
     rejected = metrics["rejected"]
-    unknown = rejected.get("unknown", 0) + rejected.get("refused", 0)
-    invalid = rejected.get("invalid_json", 0) + rejected.get("invalid_args", 0)
+    unknown = rejected.get(Rejection.UNKNOWN, 0) + rejected.get(Rejection.REFUSED, 0)
+    invalid = rejected.get(Rejection.INVALID_JSON, 0) + rejected.get(Rejection.INVALID_ARGS, 0)
     wall = metrics["wall_seconds"]
     loop = metrics["loop_seconds"]
     return [
@@ -251,7 +239,7 @@ def cells(metrics: dict[str, Any]) -> list[str]:
         _mark(metrics["invariants_held"]),
         str(metrics["model_requests"]),
         str(metrics["tool_calls_executed"]),
-        f"{unknown}·{invalid}·{rejected.get('duplicate', 0)}",
+        f"{unknown}·{invalid}·{rejected.get(Rejection.DUPLICATE, 0)}",
         str(metrics["pushbacks"]),
         _summary_reason(metrics),
         str(metrics["prompt_tokens"]),

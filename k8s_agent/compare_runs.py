@@ -15,13 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.config import IMPLEMENTATIONS, Config
-from harness.errors import AgentError, ConfigError
 from k8s_agent.compare_report import Comparison, Row, RunRecord, record_run
-from k8s_agent.runner import agent
+from k8s_agent.implementations import ask_function
 from k8s_agent.scenarios import SCENARIOS, Scenario
-from k8s_agent.scripted_run import CALL_LOG, mock_cluster_command, read_jsonl, run_scripted
-from scripted_llm import ScriptedModelServer, offline_model
+from k8s_agent.scripted_run import CALL_LOG, run_scripted
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.errors import AgentError, ConfigError
+from k8s_agent_harness.events import read_trace
+from k8s_agent_harness.servers import mock_cluster_command
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
+from k8s_agent_mock_cluster.call_log import read_call_log
+from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
 
 WARM_UP = "c1-forced-first-step"
 """The scenario each implementation runs once, unmeasured, before a comparison."""
@@ -128,7 +132,7 @@ def run_comparison(
     async def run_all() -> list[RunRecord]:
         slots = asyncio.Semaphore(jobs)
 
-        async def one(case: Case, impl: str) -> RunRecord:
+        async def one(case: Case, impl: Impl) -> RunRecord:
             record = await run_case(case, impl, root / case.name / impl, settings or {}, slots)
             if progress is not None:
                 progress.finished(case.name, record)
@@ -170,11 +174,11 @@ def warm_up(root: Path, progress: Progress | None = None) -> None:
 
 
 async def run_case(
-    case: Case, impl: str, workdir: Path, settings: dict[str, Any], slot: asyncio.Semaphore | None = None
+    case: Case, impl: Impl, workdir: Path, settings: dict[str, Any], slot: asyncio.Semaphore | None = None
 ) -> RunRecord:
     """One implementation on one scenario, measured and checked; the run holds `slot` while it goes."""
     scenario = case.scenario
-    run = await run_scripted(
+    done = await run_scripted(
         impl,
         workdir,
         script=scenario.script() if scenario.script else (),
@@ -186,11 +190,11 @@ async def run_case(
     )
     return record_run(
         impl,
-        run.trace,
-        requests=run.requests,
-        calls=run.calls,
-        script_problems=run.script_problems,
-        trace_path=run.trace_path,
+        done.events,
+        requests=done.requests,
+        calls=done.calls,
+        script_problems=done.script_problems,
+        trace_path=done.trace_path,
     )
 
 
@@ -205,10 +209,10 @@ def run_repeated(
         for number in range(1, repeat + 1)
     ]
 
-    async def run_all() -> dict[tuple[int, str], RunRecord]:
+    async def run_all() -> dict[tuple[int, Impl], RunRecord]:
         slots = asyncio.Semaphore(jobs)
 
-        async def one(number: int, impl: str) -> tuple[tuple[int, str], RunRecord]:
+        async def one(number: int, impl: Impl) -> tuple[tuple[int, Impl], RunRecord]:
             async with slots:
                 record = await run_configured(impl, config, question, root / f"round-{number}" / impl)
             if progress is not None:
@@ -242,14 +246,14 @@ def run_repeated(
     )
 
 
-async def run_configured(impl: str, config: Config, question: str, workdir: Path) -> RunRecord:
+async def run_configured(impl: Impl, config: Config, question: str, workdir: Path) -> RunRecord:
     """One run with the configured endpoint (the offline model when none) and MCP server.
 
     On the mock cluster the run gets a call log, to check the gateway against; any other server
     (`--mcp-command`, a `--cluster-server` preset) is left to the session to start, as `ask` does.
     """
     await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
-    on_mock = not config.mcp_command and getattr(config, "cluster_server", None) in (None, "mock")
+    on_mock = not config.mcp_command and config.cluster_server in (None, "mock")
     call_log = workdir / CALL_LOG if on_mock else None
     server = (
         ScriptedModelServer(responder=offline_model, model=config.model).start() if config.offline else None
@@ -259,11 +263,13 @@ async def run_configured(impl: str, config: Config, question: str, workdir: Path
     )
     if call_log is not None:
         run_config = dataclasses.replace(
-            run_config, mcp_command=mock_cluster_command(call_log, cluster=config.cluster), cluster=None
+            run_config,
+            mcp_command=mock_cluster_command(call_log=call_log, cluster=config.cluster),
+            cluster=None,
         )
     trace_path: Path | None = None
     try:
-        result = await agent(impl)(run_config, question)
+        result = await ask_function(impl)(run_config, question)
         trace_path = result.trace
     except AgentError as error:
         trace_path = error.trace_path
@@ -272,7 +278,7 @@ async def run_configured(impl: str, config: Config, question: str, workdir: Path
             await asyncio.to_thread(server.stop)
     return record_run(
         impl,
-        read_jsonl(trace_path) if trace_path else [],
-        calls=read_jsonl(call_log) if call_log else None,
+        read_trace(trace_path).events if trace_path else (),
+        calls=read_call_log(call_log) if call_log else None,
         trace_path=trace_path,
     )

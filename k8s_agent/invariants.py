@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.trace import Event
+from k8s_agent_harness import events
+from k8s_agent_harness.vocabulary import Guardrail
+from k8s_agent_mock_cluster.call_log import LoggedCall
 
-REACHES_SERVER = ("executed", "failed")
-PUSHBACKS = ("zero_tool", "evidence")
+PUSHBACKS = (Guardrail.ZERO_TOOL, Guardrail.EVIDENCE)
 
 INVARIANTS = {
     "first_request_forced": "request 1 carries tools and tool_choice 'required' (C1)",
@@ -38,9 +39,9 @@ class Check:
 
 
 def check_run(
-    trace: Sequence[Event],
+    trace: Sequence[events.Event],
     requests: Sequence[dict[str, Any]] | None = None,
-    calls: Sequence[dict[str, Any]] | None = None,
+    calls: Sequence[LoggedCall] | None = None,
     script_problems: str | None = None,
 ) -> list[Check]:
     """Every invariant of INVARIANTS, in order, for one run."""
@@ -59,33 +60,33 @@ def check_run(
     ]
 
 
-def first_requests(trace: Sequence[Event]) -> list[Event]:
+def first_requests(trace: Sequence[events.Event]) -> list[events.ModelRequest]:
     """The `model_request` events of first attempts (one per model turn), in order."""
-    return [e for e in trace if e["kind"] == "model_request" and e.get("attempt", 1) == 1]
+    return [e for e in trace if isinstance(e, events.ModelRequest) and e.attempt == 1]
 
 
-def requests_from_trace(trace: Sequence[Event]) -> list[dict[str, Any]]:
+def requests_from_trace(trace: Sequence[events.Event]) -> list[dict[str, Any]]:
     """The request bodies (messages, and tools when sent), rebuilt from the trace's message deltas."""
     bodies: list[dict[str, Any]] = []
     messages: list[Any] = []
     for event in first_requests(trace):
-        added = list(event.get("messages_added") or [])
-        messages = added if "history_rewritten" in event else [*messages, *added]
+        added = list(event.messages_added or [])
+        messages = added if event.history_rewritten else [*messages, *added]
         body: dict[str, Any] = {"messages": messages}
-        if event.get("tools_sent"):
+        if event.tools_sent:
             body["tools"] = []
         bodies.append(body)
     return bodies
 
 
-def first_request_forced(trace: Sequence[Event]) -> Check:
+def first_request_forced(trace: Sequence[events.Event]) -> Check:
     """C1: the first request forces a tool."""
     requests = first_requests(trace)
     if not requests:
         return Check("first_request_forced", None, "no model request")
     first = requests[0]
-    held = bool(first.get("tools_sent")) and first.get("tool_choice") == "required"
-    return Check("first_request_forced", held, "" if held else f"tool_choice {first.get('tool_choice')!r}")
+    held = first.tools_sent and first.tool_choice == "required"
+    return Check("first_request_forced", held, "" if held else f"tool_choice {first.tool_choice!r}")
 
 
 def calls_answered(requests: Sequence[dict[str, Any]]) -> Check:
@@ -107,50 +108,47 @@ def calls_answered(requests: Sequence[dict[str, Any]]) -> Check:
     return Check("calls_answered", True)
 
 
-def server_saw_only_accepted_calls(trace: Sequence[Event], calls: Sequence[dict[str, Any]] | None) -> Check:
+def server_saw_only_accepted_calls(
+    trace: Sequence[events.Event], calls: Sequence[LoggedCall] | None
+) -> Check:
     """C3, C6, C8: the MCP server received only calls the gateway passed (retries included)."""
     if calls is None:
         return Check("server_saw_only_accepted_calls", None, "no call log (not the mock cluster)")
     accepted: Counter[str] = Counter()
     for event in trace:
-        if event["kind"] == "tool_call" and event.get("outcome") in REACHES_SERVER:
-            accepted[_signature(event.get("tool"), event.get("arguments"))] += max(
-                1, int(event.get("attempts") or 1)
-            )
-    received = Counter(_signature(call.get("tool"), call.get("arguments")) for call in calls)
+        if isinstance(event, events.ToolCall) and event.outcome.reached_server:
+            accepted[_signature(event.tool, event.arguments)] += max(1, event.attempts)
+    received = Counter(_signature(call["tool"], call["arguments"]) for call in calls)
     unexpected = sorted(signature for signature, count in received.items() if count > accepted[signature])
     if unexpected:
         return Check("server_saw_only_accepted_calls", False, f"the server received {', '.join(unexpected)}")
     return Check("server_saw_only_accepted_calls", True)
 
 
-def request_budget(trace: Sequence[Event]) -> Check:
+def request_budget(trace: Sequence[events.Event]) -> Check:
     """C7: the number of model requests stays within the step budget, the pushbacks and the summary."""
-    start = next((e for e in trace if e["kind"] == "run_start"), {})
-    max_steps = (start.get("budgets") or {}).get("max_steps")
+    start = next((e for e in trace if isinstance(e, events.RunStart)), None)
+    max_steps = start.budgets.get("max_steps") if start else None
     if max_steps is None:
         return Check("request_budget", None, "no budgets in the trace")
-    pushbacks = sum(1 for e in trace if e["kind"] == "guardrail" and e.get("guardrail") in PUSHBACKS)
+    pushbacks = sum(1 for e in trace if isinstance(e, events.GuardrailFired) and e.guardrail in PUSHBACKS)
     requests = len(first_requests(trace))
     limit = int(max_steps) + pushbacks + 1
-    held = requests <= limit
-    return Check("request_budget", held, f"{requests} requests, limit {limit}")
+    return Check("request_budget", requests <= limit, f"{requests} requests, limit {limit}")
 
 
-def summary_without_tools(trace: Sequence[Event]) -> Check:
+def summary_without_tools(trace: Sequence[events.Event]) -> Check:
     """C4, C7: once a summary is forced, no request offers tools."""
     forced = False
     for event in trace:
-        if event["kind"] == "guardrail" and event.get("guardrail") == "forced_summary":
+        if isinstance(event, events.GuardrailFired) and event.guardrail == Guardrail.FORCED_SUMMARY:
             forced = True
-        elif forced and event["kind"] == "model_request" and event.get("tools_sent"):
+        elif forced and isinstance(event, events.ModelRequest) and event.tools_sent:
             return Check(
-                "summary_without_tools",
-                False,
-                f"step {event.get('step')} sent tools after the summary was forced",
+                "summary_without_tools", False, f"step {event.step} sent tools after the summary was forced"
             )
     return Check("summary_without_tools", True, "" if forced else "no summary forced")
 
 
-def _signature(tool: Any, arguments: Any) -> str:
+def _signature(tool: str, arguments: Any) -> str:
     return f"{tool}:{json.dumps(arguments, sort_keys=True)}"

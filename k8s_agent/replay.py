@@ -4,26 +4,30 @@ A saved incident becomes a regression fixture: replayed on the same implementati
 do the same thing; on the other implementation, or after a change, the first step where it does
 not (tool outcomes or results, guardrails, what the model was asked, the number of requests, the
 final answer) is reported.
+
+A trace is data, never a command: replay starts the embedded mock cluster on this interpreter
+(with the recorded fixture and fault plan, when the run was on the mock cluster), or the server
+the user names with `--mcp-command`. The command a trace records is only compared, never run.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ConfigError
-from harness.trace import Event
 from k8s_agent.invariants import Check, check_run
-from k8s_agent.scripted_run import CALL_LOG, is_mock_cluster, mock_cluster_command, run_scripted
+from k8s_agent.scripted_run import CALL_LOG, run_scripted
 from k8s_agent.timeline import clip, timeline, turn_facts
-from scripted_llm import HttpError, Malformed, Reply, Step, ToolCall, hang
-
-BUDGETS = ("max_steps", "max_repeats", "max_seconds", "tool_timeout", "request_timeout", "max_retries")
+from k8s_agent_harness import events
+from k8s_agent_harness.config import BUDGET_SETTINGS
+from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
+from k8s_agent_harness.vocabulary import Impl
+from k8s_agent_scripted_llm import HttpError, Malformed, Reply, Step, ToolCall, hang
 
 
 @dataclass(frozen=True)
@@ -44,21 +48,32 @@ class Divergence:
 
 
 @dataclass(frozen=True)
+class ReplayServer:
+    """The MCP server a replay starts, and what the user should know about the choice."""
+
+    command: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+    logs_calls: bool = False
+    """Whether the server writes the call log (the embedded mock cluster does)."""
+
+
+@dataclass(frozen=True)
 class Replay:
     """What a replay did and where it diverged (None: nowhere)."""
 
-    impl: str
-    recorded: list[Event]
-    replayed: list[Event]
+    impl: Impl
+    recorded: events.Trace
+    replayed: tuple[events.Event, ...]
     replay_trace: Path | None
     divergence: Divergence | None
     checks: list[Check]
     script_problems: str
     mcp_command: tuple[str, ...]
     settings: dict[str, Any]
+    notes: tuple[str, ...] = field(default=())
 
 
-def script_from_trace(trace: Sequence[Event]) -> list[Step]:
+def script_from_trace(trace: Sequence[events.Event]) -> list[Step]:
     """The model's side of a recorded run, one step per request attempt, in order.
 
     A response becomes a reply (text and tool calls with their ids and argument strings, usage);
@@ -67,81 +82,76 @@ def script_from_trace(trace: Sequence[Event]) -> list[Step]:
     steps: list[Step] = []
     waiting = False
     for event in trace:
-        kind = event["kind"]
-        if kind == "model_request" or kind == "run_end":
+        if isinstance(event, events.ModelRequest | events.RunEnd):
             if waiting:
                 steps.append(hang())
-            waiting = kind == "model_request"
-        elif kind == "model_error" and waiting:
+            waiting = isinstance(event, events.ModelRequest)
+        elif isinstance(event, events.ModelError) and waiting:
             steps.append(_http_error(event))
             waiting = False
-        elif kind == "model_response" and waiting:
+        elif isinstance(event, events.ModelResponse) and waiting:
             steps.append(_reply(event))
             waiting = False
     return steps
 
 
-def _reply(event: Event) -> Step:
-    if event.get("malformed"):
-        return Malformed(str(event.get("body") or ""))
-    usage = event.get("usage") or {}
-    tokens = {key: usage.get(key) for key in ("prompt_tokens", "completion_tokens")}
-    counted = {key: value for key, value in tokens.items() if isinstance(value, int)}
+def _reply(event: events.ModelResponse) -> Step:
+    if event.malformed:
+        return Malformed(event.body or "")
+    usage = event.usage
+    counted = usage.prompt_tokens is not None and usage.completion_tokens is not None
     return Reply(
-        content=event.get("text"),
-        tool_calls=tuple(
-            ToolCall(str(call.get("name")), str(call.get("arguments") or ""), call.get("id"))
-            for call in event.get("tool_calls") or []
-        ),
-        finish_reason=event.get("finish_reason"),
-        usage=counted if len(counted) == len(tokens) else None,
+        content=event.text,
+        tool_calls=tuple(ToolCall(call.name, call.arguments or "", call.id) for call in event.tool_calls),
+        finish_reason=event.finish_reason,
+        usage={"prompt_tokens": usage.prompt_tokens or 0, "completion_tokens": usage.completion_tokens or 0}
+        if counted
+        else None,
     )
 
 
-def _http_error(event: Event) -> HttpError:
-    body = str(event.get("body") or "")
+def _http_error(event: events.ModelError) -> HttpError:
     try:
-        message = str(json.loads(body)["error"]["message"])
+        message = str(json.loads(event.body)["error"]["message"])
     except (ValueError, KeyError, TypeError):
-        message = body or "replayed error"
-    retry_after = event.get("retry_after")
-    headers = {"Retry-After": str(retry_after)} if retry_after else {}
-    return HttpError(int(event.get("status") or 500), message, headers)
+        message = event.body or "replayed error"
+    headers = {"Retry-After": event.retry_after} if event.retry_after else {}
+    return HttpError(event.status, message, headers)
 
 
-def run_start(trace: Sequence[Event]) -> Event:
-    """The trace's run_start event; a trace without one cannot be replayed."""
-    start = next((e for e in trace if e["kind"] == "run_start"), None)
-    if start is None or not start.get("mcp_command"):
-        raise ConfigError("not a replayable trace: it has no run_start event with the MCP server command")
-    return start
+def replay_server(
+    start: events.RunStart, call_log: Path, *, cluster: Path | None = None, mcp_command: tuple[str, ...] = ()
+) -> ReplayServer:
+    """The MCP server to replay against, chosen by the user, never by the trace.
 
-
-def replay_command(
-    recorded: Sequence[str], call_log: Path, *, cluster: Path | None = None, mcp_command: tuple[str, ...] = ()
-) -> tuple[str, ...]:
-    """The MCP server to replay against: the override, or the recorded one.
-
-    A recorded mock cluster runs again on this interpreter with its fixture and fault plan (and
-    a call log of its own); any other server command is reused as recorded.
+    `--mcp-command` runs as given. Otherwise the embedded mock cluster starts on this interpreter:
+    with `--cluster`, or the fixture and fault plan a recorded mock cluster ran with (files the
+    trace names, read as data); a trace of any other server says so in a note.
     """
     if mcp_command:
-        return mcp_command
-    is_mock = is_mock_cluster(recorded)
-    if cluster is not None or is_mock:
-        options = _mock_options(recorded) if is_mock else {}
-        fixture = cluster or options.get("--cluster")
-        if fixture is not None and not fixture.is_file():
-            raise ConfigError(f"the recorded cluster fixture {fixture} is gone: pass --cluster FILE")
-        faults = options.get("--faults")
-        if faults is not None and not faults.is_file():
-            print(
-                f"warning: the recorded fault plan {faults} is gone; replaying without faults",
-                file=sys.stderr,
-            )
-            faults = None
-        return mock_cluster_command(call_log, cluster=fixture, faults=faults)
-    return tuple(recorded)
+        return ReplayServer(mcp_command, ("MCP server: as given with --mcp-command",))
+    recorded = start.mcp_command
+    on_mock = _is_mock_cluster(recorded)
+    options = _mock_options(recorded) if on_mock else {}
+    notes: list[str] = []
+    if not on_mock and recorded:
+        notes.append(
+            f"the trace ran against `{' '.join(recorded)}`; a trace is data, never a command, so that is "
+            "not started: replaying against the embedded mock cluster (name a server with --mcp-command)"
+        )
+    fixture = cluster or options.get("--cluster")
+    if fixture is not None and not fixture.is_file():
+        raise ConfigError(f"the recorded cluster fixture {fixture} is gone: pass --cluster FILE")
+    faults = options.get("--faults")
+    if faults is not None and not faults.is_file():
+        notes.append(f"the recorded fault plan {faults} is gone; replaying without faults")
+        faults = None
+    command = mock_cluster_command(call_log=call_log, cluster=fixture, faults=faults)
+    return ReplayServer(command, tuple(notes), logs_calls=True)
+
+
+def _is_mock_cluster(command: Sequence[str]) -> bool:
+    return any(a == "-m" and b == MOCK_CLUSTER_MODULE for a, b in itertools.pairwise(command))
 
 
 def _mock_options(command: Sequence[str]) -> dict[str, Path]:
@@ -152,9 +162,19 @@ def _mock_options(command: Sequence[str]) -> dict[str, Path]:
     return options
 
 
+def recorded_settings(start: events.RunStart, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The run settings of a replay: the recorded budgets and model, then the user's overrides."""
+    settings: dict[str, Any] = {
+        name: start.budgets[name] for name in BUDGET_SETTINGS if name in start.budgets
+    }
+    settings.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    settings["model"] = start.model or "scripted"
+    return settings
+
+
 async def replay(
-    trace: list[Event],
-    impl: str,
+    trace: events.Trace,
+    impl: Impl,
     workdir: Path,
     *,
     cluster: Path | None = None,
@@ -162,42 +182,37 @@ async def replay(
     budgets: dict[str, Any] | None = None,
 ) -> Replay:
     """Replay `trace` on `impl` (call log and new trace in `workdir`) and find the first divergence."""
-    start = run_start(trace)
-    command = replay_command(
-        start["mcp_command"], workdir / CALL_LOG, cluster=cluster, mcp_command=mcp_command
-    )
-    recorded_budgets = start.get("budgets") or {}
-    settings: dict[str, Any] = {
-        k: recorded_budgets[k] for k in BUDGETS if recorded_budgets.get(k) is not None
-    }
-    settings.update({k: v for k, v in (budgets or {}).items() if v is not None})
-    settings["model"] = str(start.get("model") or "scripted")
-    run = await run_scripted(
+    start = trace.start
+    server = replay_server(start, workdir / CALL_LOG, cluster=cluster, mcp_command=mcp_command)
+    settings = recorded_settings(start, budgets)
+    done = await run_scripted(
         impl,
         workdir,
-        script=script_from_trace(trace),
-        question=str(start.get("question") or ""),
-        mcp_command=command,
+        script=script_from_trace(trace.events),
+        question=start.question,
+        mcp_command=server.command,
         settings=settings,
     )
-    calls = run.calls if str(workdir / CALL_LOG) in command else None  # only our mock cluster logs calls
     return Replay(
         impl=impl,
         recorded=trace,
-        replayed=run.trace,
-        replay_trace=run.trace_path,
-        divergence=first_divergence(trace, run.trace),
-        checks=check_run(run.trace, run.requests, calls, run.script_problems),
-        script_problems=run.script_problems,
-        mcp_command=command,
+        replayed=done.events,
+        replay_trace=done.trace_path,
+        divergence=first_divergence(trace.events, done.events),
+        checks=check_run(
+            done.events, done.requests, done.calls if server.logs_calls else None, done.script_problems
+        ),
+        script_problems=done.script_problems,
+        mcp_command=server.command,
         settings=settings,
+        notes=server.notes,
     )
 
 
-def first_divergence(recorded: Sequence[Event], replayed: Sequence[Event]) -> Divergence | None:
+def first_divergence(recorded: Sequence[events.Event], replayed: Sequence[events.Event]) -> Divergence | None:
     """The first turn whose facts differ, else the first difference in how the run ended."""
     before, after = timeline(recorded), timeline(replayed)
-    offered = [", ".join((line.tools or {}).get("allowed") or []) for line in (before, after)]
+    offered = [", ".join(line.tools.allowed if line.tools else []) for line in (before, after)]
     if offered[0] != offered[1]:
         return Divergence(0, "tools the MCP server offers", offered[0], offered[1])
     for index in range(max(len(before.turns), len(after.turns))):
@@ -238,13 +253,10 @@ def _fact(fact: tuple[str, str]) -> str:
     return value if label != "nothing" else "(nothing)"
 
 
-def _ending(end: Event | None) -> dict[str, Any]:
-    end = end or {}
-    return {
-        "status": end.get("status", "unfinished"),
-        "error_type": end.get("error_type"),
-        "answer": end.get("answer"),
-    }
+def _ending(end: events.RunEnd | None) -> dict[str, Any]:
+    if end is None:
+        return {"status": "unfinished", "error_type": None, "answer": None}
+    return {"status": end.status.value, "error_type": end.error_type, "answer": end.answer}
 
 
 def _around_difference(first: str, second: str, width: int) -> tuple[str, str]:

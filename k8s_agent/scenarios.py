@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripted_llm import Step, call, calls, offline_model, raw_call, raw_tool, text, tool
-from scripted_llm.server import Responder
+from k8s_agent_scripted_llm import Step, call, calls, offline_model, raw_call, raw_tool, text, tool
+from k8s_agent_scripted_llm.server import Responder
 
 QUESTION = "Which pods in the production namespace are unhealthy, and why?"
 PAYMENT = "payment-service-6f7b8d9c0-ghi56"

@@ -9,25 +9,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
-import json
-import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.config import Config
-from harness.errors import AgentError
-from harness.session import RunResult
-from harness.trace import Event
-from k8s_agent.runner import agent
+from k8s_agent.implementations import ask_function
 from k8s_agent.scenarios import QUESTION
-from scripted_llm import ScriptedModelServer, Step
-from scripted_llm.server import Responder
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.errors import AgentError
+from k8s_agent_harness.events import Event, Trace, read_trace
+from k8s_agent_harness.servers import mock_cluster_command
+from k8s_agent_harness.session import RunResult
+from k8s_agent_harness.vocabulary import Impl
+from k8s_agent_mock_cluster.call_log import LoggedCall, read_call_log
+from k8s_agent_scripted_llm import ScriptedModelServer, Step
+from k8s_agent_scripted_llm.server import Responder
 
 CALL_LOG = "calls.jsonl"
-MOCK_CLUSTER = "mock_cluster"
 
 # What a scripted run uses unless told otherwise: a scripted server never fails, so no retries.
 SCRIPTED_SETTINGS: dict[str, Any] = {
@@ -42,40 +41,26 @@ SCRIPTED_SETTINGS: dict[str, Any] = {
 class ScriptedRun:
     """What one run left behind: its result (or error), the wire, the server's call log, the trace."""
 
-    impl: str
+    impl: Impl
     result: RunResult | None
     error: AgentError | None
     requests: list[dict[str, Any]]
     """Every request body the model server received, in order."""
-    calls: list[dict[str, Any]]
+    calls: list[LoggedCall]
     """Every `tools/call` the MCP server logged, in order (empty without a call log)."""
-    trace: list[Event]
+    trace: Trace | None
     trace_path: Path | None
     script_problems: str = ""
     """Why the script was not played exactly (steps left over, extra requests); "" when it was."""
 
-
-def is_mock_cluster(command: Sequence[str]) -> bool:
-    """Whether a server command starts the mock cluster (`python -m mock_cluster ...`)."""
-    return any(a == "-m" and b == MOCK_CLUSTER for a, b in itertools.pairwise(command))
-
-
-def mock_cluster_command(
-    call_log: Path | None = None, *, cluster: Path | None = None, faults: Path | None = None
-) -> tuple[str, ...]:
-    """The mock cluster's stdio command, with a call log, a fixture and a fault plan if given."""
-    command = [sys.executable, "-m", MOCK_CLUSTER]
-    if call_log is not None:
-        command += ["--call-log", str(call_log)]
-    if cluster is not None:
-        command += ["--cluster", str(cluster)]
-    if faults is not None:
-        command += ["--faults", str(faults)]
-    return tuple(command)
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """The trace's events (none when the run left no readable trace)."""
+        return self.trace.events if self.trace is not None else ()
 
 
 async def run_scripted(
-    impl: str,
+    impl: Impl,
     workdir: Path,
     *,
     script: Iterable[Step] = (),
@@ -97,8 +82,8 @@ async def run_scripted(
     call_log = workdir / CALL_LOG
     if mcp_command is None:
         await asyncio.to_thread(call_log.unlink, missing_ok=True)  # the log must be this run's alone
-        mcp_command = mock_cluster_command(call_log, cluster=cluster, faults=faults)
-    run = agent(impl)
+        mcp_command = mock_cluster_command(call_log=call_log, cluster=cluster, faults=faults)
+    ask = ask_function(impl)
     server = ScriptedModelServer(script, responder=responder).start()
     try:
         config = Config(
@@ -115,7 +100,7 @@ async def run_scripted(
         error: AgentError | None = None
         try:
             async with slot or contextlib.nullcontext():
-                result = await run(config, question)
+                result = await ask(config, question)
         except AgentError as failure:
             error = failure
         problems = _script_problems(server)
@@ -129,8 +114,8 @@ async def run_scripted(
         result=result,
         error=error,
         requests=requests,
-        calls=read_jsonl(call_log),
-        trace=read_jsonl(trace_file) if trace_file else [],
+        calls=read_call_log(call_log),
+        trace=read_trace(trace_file) if trace_file else None,
         trace_path=trace_file,
         script_problems=problems,
     )
@@ -142,11 +127,3 @@ def _script_problems(server: ScriptedModelServer) -> str:
     except AssertionError as problems:
         return str(problems)
     return ""
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The JSON objects of a JSONL file, one per non-empty line ([] when the file is missing)."""
-    if not path.exists():
-        return []
-    with path.open(encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines if line.strip()]

@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.config import IMPLEMENTATIONS
-from harness.errors import ConfigError
+from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 
 if TYPE_CHECKING:
-    from harness.trace import Event
     from k8s_agent.replay import Replay
+    from k8s_agent_harness import events
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -27,11 +27,13 @@ EXIT_DIVERGED = 5
 REPLAY_EPILOG = """\
 The recorded model responses (each request's successful answer, with its tool-call ids and
 argument strings; HTTP errors as errors) are served by a scripted model; the budgets are the
-trace's, and so is the MCP server (a recorded mock cluster runs again with its fixture and
-fault plan). Then the new trace is compared with the recorded one, turn by turn: the tool
-outcomes and results, the guardrails, what the model was asked and said, the number of requests,
-and how the run ended. Times, bytes and tokens are not compared, nor tool_choice "auto" against
-an omitted tool_choice (the one accepted wire difference between the implementations).
+trace's. The MCP server is never the trace's: a trace is data, not a command. It is the embedded
+mock cluster (with the recorded fixture and fault plan when the run was on the mock cluster, or
+--cluster FILE), or the server you name with --mcp-command. Then the new trace is compared with
+the recorded one, turn by turn: the tool outcomes and results, the guardrails, what the model was
+asked and said, the number of requests, and how the run ended. Times, bytes and tokens are not
+compared, nor tool_choice "auto" against an omitted tool_choice (the one accepted wire difference
+between the implementations).
 
 exit codes: 0 no divergence, 5 the replay diverged, 2 bad input
 """
@@ -63,10 +65,13 @@ def register(commands: Any) -> None:
     )
     replay.add_argument("file", type=Path, help="a JSONL trace (traces/*.jsonl)")
     replay.add_argument(
-        "--impl", choices=IMPLEMENTATIONS, required=True, help="the implementation to replay on"
+        "--impl",
+        choices=IMPLEMENTATIONS,
+        type=Impl,
+        help="the implementation to replay on (default: the one that wrote the trace)",
     )
     replay.add_argument("--cluster", type=Path, help="mock cluster fixture instead of the recorded one")
-    replay.add_argument("--mcp-command", help="MCP server command instead of the recorded one")
+    replay.add_argument("--mcp-command", help="an MCP server to replay against instead of the mock cluster")
     replay.add_argument("--max-steps", type=int, help="instead of the recorded step budget")
     replay.add_argument("--max-repeats", type=int, help="instead of the recorded repeat budget")
     replay.add_argument(
@@ -76,65 +81,42 @@ def register(commands: Any) -> None:
     replay.set_defaults(handler=cmd_replay)
 
 
-def read_trace(path: Path) -> list[Event]:
-    """The events of a trace file; a line that is not JSON (a run killed mid-write) is skipped."""
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"cannot read trace {path}: {error.strerror or error}") from error
-    events = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            print(f"warning: {path}:{number} is not JSON; skipped", file=sys.stderr)
-            continue
-        if isinstance(event, dict) and "kind" in event:
-            events.append(event)
-    if not events:
-        raise ConfigError(f"{path} holds no trace events")
-    return events
-
-
 def cmd_show(args: argparse.Namespace) -> int:
     """`k8s-agent trace show FILE`."""
+    from k8s_agent_harness.events import read_trace
 
     try:
-        events = read_trace(args.file)
+        trace = read_trace(args.file)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    print(show(events, full=args.full), end="")
+    print(show(trace, full=args.full), end="")
     return EXIT_OK
 
 
-def show(events: list[Event], *, full: bool = False) -> str:
+def show(trace: events.Trace, *, full: bool = False) -> str:
     """A trace as lines: time since start, then what happened (the progress printer's words)."""
     from k8s_agent.progress import ProgressPrinter
+    from k8s_agent_harness import events
 
     printer = ProgressPrinter()
-    started = float(events[0].get("ts") or 0.0)
+    started = trace.start.ts
     lines = []
-    for event in events:
-        stamp = f"+{float(event.get('ts') or started) - started:7.3f}s "
-        kind = event["kind"]
+    for event in trace:
+        stamp = f"+{event.ts - started:7.3f}s "
+        indent = " " * len(stamp)
         line = printer.line(event)
-        if kind == "run_start":
+        if isinstance(event, events.RunStart):
             lines.append(f"{stamp}{line}")
-            lines.append(
-                " " * len(stamp) + f"  trace {event.get('run_id')} · started {event.get('started_at')}"
-            )
-            if event.get("mcp_command"):
-                lines.append(" " * len(stamp) + f"  MCP server: {' '.join(event['mcp_command'])}")
-            if event.get("budgets"):
-                budgets = ", ".join(f"{k} {v}" for k, v in event["budgets"].items())
-                lines.append(" " * len(stamp) + f"  budgets: {budgets}")
+            lines.append(f"{indent}  trace {event.run_id} · started {event.started_at}")
+            if event.mcp_command:
+                lines.append(f"{indent}  MCP server: {' '.join(event.mcp_command)}")
+            if event.budgets:
+                budgets = ", ".join(f"{k} {v}" for k, v in event.budgets.items())
+                lines.append(f"{indent}  budgets: {budgets}")
             continue
-        if kind == "run_end":
-            lines += _end_lines(event, stamp)
+        if isinstance(event, events.RunEnd):
+            lines += _end_lines(event, stamp, full=full)
             continue
         if line:
             lines.append(stamp + line)
@@ -143,57 +125,58 @@ def show(events: list[Event], *, full: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _details(event: Event, indent: str) -> list[str]:
-    kind = event["kind"]
+def _details(event: events.Event, indent: str) -> list[str]:
+    from k8s_agent_harness import events
+
     text = ""
-    if kind == "model_response" and event.get("text"):
-        text = str(event["text"])
-    elif kind == "model_response":
-        text = "\n".join(
-            f"{c.get('id')}: {c.get('name')}({c.get('arguments')})" for c in event.get("tool_calls") or []
-        )
-    elif kind == "tool_call":
-        text = str(event.get("result") or "")
-    elif kind == "guardrail" and event.get("message"):
-        text = str(event["message"])
+    if isinstance(event, events.ModelResponse) and event.text:
+        text = event.text
+    elif isinstance(event, events.ModelResponse):
+        text = "\n".join(f"{c.id}: {c.name}({c.arguments})" for c in event.tool_calls)
+    elif isinstance(event, events.ToolCall):
+        text = event.result
+    elif isinstance(event, events.GuardrailFired) and event.message:
+        text = event.message
     return [indent + line for line in text.splitlines()]
 
 
-def _end_lines(event: Event, stamp: str) -> list[str]:
-    counts = event.get("counts") or {}
-    wall = event.get("wall_seconds")
-    if event.get("status") != "ok":
-        head = f"run failed after {wall} s: {event.get('error_type')}: {event.get('error')}"
+def _end_lines(event: events.RunEnd, stamp: str, *, full: bool) -> list[str]:
+    from k8s_agent_harness.report import plural
+
+    counts = event.counts
+    if event.status != "ok":
+        head = f"run failed after {event.wall_seconds} s: {event.error_type}: {event.error}"
     else:
-        head = f"run ended ok after {wall} s"
+        head = f"run ended ok after {event.wall_seconds} s"
     summary = (
-        f"{counts.get('model_requests', 0)} requests, {counts.get('tool_calls_executed', 0)} tool calls executed, "
-        f"{counts.get('tool_calls_rejected', 0)} rejected, {counts.get('pushbacks', 0)} pushbacks, "
-        f"forced summary: {counts.get('forced_summary_reason') or 'no'}, "
-        f"{counts.get('prompt_tokens', 0)}+{counts.get('completion_tokens', 0)} tokens, "
-        f"{counts.get('bytes_sent', 0)} bytes sent"
+        f"{plural(counts.model_requests, 'request')}, "
+        f"{plural(counts.tool_calls_executed, 'tool call')} executed, "
+        f"{counts.tool_calls_rejected} rejected, {plural(counts.pushbacks, 'pushback')}, "
+        f"forced summary: {counts.forced_summary_reason or 'no'}, "
+        f"{counts.prompt_tokens}+{counts.completion_tokens} tokens, "
+        f"{counts.bytes_sent} bytes sent"
     )
     lines = [f"{stamp}{head}", " " * len(stamp) + summary]
-    if event.get("ungrounded_names"):
-        lines.append(" " * len(stamp) + "ungrounded names: " + ", ".join(event["ungrounded_names"]))
-    if event.get("answer") is not None:
+    if event.ungrounded_names:
+        lines.append(" " * len(stamp) + "ungrounded names: " + ", ".join(event.ungrounded_names))
+    if event.answer is not None:
         lines.append("answer:")
-        lines += ["  " + line for line in str(event["answer"]).splitlines()]
+        lines += ["  " + line for line in event.answer.splitlines()]
     return lines
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """`k8s-agent trace replay FILE --impl IMPL`."""
+    """`k8s-agent trace replay FILE [--impl IMPL]`."""
     import asyncio
     import shlex
     import tempfile
     import time
 
-    from k8s_agent.replay import replay, run_start
+    from k8s_agent.replay import replay
+    from k8s_agent_harness.events import read_trace
 
     try:
-        events = read_trace(args.file)
-        run_start(events)  # before any folder is made: is it replayable at all?
+        trace = read_trace(args.file)  # before any folder is made: is it a trace at all?
         if args.cluster is not None and args.mcp_command:
             raise ConfigError(
                 "--cluster selects a mock cluster fixture; it cannot be combined with --mcp-command"
@@ -203,22 +186,28 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for name in ("max_steps", "max_repeats"):
             if getattr(args, name) is not None and getattr(args, name) < 1:
                 raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
+        mcp_command = tuple(shlex.split(args.mcp_command)) if args.mcp_command else ()
+        if args.mcp_command is not None and not mcp_command:
+            raise ConfigError("--mcp-command is empty")
+        impl: Impl = args.impl or trace.start.impl
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         args.trace_dir.mkdir(parents=True, exist_ok=True)
-        workdir = Path(tempfile.mkdtemp(prefix=f"replay-{stamp}-{args.impl}-", dir=args.trace_dir))
+        workdir = Path(tempfile.mkdtemp(prefix=f"replay-{stamp}-{impl.value}-", dir=args.trace_dir))
         result = asyncio.run(
             replay(
-                events,
-                args.impl,
+                trace,
+                impl,
                 workdir,
                 cluster=args.cluster,
-                mcp_command=tuple(shlex.split(args.mcp_command)) if args.mcp_command else (),
+                mcp_command=mcp_command,
                 budgets={"max_steps": args.max_steps, "max_repeats": args.max_repeats},
             )
         )
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps(replay_json(result, args.file), indent=2, ensure_ascii=False))
     else:
@@ -231,10 +220,11 @@ def replay_json(result: Replay, source: Path) -> dict[str, Any]:
     divergence = result.divergence
     return {
         "trace": str(source),
-        "recorded_impl": result.recorded[0].get("impl"),
+        "recorded_impl": result.recorded.start.impl,
         "impl": result.impl,
         "replay_trace": str(result.replay_trace) if result.replay_trace else None,
         "mcp_command": list(result.mcp_command),
+        "notes": list(result.notes),
         "settings": result.settings,
         "diverged": divergence is not None,
         "divergence": None
@@ -253,8 +243,9 @@ def replay_json(result: Replay, source: Path) -> dict[str, Any]:
 def replay_report(result: Replay, source: Path) -> str:
     """The replay in a few lines: what ran, the invariants, and the verdict."""
     from k8s_agent.timeline import timeline
+    from k8s_agent_harness.report import plural
 
-    before, after = timeline(result.recorded), timeline(result.replayed)
+    before, after = timeline(result.recorded.events), timeline(result.replayed)
     budgets = ", ".join(f"{k} {v}" for k, v in result.settings.items() if k != "model")
     broken = [
         f"{c.name} ({c.detail})"
@@ -262,8 +253,8 @@ def replay_report(result: Replay, source: Path) -> str:
         if c.held is False and c.name != "script_played_exactly"
     ]
     lines = [
-        f"replay of {source} ({before.start.get('impl')}, {len(before.turns)} requests, {before.status}) "
-        f"on {result.impl}: {len(after.turns)} requests, {after.status}",
+        f"replay of {source} ({before.start.impl}, {plural(len(before.turns), 'request')}, {before.status}) "
+        f"on {result.impl}: {plural(len(after.turns), 'request')}, {after.status}",
         f"  budgets: {budgets}",
         f"  MCP server: {' '.join(result.mcp_command)}",
         f"  replay trace: {result.replay_trace}",

@@ -12,8 +12,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from k8s_agent_scripted_llm import ScriptedModelServer, Step
 from poc.probe import ABSENT, one_line
-from scripted_llm import ScriptedModelServer, Step
 
 if TYPE_CHECKING:
     from agents import Model, RunConfig

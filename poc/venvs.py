@@ -2,7 +2,7 @@
 
 Layout under the cache folder (`.../sdk-venvs/`):
 
-    src/                       symlinks to this repo's poc/ and scripted_llm/ (the child's PYTHONPATH)
+    src/                       symlinks to this repo's poc/ and k8s_agent_scripted_llm/ (the child's PYTHONPATH)
     openai-compat.json         {python: {sdk version: {openai, found_by, attempts}}}: the findings
     py3.11/openai-agents-X/    the venv; `k8s-agent-env.json` inside marks it ready
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import k8s_agent_scripted_llm
 import poc
-import scripted_llm
 from poc.compat import allows, newest_working, parse_pip_index
 from poc.probe import one_line
 from poc.steps import Progress, run_step
@@ -110,7 +110,7 @@ def build(sdk: str, settings: BuildSettings, progress: Progress) -> SdkEnv:
 
 
 def child_environ(settings: BuildSettings) -> dict[str, str]:
-    """The environment of a probe run in a venv: this repo's poc/ and scripted_llm/ only, no keys."""
+    """The environment of a probe run in a venv: this repo's poc/ and k8s_agent_scripted_llm/ only, no keys."""
     environ = {k: v for k, v in settings.environ.items() if k not in _DROPPED}
     environ.update(
         PYTHONPATH=str(source_dir(settings)),
@@ -122,11 +122,11 @@ def child_environ(settings: BuildSettings) -> dict[str, str]:
 
 
 def source_dir(settings: BuildSettings) -> Path:
-    """A folder holding only poc/ and scripted_llm/ (symlinks), so the child imports nothing else
+    """A folder holding only poc/ and k8s_agent_scripted_llm/ (symlinks), so the child imports nothing else
     of this repo and keeps its own agents/openai."""
     folder = settings.cache_dir / "src"
     folder.mkdir(parents=True, exist_ok=True)
-    for package in (poc, scripted_llm):
+    for package in (poc, k8s_agent_scripted_llm):
         target = Path(package.__file__ or "").resolve().parent
         link = folder / package.__name__
         if link.is_symlink() and link.resolve() == target:

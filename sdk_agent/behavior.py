@@ -15,7 +15,8 @@ from typing import Any
 
 from agents import FunctionToolResult, RunContextWrapper, ToolsToFinalOutputResult
 
-from harness.supervisor import Supervisor
+from k8s_agent_harness.supervisor import Supervisor
+from k8s_agent_harness.vocabulary import StopReason
 
 # For an agent whose output type is str the SDK passes `str(final_output)` on, so an object
 # sentinel arrives as its repr. The sentinel is therefore a string no model can produce: it
@@ -31,7 +32,7 @@ def is_force_summary(output: Any) -> bool:
 class StopForSummary(Exception):
     """Raised before a model call the supervisor forbids; carries the input of that call."""
 
-    def __init__(self, reason: str, history: list[Any]) -> None:
+    def __init__(self, reason: StopReason, history: list[Any]) -> None:
         super().__init__(f"summary forced: {reason}")
         self.reason = reason
         self.history = history

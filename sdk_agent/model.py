@@ -14,7 +14,7 @@ from typing import Any
 from agents import ModelResponse, OpenAIChatCompletionsModel
 from openai.types.responses import ResponseFunctionToolCall
 
-from harness.model_client import WireState
+from k8s_agent_harness.model_client import WireState
 
 
 class UniqueCallIdsModel(OpenAIChatCompletionsModel):

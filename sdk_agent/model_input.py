@@ -13,7 +13,7 @@ from typing import Any
 
 from agents.run_config import CallModelData, ModelInputData
 
-from harness.supervisor import Supervisor
+from k8s_agent_harness.supervisor import Supervisor
 from sdk_agent.behavior import StopForSummary
 
 
@@ -35,14 +35,16 @@ def in_call_order(items: list[Any]) -> list[Any]:
     """Reorder each run of consecutive tool outputs to follow the order of the calls they answer."""
     position: dict[str, int] = {}
     ordered: list[Any] = []
-    run: list[Any] = []
+    outputs: list[Any] = []
     for item in [*items, None]:
         if _kind(item) == "function_call_output":
-            run.append(item)
+            outputs.append(item)
             continue
-        if run:
-            ordered += sorted(run, key=lambda output: position.get(str(output.get("call_id")), len(position)))
-            run = []
+        if outputs:
+            ordered += sorted(
+                outputs, key=lambda output: position.get(str(output.get("call_id")), len(position))
+            )
+            outputs = []
         if item is None:
             break
         if _kind(item) == "function_call":

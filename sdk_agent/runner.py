@@ -7,7 +7,7 @@ The SDK runs the inner loop (model turn, tool calls, next turn). Around it:
   tools with the same whitelist message (`tool_not_found_behavior="return_error_to_model"`);
 - budgets end a run with the FORCE_SUMMARY sentinel (behavior.py), then one tool-less run of a
   clone of the agent writes the summary;
-- the outer loop checks each report (no tool used? invented names?) and re-runs `Runner` once per
+- the outer loop hands each answer to the shared review policy and re-runs `Runner` once per
   pushback with the remaining step budget, without forcing tools again;
 - `max_turns` stays a hard backstop, turned into the sentinel by `error_handlers`.
 """
@@ -30,19 +30,19 @@ from agents import (
 from agents.exceptions import AgentsException, ModelBehaviorError
 from openai import OpenAIError
 
-from harness import prompts
-from harness.config import Config
-from harness.errors import MalformedResponseError
-from harness.grounding import invented_names
-from harness.model_client import endpoint_error
-from harness.session import Run, RunResult, open_run
-from harness.supervisor import STEP_BUDGET
+from k8s_agent_harness import prompts
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.errors import MalformedResponseError
+from k8s_agent_harness.model_client import endpoint_error
+from k8s_agent_harness.review import PushBack
+from k8s_agent_harness.session import RunResult, Session, open_session
+from k8s_agent_harness.vocabulary import Impl, StopReason
 from sdk_agent.behavior import FORCE_SUMMARY, StopForSummary, is_force_summary, summary_behavior
 from sdk_agent.model import UniqueCallIdsModel
 from sdk_agent.model_input import in_call_order, supervise_model_calls
 from sdk_agent.tools import error_formatter, function_tools
 
-IMPL = "sdk"
+IMPL = Impl.SDK
 
 
 def _no_sdk_tracing() -> None:
@@ -51,78 +51,72 @@ def _no_sdk_tracing() -> None:
     set_trace_processors([])
 
 
-async def run(config: Config, question: str, **options: Any) -> RunResult:
+async def ask(config: Config, question: str, **options: Any) -> RunResult:
     """Investigate `question` on the configured cluster and return the report.
 
-    Options go to `harness.session.open_run`: observer, approver, secrets, mcp.
+    Options go to `k8s_agent_harness.session.open_session`: observer, approver, secrets, mcp.
     """
     _no_sdk_tracing()
-    async with open_run(config, IMPL, question, **options) as session:
+    async with open_session(config, IMPL, question, **options) as session:
         answer = await investigate(session)
         return session.finish(answer)
 
 
-async def investigate(run: Run) -> str:
+async def investigate(session: Session) -> str:
     """The outer loop around `Runner.run`: pushbacks, forced summary, failures."""
-    supervisor = run.supervisor
+    supervisor = session.supervisor
     agent = Agent(
         name="k8s-sre",
         instructions=prompts.SYSTEM_PROMPT,
-        model=UniqueCallIdsModel(model=run.config.model, openai_client=run.model, wire=run.wire),
-        tools=list(function_tools(run.gateway)),
+        model=UniqueCallIdsModel(model=session.config.model, openai_client=session.model, wire=session.wire),
+        tools=list(function_tools(session.gateway)),
         model_settings=ModelSettings(tool_choice="required"),  # C1: the first run only
         tool_use_behavior=summary_behavior(supervisor),
     )
     run_config = RunConfig(
         tracing_disabled=True,
         tool_not_found_behavior="return_error_to_model",
-        tool_error_formatter=error_formatter(run.gateway, run.wire),
+        tool_error_formatter=error_formatter(session.gateway, session.wire),
         tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),  # calls in order, as proposed
         call_model_input_filter=supervise_model_calls(supervisor),
     )
-    history: list[Any] = [{"role": "user", "content": run.question}]
-    pushed_back: set[str] = set()
+    history: list[Any] = [{"role": "user", "content": session.question}]
 
     while True:
         try:
-            result = await _runner(run, agent, history, run_config, max_turns=supervisor.turns_left + 1)
+            result = await _run_sdk(session, agent, history, run_config, max_turns=supervisor.turns_left + 1)
         except StopForSummary as stop:
-            return await summarize(run, agent, stop.history, stop.reason)
+            return await summarize(session, agent, stop.history, stop.reason)
         history = result.to_input_list()
         if is_force_summary(result.final_output):
-            return await summarize(run, agent, history, supervisor.stop_reason() or STEP_BUDGET)
+            reason = supervisor.stop_reason() or StopReason.STEP_BUDGET
+            return await summarize(session, agent, history, reason)
 
-        answer = str(result.final_output or "")
         # Re-runs continue the conversation: they must not force a tool again (C1).
         agent = agent.clone(model_settings=ModelSettings())
-        if run.recorder.stats.tool_calls_executed == 0 and "zero_tool" not in pushed_back:  # C2
-            pushed_back.add("zero_tool")
-            history.append(_push_back(run, prompts.ZERO_TOOL_PUSHBACK, "zero_tool"))
+        verdict = session.review(str(result.final_output or ""))  # C2, C5
+        if isinstance(verdict, PushBack):
+            history.append({"role": "user", "content": verdict.message})
             continue
-        invented = invented_names(answer, run.evidence)
-        if invented and "evidence" not in pushed_back:  # C5
-            pushed_back.add("evidence")
-            history.append(_push_back(run, prompts.evidence_pushback(invented), "evidence", names=invented))
-            continue
-        return answer
+        return verdict.answer
 
 
-async def summarize(run: Run, agent: Agent[Any], history: list[Any], reason: str) -> str:
+async def summarize(session: Session, agent: Agent[Any], history: list[Any], reason: StopReason) -> str:
     """C4, C7: one tool-less run of a clone of the agent over the history plus the instruction."""
-    run.recorder.force_summary(reason)
+    session.recorder.force_summary(reason)
     writer = agent.clone(tools=[], model_settings=ModelSettings(), tool_use_behavior="run_llm_again")
     instruction = {"role": "user", "content": prompts.summary_instruction(reason)}
     config = RunConfig(tracing_disabled=True, tool_not_found_behavior="return_error_to_model")
     # No input filter on this run: put the tool outputs in call order here (see model_input.py).
-    result = await _runner(run, writer, [*in_call_order(history), instruction], config, max_turns=1)
+    result = await _run_sdk(session, writer, [*in_call_order(history), instruction], config, max_turns=1)
     output = result.final_output
     if is_force_summary(output) or not isinstance(output, str) or not output:
         return prompts.no_report(reason)
     return output
 
 
-async def _runner(
-    run: Run, agent: Agent[Any], history: list[Any], config: RunConfig, *, max_turns: int
+async def _run_sdk(
+    session: Session, agent: Agent[Any], history: list[Any], config: RunConfig, *, max_turns: int
 ) -> Any:
     """`Runner.run` with the run's failures translated: endpoint errors end the run, max_turns does not."""
     try:
@@ -132,10 +126,10 @@ async def _runner(
         while result.interruptions:  # write tools wait for the operator's approval
             state = result.to_state()
             for item in result.interruptions:
-                if await run.gateway.approve(item.name or "", item.arguments):
+                if await session.gateway.approve(item.name or "", item.arguments):
                     state.approve(item)
                 else:
-                    refusal = await run.gateway.call(item.call_id or "", item.name or "", item.arguments)
+                    refusal = await session.gateway.call(item.call_id or "", item.name or "", item.arguments)
                     state.reject(item, rejection_message=refusal.content)
             result = await Runner.run(
                 agent, state, max_turns=max_turns, run_config=config, error_handlers={"max_turns": _backstop}
@@ -143,27 +137,21 @@ async def _runner(
     except StopForSummary:
         raise
     except OpenAIError as error:
-        run.check_wire()
-        raise endpoint_error(error, run.config, str(run.model.base_url)) from error
+        session.check_wire()
+        raise endpoint_error(error, session.config, str(session.model.base_url)) from error
     except (AgentsException, TypeError, AttributeError, KeyError, ValueError) as error:
         # The SDK fails on an unusable completion in its own ways; the wire says what was wrong.
-        run.check_wire()
+        session.check_wire()
         cause = error.__cause__
         if isinstance(cause, OpenAIError):
-            raise endpoint_error(cause, run.config, str(run.model.base_url)) from error
+            raise endpoint_error(cause, session.config, str(session.model.base_url)) from error
         if isinstance(error, ModelBehaviorError):
             raise MalformedResponseError(f"the model endpoint sent an unusable response: {error}") from error
         raise
-    run.check_wire()
+    session.check_wire()
     return result
 
 
 def _backstop(data: RunErrorHandlerInput[Any]) -> RunErrorHandlerResult:
     """max_turns exceeded: not a crash, the same forced summary as any spent budget."""
     return RunErrorHandlerResult(final_output=FORCE_SUMMARY, include_in_history=False)
-
-
-def _push_back(run: Run, message: str, kind: str, **detail: Any) -> dict[str, str]:
-    run.supervisor.pushback_given()
-    run.recorder.guardrail(kind, message=message, **detail)
-    return {"role": "user", "content": message}

@@ -12,8 +12,8 @@ from typing import Any
 from agents import FunctionTool, ToolErrorFormatterArgs
 from agents.tool_context import ToolContext
 
-from harness.gateway import ToolGateway
-from harness.model_client import WireState
+from k8s_agent_harness.gateway import ToolGateway
+from k8s_agent_harness.model_client import WireState
 
 
 def function_tools(gateway: ToolGateway) -> list[FunctionTool]:

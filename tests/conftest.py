@@ -11,24 +11,28 @@ from typing import Any
 
 import pytest
 
-from harness.errors import AgentError
-from harness.session import RunResult
 from k8s_agent.invariants import calls_answered
-from k8s_agent.runner import IMPLEMENTATIONS
 from k8s_agent.scenarios import QUESTION, Scenario
 from k8s_agent.scripted_run import run_scripted
-from scripted_llm import Step
+from k8s_agent_harness.errors import AgentError
+from k8s_agent_harness.session import RunResult
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
+from k8s_agent_scripted_llm import Step
 
 
 @dataclass
 class AgentRun:
-    """What one run left behind: its result (or error), the wire, the server's call log, the trace."""
+    """What one run left behind: its result (or error), the wire, the server's call log, the trace.
+
+    The trace and the call log are the files as written (JSON objects), read at the boundary.
+    """
 
     result: RunResult | None
     error: AgentError | None
     requests: list[dict[str, Any]]
     calls: list[dict[str, Any]]
     trace: list[dict[str, Any]] = field(default_factory=list)
+    trace_path: Path | None = None
 
     @property
     def answer(self) -> str:
@@ -67,6 +71,7 @@ def _text(content: Any) -> str:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL file as written ([] when it does not exist)."""
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -83,13 +88,13 @@ RunAgent = Callable[..., AgentRun]
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
-def impl(request: pytest.FixtureRequest) -> str:
+def impl(request: pytest.FixtureRequest) -> Impl:
     """Each test runs once per implementation."""
-    return str(request.param)
+    return Impl(request.param)
 
 
 def run_scenario(
-    impl: str,
+    impl: Impl | str,
     script: Iterable[Step] | Scenario,
     workdir: Path,
     question: str = QUESTION,
@@ -117,7 +122,7 @@ def run_scenario(
     }
     done = asyncio.run(
         run_scripted(
-            impl,
+            Impl(impl),
             workdir,
             script=script,
             responder=responder,
@@ -129,13 +134,19 @@ def run_scenario(
     )
     if check_script and done.script_problems:
         raise AssertionError(done.script_problems)
-    run = AgentRun(done.result, done.error, done.requests, done.calls, done.trace)
+    # The trace must be one the project's own reader accepts (run_scripted read it), and the
+    # tests look at it as written: the JSON objects of the file.
+    assert done.trace_path is None or done.trace is not None
+    trace = read_jsonl(done.trace_path) if done.trace_path else []
+    run = AgentRun(
+        done.result, done.error, done.requests, [dict(c) for c in done.calls], trace, done.trace_path
+    )
     assert_every_call_answered(done.requests)
     return run
 
 
 @pytest.fixture
-def run_agent(impl: str, tmp_path: Path) -> RunAgent:
+def run_agent(impl: Impl, tmp_path: Path) -> RunAgent:
     """Run the parametrized implementation on a script; the script must be consumed exactly."""
     counter = iter(range(1000))
 

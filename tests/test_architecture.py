@@ -1,32 +1,32 @@
-"""House rules of the layout (DESIGN.md): imports point down, and the SDK stays in its corner."""
+"""House rules of the layout (docs/design.md): distinctive names, imports point down, and the SDK
+stays in its corner."""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# package -> top-level packages of this project it must not import
-FORBIDDEN = {
-    "harness": {
-        "k8s_agent",
-        "handwritten_agent",
-        "sdk_agent",
-        "poc",
-        "mock_cluster",
-        "scripted_llm",
-        "agents",
-    },
-    "handwritten_agent": {"sdk_agent", "k8s_agent", "poc", "mock_cluster", "agents"},
-    "sdk_agent": {"handwritten_agent", "k8s_agent", "poc", "mock_cluster"},
-    "mock_cluster": {"harness", "k8s_agent", "handwritten_agent", "sdk_agent", "scripted_llm", "agents"},
-    "scripted_llm": {"harness", "k8s_agent", "handwritten_agent", "sdk_agent", "mock_cluster", "agents"},
-    "k8s_agent": {"agents"},
+# Top-level packages, highest layer first. A package may import those below it, never one above,
+# and never one beside it (the two agents do not know each other).
+LAYERS: list[set[str]] = [
+    {"k8s_agent"},  # the face: CLI, compare, trace tools, bench
+    {"handwritten_agent", "sdk_agent", "poc"},  # the agents, and the SDK probes
+    {"k8s_agent_harness"},  # shared by both agents, SDK-free
+    {"k8s_agent_mock_cluster", "k8s_agent_scripted_llm"},  # stand-alone: the test cluster and model
+]
+OURS = set().union(*LAYERS)
+# Below the face, only these may import the OpenAI Agents SDK (`agents`); in the face only bench.
+SDK_ALLOWED = {"sdk_agent", "poc"}
+# What the harness and the agents may reach by import: the mock cluster only over MCP (a subprocess).
+EXCEPTIONS = {
+    "poc": {"k8s_agent_scripted_llm"},  # the probes drive the SDK against the scripted model
 }
 
 
@@ -41,25 +41,58 @@ def imported_packages(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def allowed_imports(package: str) -> set[str]:
+    """The project's packages `package` may import: itself and the layers below its own."""
+    level = next(number for number, layer in enumerate(LAYERS) if package in layer)
+    below = set().union(*LAYERS[level + 1 :]) if level + 1 < len(LAYERS) else set()
+    if package in ("handwritten_agent", "sdk_agent"):
+        below -= {"k8s_agent_mock_cluster", "k8s_agent_scripted_llm"}
+    if package == "poc":
+        below = set(EXCEPTIONS["poc"])
+    if package == "k8s_agent_harness":
+        below = set()
+    return {package, *below}
+
+
+@pytest.mark.parametrize("package", sorted(OURS))
 def test_imports_point_down(package: str) -> None:
-    offences = [
-        f"{path.relative_to(ROOT)} imports {name}"
-        for path in sorted((ROOT / package).rglob("*.py"))
-        for name in sorted(imported_packages(path) & FORBIDDEN[package])
-    ]
+    offences = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        imported = imported_packages(path)
+        for name in sorted((imported & OURS) - allowed_imports(package)):
+            offences.append(f"{path.relative_to(ROOT)} imports {name}")
+        in_bench = path.is_relative_to(ROOT / "k8s_agent" / "bench")
+        if "agents" in imported and package not in SDK_ALLOWED and not in_bench:
+            offences.append(f"{path.relative_to(ROOT)} imports the SDK (agents)")
     assert offences == []
+
+
+def test_every_top_level_name_the_project_installs_is_its_own() -> None:
+    installed = metadata.distribution("k8s-agent").read_text("top_level.txt") or ""
+
+    names = set(installed.split())
+    assert names == OURS
+    assert not names & {"harness", "bench", "mock_cluster", "scripted_llm"}
+    assert all(
+        name.startswith("k8s_agent") or name in ("handwritten_agent", "sdk_agent", "poc") for name in names
+    )
+
+
+def test_every_package_folder_is_part_of_a_layer() -> None:
+    folders = {p.parent.name for p in ROOT.glob("*/__init__.py")} - {"tests"}
+
+    assert folders == OURS
 
 
 def test_the_handwritten_path_never_imports_the_sdk(tmp_path: Path) -> None:
     script = (
         "import asyncio, sys\n"
-        "from pathlib import Path\n"
-        "from harness.config import load_config\n"
+        "from k8s_agent_harness.config import load_config\n"
         "from k8s_agent.cli import build_parser\n"
-        "from k8s_agent.runner import run_question\n"
+        "from k8s_agent.implementations import ask\n"
+        "build_parser()\n"
         f"config = load_config({{'trace_dir': {str(tmp_path)!r}}}, {{}}, None)\n"
-        "asyncio.run(run_question(config, 'Which pods are unhealthy?'))\n"
+        "asyncio.run(ask(config, 'Which pods are unhealthy?'))\n"
         "assert 'agents' not in sys.modules, 'the SDK was imported'\n"
         "print('ok')\n"
     )
@@ -68,3 +101,17 @@ def test_the_handwritten_path_never_imports_the_sdk(tmp_path: Path) -> None:
     )
 
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_importing_the_cli_imports_neither_openai_nor_mcp_nor_the_sdk() -> None:
+    script = (
+        "import sys\n"
+        "from k8s_agent.cli import build_parser\n"
+        "build_parser()\n"
+        "print(sorted(m for m in ('agents', 'openai', 'mcp', 'pydantic') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
+from k8s_agent_scripted_llm import malformed, text
 from poc.probe import Judgement, Observations, Probe, Verdict
 from poc.scripted import ScriptedModels, error_text, expected_errors, run_config
-from scripted_llm import malformed, text
 
 EMPTY = json.dumps(
     {"id": "chatcmpl-empty", "object": "chat.completion", "created": 0, "model": "scripted", "choices": []}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from k8s_agent_scripted_llm import call, text
 from poc.probe import ABSENT, Judgement, Observations, Probe
 from poc.probes._tools import Recorder, raw_tool
 from poc.scripted import (
@@ -23,7 +24,6 @@ from poc.scripted import (
     tool_choice,
     tools_field,
 )
-from scripted_llm import call, text
 
 SENTINEL = "__FORCE_SUMMARY__"
 SUMMARY_INSTRUCTION = "Write the final report now from the tool results you have."

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from k8s_agent_scripted_llm import call, text
 from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import Recorder, raw_tool
 from poc.scripted import ScriptedModels, roles, run_config, tool_choice
-from scripted_llm import call, text
 
 PUSHBACK = (
     "You have not called any tool yet. Investigate the cluster with the provided tools before answering."

@@ -6,6 +6,7 @@ call and answer each assistant message, rather than deduplicate by id or raise.
 
 from __future__ import annotations
 
+from k8s_agent_scripted_llm import Step, call, calls, text, tool
 from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import Recorder, raw_tool
 from poc.scripted import (
@@ -16,7 +17,6 @@ from poc.scripted import (
     run_config,
     tool_messages,
 )
-from scripted_llm import Step, call, calls, text, tool
 
 VARIANTS: dict[str, list[Step]] = {
     "same_args": [call("get_pod", _id="call_1", name="a"), call("get_pod", _id="call_1", name="a")],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from k8s_agent_scripted_llm import call, text
 from poc.probe import ABSENT, Judgement, Observations, Probe
 from poc.probes._tools import raw_tool
 from poc.scripted import (
@@ -18,7 +19,6 @@ from poc.scripted import (
     run_config,
     tool_message_contents,
 )
-from scripted_llm import call, text
 
 BOOM = "wrapper bug: boom"
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from k8s_agent_scripted_llm import call, text
 from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import POD_SCHEMA, Recorder, raw_tool
 from poc.scripted import ScriptedModels, run_config, tool_message_contents
-from scripted_llm import call, text
 
 # Leading/trailing whitespace, a blank line, non-ASCII, JSON-looking text: none of it may change.
 TEXT = '  Tool call failed (get_pod): timeout\n\nNAME  STATUS\nweb-1 Running ✓ {"a": 1}\n'

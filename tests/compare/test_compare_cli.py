@@ -12,9 +12,9 @@ import pytest
 
 from k8s_agent.cli import main
 from k8s_agent.scenarios import QUESTION, SCENARIOS
-from scripted_llm import ScriptedModelServer, offline_model
+from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
 
-DEFAULT_FIXTURE = Path(__file__).resolve().parents[2] / "mock_cluster" / "fixtures" / "default.json"
+DEFAULT_FIXTURE = Path(__file__).resolve().parents[2] / "k8s_agent_mock_cluster" / "fixtures" / "default.json"
 
 
 def test_compare_list_shows_every_scenario_in_one_line_each(capsys: pytest.CaptureFixture[str]) -> None:
@@ -99,6 +99,13 @@ def test_compare_rejects_bad_input_in_one_line_with_exit_2(
     assert message in err and len(err.splitlines()) == 1
 
 
+def empty_env_file(folder: Path) -> Path:
+    """An env file with no settings, so that no .env of the folder the tests run in is read."""
+    path = folder / "empty.env"
+    path.write_text("")
+    return path
+
+
 def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -119,7 +126,7 @@ def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
                 "--api-key",
                 "sk-test-compare-000",
                 "--env-file",
-                str(tmp_path / "no.env"),
+                str(empty_env_file(tmp_path)),
                 "--trace-dir",
                 str(tmp_path / "traces"),
                 "--format",
@@ -154,7 +161,8 @@ def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
 
 
 def test_registering_compare_and_trace_imports_nothing_heavy() -> None:
-    """The CLI imports these modules at start-up: they add no module but themselves, and no SDK."""
+    """The CLI imports these modules at start-up: beyond the standard library they add no module
+    but themselves, and neither the CLI nor they import the SDK, openai or mcp."""
     script = (
         "import argparse, sys\n"
         "import k8s_agent.cli\n"
@@ -163,7 +171,8 @@ def test_registering_compare_and_trace_imports_nothing_heavy() -> None:
         "commands = argparse.ArgumentParser().add_subparsers()\n"
         "k8s_agent.compare.register(commands)\n"
         "k8s_agent.trace_tools.register(commands)\n"
-        "print(sorted(set(sys.modules) - before), 'agents' in sys.modules)\n"
+        "added = {m for m in set(sys.modules) - before if m.split('.')[0] not in sys.stdlib_module_names}\n"
+        "print(sorted(added), any(m in sys.modules for m in ('agents', 'openai', 'mcp')))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False

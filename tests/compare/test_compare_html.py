@@ -10,17 +10,17 @@ import re
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Sequence
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from k8s_agent.compare import render
 from k8s_agent.compare_report import Comparison
+from k8s_agent_harness.events import Event
 
 CHROMIUM = shutil.which("chromium")
-NOTES = Path("/work/notes")
 FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -76,8 +76,8 @@ def chromium(page: Path, profile: Path, *options: str) -> subprocess.CompletedPr
     )
 
 
-def events(trace: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in trace if e["kind"] == kind]
+def events(trace: Sequence[Event], kind: str) -> list[Event]:
+    return [e for e in trace if e.kind == kind]
 
 
 def test_the_html_report_is_one_self_contained_file(comparison: Comparison) -> None:
@@ -104,8 +104,6 @@ def test_headless_chromium_renders_two_timelines_per_scenario_with_every_turn_an
     assert dumped.returncode == 0, dumped.stderr[-2000:]
     assert shot.returncode == 0 and screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", shot.stderr[-2000:]
     assert screenshot.stat().st_size > 50_000  # a rendered page, not a blank one
-    if NOTES.is_dir():
-        shutil.copyfile(screenshot, NOTES / "compare-screenshot.png")
 
     dom = Entries()
     dom.feed(dumped.stdout)

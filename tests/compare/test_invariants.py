@@ -5,15 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from k8s_agent.invariants import INVARIANTS, Check, check_run, requests_from_trace
+from k8s_agent_harness.events import Event, parse_event
+
+REQUIRED = {
+    "run_start": {"question": "q", "started_at": "t"},
+    "tool_call": {"request_id": "c", "fingerprint": "f"},
+}
 
 
-def event(kind: str, step: int = 0, **fields: Any) -> dict[str, Any]:
-    return {"kind": kind, "step": step, **fields}
+def event(kind: str, step: int = 0, **fields: Any) -> Event:
+    return parse_event({"kind": kind, "step": step, **REQUIRED.get(kind, {}), **fields})
 
 
-def request(
-    step: int, *, tools: bool = True, choice: str = "auto", added: list[Any] | None = None
-) -> dict[str, Any]:
+def request(step: int, *, tools: bool = True, choice: str = "auto", added: list[Any] | None = None) -> Event:
     return event(
         "model_request",
         step,
@@ -36,7 +40,7 @@ def answer(call_id: str) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "content": "ok"}
 
 
-def executed(tool: str, arguments: dict[str, Any], outcome: str = "executed") -> dict[str, Any]:
+def executed(tool: str, arguments: dict[str, Any], outcome: str = "executed") -> Event:
     return event("tool_call", 1, tool=tool, arguments=arguments, outcome=outcome, attempts=1)
 
 
@@ -134,9 +138,13 @@ def test_a_script_not_played_exactly_is_reported() -> None:
 
 def test_request_bodies_are_rebuilt_from_the_trace_deltas() -> None:
     rewritten = event(
-        "model_request", 3, attempt=1, tools_sent=False, messages_added=[{"role": "user", "content": "new"}]
+        "model_request",
+        3,
+        attempt=1,
+        tools_sent=False,
+        messages_added=[{"role": "user", "content": "new"}],
+        history_rewritten=True,
     )
-    rewritten["history_rewritten"] = True
 
     bodies = requests_from_trace([*GOOD, event("model_request", 2, attempt=2), rewritten])
 

@@ -11,11 +11,19 @@ import pytest
 
 from k8s_agent.cli import main
 from k8s_agent.replay import Divergence, first_divergence, replay, script_from_trace
-from k8s_agent.scripted_run import read_jsonl
-from scripted_llm import Delay, HttpError, Reply, call, error, text
-from tests.conftest import run_scenario
+from k8s_agent_harness import events
+from k8s_agent_harness.events import read_trace
+from k8s_agent_harness.vocabulary import Impl
+from k8s_agent_scripted_llm import Delay, HttpError, Reply, call, error, text
+from tests.conftest import read_jsonl, run_scenario
 
 Recorded = dict[tuple[str, str], Path]
+
+
+def typed(*objects: dict[str, Any]) -> list[events.Event]:
+    """Events from their JSON objects, with the fields a test does not care about filled in."""
+    required = {"run_start": {"question": "q", "started_at": "t"}}
+    return [events.parse_event({**required.get(o["kind"], {}), **o}) for o in objects]
 
 
 def replay_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
@@ -106,23 +114,25 @@ def test_recorded_http_errors_are_replayed_as_errors(tmp_path: Path) -> None:
         max_retries=1,
     )
 
-    script = script_from_trace(run.trace)
-    replayed = asyncio.run(replay(run.trace, "handwritten", tmp_path / "replay"))
+    assert run.trace_path is not None
+    trace = read_trace(run.trace_path)
+    script = script_from_trace(trace.events)
+    replayed = asyncio.run(replay(trace, Impl.HANDWRITTEN, tmp_path / "replay"))
 
     assert isinstance(script[0], HttpError) and script[0].status == 503 and script[0].message == "overloaded"
     assert [type(step) for step in script[1:]] == [Reply, Reply]
     assert replayed.divergence is None and replayed.script_problems == ""
-    assert [e["status"] for e in replayed.replayed if e["kind"] == "model_error"] == [503]
+    assert [e.status for e in replayed.replayed if isinstance(e, events.ModelError)] == [503]
 
 
 def test_a_request_that_got_no_answer_replays_as_a_hang() -> None:
-    trace: list[dict[str, Any]] = [
+    trace = typed(
         {"kind": "run_start", "mcp_command": ["x"]},
         {"kind": "model_request", "attempt": 1},
         {"kind": "model_request", "attempt": 2},
         {"kind": "model_response", "attempt": 2, "text": "late", "tool_calls": [], "usage": {}},
         {"kind": "run_end", "status": "ok"},
-    ]
+    )
 
     first, second = script_from_trace(trace)
 
@@ -132,11 +142,11 @@ def test_a_request_that_got_no_answer_replays_as_a_hang() -> None:
 
 def test_runs_that_end_differently_diverge_at_the_end() -> None:
     start = {"kind": "run_start"}
-    ok = [start, {"kind": "run_end", "status": "ok", "answer": "A"}]
-    other = [start, {"kind": "run_end", "status": "ok", "answer": "B"}]
-    failed = [start, {"kind": "run_end", "status": "error", "error_type": "ModelEndpointError"}]
+    ok = typed(start, {"kind": "run_end", "status": "ok", "answer": "A"})
+    other = typed(start, {"kind": "run_end", "status": "ok", "answer": "B"})
+    failed = typed(start, {"kind": "run_end", "status": "error", "error_type": "ModelEndpointError"})
 
-    fewer_tools = [start, {"kind": "tools_listed", "allowed": ["list_pods"]}, ok[1]]
+    fewer_tools = [*typed(start, {"kind": "tools_listed", "tools": [], "allowed": ["list_pods"]}), ok[1]]
 
     assert first_divergence(ok, ok) is None
     assert first_divergence(ok, fewer_tools) == Divergence(0, "tools the MCP server offers", "", "list_pods")
@@ -155,5 +165,5 @@ def test_a_trace_without_a_run_start_cannot_be_replayed(
     )
 
     err = capsys.readouterr().err
-    assert "broken.jsonl:2 is not JSON" in err and "not a replayable trace" in err
+    assert "broken.jsonl:2 is not JSON" in err and "not a k8s-agent trace" in err
     assert not (tmp_path / "traces").exists()

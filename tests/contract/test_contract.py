@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import prompts
 from k8s_agent import scenarios
 from k8s_agent.scenarios import ANALYTICS, INVENTED, PAYMENT, REPORT
-from scripted_llm import call, text
+from k8s_agent_harness import prompts
+from k8s_agent_scripted_llm import call, text
 from tests.conftest import RunAgent
 
 TOOLS = "describe_node, describe_pod, get_events, get_pod_logs, list_nodes, list_pods, search_logs"

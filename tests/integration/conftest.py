@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from harness.errors import ConfigError
-from harness.servers import ServerLaunch, find_kubernetes_mcp_server, find_mcp_server_kubernetes
+from k8s_agent_harness.discovery import find_kubernetes_mcp_server, find_mcp_server_kubernetes
+from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.servers import ServerLaunch
 from tests.conftest import AgentRun, run_scenario
 from tests.integration.fake_kube_api import FAKE_TOKEN, FakeKubeAPI, make_event, make_node, make_pod
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import prompts
-from harness.config import Config
-from harness.servers import KMS_ARGUMENTS, ServerLaunch, resolve_server
-from scripted_llm import call, raw_call, text
+from k8s_agent_harness import prompts
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.servers import KUBERNETES_MCP_SERVER_ARGUMENTS, ServerLaunch, resolve_server
+from k8s_agent_scripted_llm import call, raw_call, text
 from tests.conftest import run_scenario
 from tests.integration.conftest import CRASHING, LEAKY, LOG_LINE, NODE, QUESTION, diagnose, leaked, offered
 from tests.integration.fake_kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
@@ -41,7 +41,9 @@ def preset(binary: Path, kubeconfig: Path, tmp_path: Path) -> ServerLaunch:
         "K8S_AGENT_CACHE": str(tmp_path / "cache"),
     }
     config = Config(cluster_server="kubernetes-mcp-server", mcp_env={"KUBECONFIG": str(kubeconfig)})
-    return resolve_server(config, environ)
+    launch = resolve_server(config, environ)
+    launch.prepare()  # the config file its command names, as a session writes it before the start
+    return launch
 
 
 def test_a_crash_looping_pod_is_found_with_its_log_line(
@@ -195,7 +197,10 @@ def test_the_preset_alone_reaches_the_cluster_and_hides_the_kubeconfig_token(
     )
 
     [start] = run.events("run_start")
-    assert start["mcp_command"][: 1 + len(KMS_ARGUMENTS)] == [str(kubernetes_mcp_server), *KMS_ARGUMENTS]
+    assert start["mcp_command"][: 1 + len(KUBERNETES_MCP_SERVER_ARGUMENTS)] == [
+        str(kubernetes_mcp_server),
+        *KUBERNETES_MCP_SERVER_ARGUMENTS,
+    ]
     assert "configuration_view" not in offered(run)
     # Only the value read from the kubeconfig catches a token in plain prose.
     assert "refreshing cached credential [REDACTED] for upstream" in run.tool_messages(1)[0]["content"]

@@ -9,10 +9,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harness import prompts
-from harness.config import Config
-from harness.servers import FLUX_ENVIRONMENT, FLUX_TOOLS, ServerLaunch, resolve_server
-from scripted_llm import call, text
+from k8s_agent_harness import prompts
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.servers import (
+    MCP_SERVER_KUBERNETES_ENVIRONMENT,
+    MCP_SERVER_KUBERNETES_TOOLS,
+    ServerLaunch,
+    resolve_server,
+)
+from k8s_agent_scripted_llm import call, text
 from tests.integration.conftest import CRASHING, LOG_LINE, diagnose, leaked, offered
 from tests.integration.fake_kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
 
@@ -46,7 +51,7 @@ def test_a_crash_looping_pod_is_found_with_its_log_line_through_kubectl(
     )
 
     tools = offered(run)
-    assert set(tools) == set(FLUX_TOOLS)
+    assert set(tools) == set(MCP_SERVER_KUBERNETES_TOOLS)
     assert tools["kubectl_logs"]["parameters"]["required"] == ["resourceType", "name", "namespace"]  # type: ignore[index]
     listing = run.tool_messages(1)[0]["content"]
     assert CRASHING in listing and "CrashLoopBackOff" in listing
@@ -89,7 +94,9 @@ def test_tools_without_a_read_only_annotation_are_refused(
 ) -> None:
     # Started by hand in full mode: 23 tools, the write ones annotated destructive or not at all.
     read_only = preset(mcp_server_kubernetes, kubeconfig, tmp_path)
-    full = {name: value for name, value in read_only.env.items() if name not in FLUX_ENVIRONMENT}
+    full = {
+        name: value for name, value in read_only.env.items() if name not in MCP_SERVER_KUBERNETES_ENVIRONMENT
+    }
     launch = ServerLaunch(read_only.command, full)
     script = [
         call("kubectl_delete", resourceType="pod", name=CRASHING, namespace="shop"),

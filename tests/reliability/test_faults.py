@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness import prompts
-from harness.errors import MalformedResponseError, McpServerError, ModelEndpointError
 from k8s_agent.scenarios import ANALYTICS, PAYMENT, REPORT
-from scripted_llm import call, error, hang, malformed, text
+from k8s_agent_harness import prompts
+from k8s_agent_harness.errors import MalformedResponseError, McpServerError, ModelEndpointError
+from k8s_agent_scripted_llm import call, error, hang, malformed, text
 from tests.conftest import RunAgent
 
 

@@ -28,12 +28,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from harness.config import Config
-from harness.mcp_client import McpClient
-from harness.session import RunResult
-from k8s_agent.runner import agent
+from k8s_agent.implementations import ask_function
 from k8s_agent.scenarios import ANALYTICS, PAYMENT
-from scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.mcp_client import McpClient
+from k8s_agent_harness.session import RunResult
+from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
 from tests.conftest import assert_every_call_answered, read_jsonl
 from tests.wire import wire_view
 
@@ -126,7 +126,7 @@ class Rig:
             request_timeout=10,
             tool_timeout=10,
         )
-        return self.loop.run(agent(impl)(config, "Which pods are unhealthy?", mcp=self.mcp))
+        return self.loop.run(ask_function(impl)(config, "Which pods are unhealthy?", mcp=self.mcp))
 
 
 def examples(count: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -145,7 +145,7 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
     workdir = tmp_path_factory.mktemp("property")
     call_log = workdir / "calls.jsonl"
     loop = LoopThread()
-    context = McpClient.running([sys.executable, "-m", "mock_cluster", "--call-log", str(call_log)])
+    context = McpClient.running([sys.executable, "-m", "k8s_agent_mock_cluster", "--call-log", str(call_log)])
     mcp = loop.run(context.__aenter__())
     validators = {tool.name: Draft202012Validator(dict(tool.input_schema)) for tool in mcp.tools}
     # After the script, the model answers with a grounded text: every run can end.

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import load_config, read_dotenv
-from harness.errors import ConfigError
+from k8s_agent_harness.config import load_config, read_dotenv
+from k8s_agent_harness.errors import ConfigError
 
 
 def test_precedence_is_flags_then_environment_then_dotenv_then_defaults(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.redact import REDACTED, Redactor
+from k8s_agent_harness.redact import REDACTED, Redactor
 
 
 @pytest.mark.parametrize(

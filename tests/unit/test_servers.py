@@ -10,17 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import Config, load_config
-from harness.errors import ConfigError
-from harness.servers import (
-    FLUX_TOOLS,
-    KMS_CONFIG,
-    kms_platform_package,
-    kubeconfig_secrets,
-    resolve_server,
-    secrets_in_kubeconfig,
-)
 from k8s_agent.cli import build_parser, config_from
+from k8s_agent_harness.config import Config, load_config
+from k8s_agent_harness.discovery import kms_platform_package
+from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.kubeconfig import kubeconfig_secrets, secrets_in_kubeconfig
+from k8s_agent_harness.servers import (
+    KUBERNETES_MCP_SERVER_CONFIG,
+    MCP_SERVER_KUBERNETES_TOOLS,
+    resolve_server,
+)
 
 TOKEN = "fake-token-DO-NOT-LEAK-6f1c2b9e"
 
@@ -123,15 +122,15 @@ def installed_flux(cache: Path) -> Path:
 # -- secrets -------------------------------------------------------------------------------------------
 
 
-def test_every_credential_of_a_yaml_kubeconfig_is_found_and_nothing_else() -> None:
+def test_every_credential_of_a_yaml_kubeconfig_is_found_in_document_order_and_nothing_else() -> None:
     assert secrets_in_kubeconfig(KUBECONFIG_YAML) == [
         "cHJpdmF0ZS1rZXktZGF0YQ==",
         "abc.def-ghi_jkl",
         "s3cr3t-value",
         "eyJhbGciOi.payload.signature",
         "refresh-123456",
-        "hunter22",
         "wJalrXUtnFEMI/K7MDENG",
+        "hunter22",
     ]
 
 
@@ -169,8 +168,8 @@ def test_no_preset_starts_the_embedded_mock_cluster(tmp_path: Path) -> None:
     plain = resolve_server(Config(), {})
     chosen = resolve_server(Config(cluster_server="mock", cluster=fixture), {})
 
-    assert plain.command == (sys.executable, "-m", "mock_cluster")
-    assert chosen.command == (sys.executable, "-m", "mock_cluster", "--cluster", str(fixture))
+    assert plain.command == (sys.executable, "-m", "k8s_agent_mock_cluster")
+    assert chosen.command == (sys.executable, "-m", "k8s_agent_mock_cluster", "--cluster", str(fixture))
     assert plain.secrets == () and plain.preset == "mock"
 
 
@@ -197,8 +196,12 @@ def test_kubernetes_mcp_server_runs_the_cached_binary_read_only_without_the_conf
 
     assert launch.command[:5] == (str(binary), "--read-only", "--toolsets", "core", "--disable-multi-cluster")
     assert launch.command[5] == "--config"
-    assert Path(launch.command[6]).read_text() == KMS_CONFIG
-    assert 'kind = "Secret"' in KMS_CONFIG
+    settings = Path(launch.command[6])
+    assert launch.files == {settings: KUBERNETES_MCP_SERVER_CONFIG}
+    assert not settings.exists()  # resolving writes nothing...
+    launch.prepare()
+    assert settings.read_text() == KUBERNETES_MCP_SERVER_CONFIG  # ...preparing the launch does
+    assert 'kind = "Secret"' in KUBERNETES_MCP_SERVER_CONFIG
     assert launch.env["KUBECONFIG"] == machine["KUBECONFIG"]
     assert launch.secrets == (TOKEN,)
     assert "kubernetes-mcp-server 0.0.67" in launch.description
@@ -275,8 +278,11 @@ def test_mcp_server_kubernetes_runs_with_node_read_only_and_a_narrowed_tool_list
 
     assert launch.command == (str(node), str(script))
     assert launch.env["ALLOW_ONLY_READONLY_TOOLS"] == "true"
-    assert launch.env["ALLOWED_TOOLS"] == ",".join(FLUX_TOOLS)
-    assert "kubectl_context" not in FLUX_TOOLS and "kubectl_reconnect" not in FLUX_TOOLS
+    assert launch.env["ALLOWED_TOOLS"] == ",".join(MCP_SERVER_KUBERNETES_TOOLS)
+    assert (
+        "kubectl_context" not in MCP_SERVER_KUBERNETES_TOOLS
+        and "kubectl_reconnect" not in MCP_SERVER_KUBERNETES_TOOLS
+    )
     assert launch.env["MASK_SECRETS"] == "true"
     assert launch.env["PATH"] == machine["PATH"]
     assert launch.env["HOME"] == "/h"

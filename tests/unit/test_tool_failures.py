@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.mcp_client import classify_failure
+from k8s_agent_harness.mcp_client import classify_failure
 
 
 @pytest.mark.parametrize(

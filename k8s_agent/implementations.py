@@ -1,0 +1,42 @@
+"""Pick an implementation, give it a model endpoint (the offline model when none is configured), ask it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.session import RunResult
+from k8s_agent_harness.vocabulary import Impl
+
+AskFunction = Callable[..., Awaitable[RunResult]]
+"""An implementation's `ask(config, question, **options)`."""
+
+
+def ask_function(impl: Impl | str) -> AskFunction:
+    """The `ask` coroutine function of an implementation; the SDK is imported only when asked for."""
+    impl = Impl(impl)
+    if impl is Impl.HANDWRITTEN:
+        from handwritten_agent import ask as ask_handwritten
+
+        return ask_handwritten
+    if impl is Impl.SDK:
+        from sdk_agent import ask as ask_sdk  # type: ignore[attr-defined,unused-ignore]
+
+        return ask_sdk  # type: ignore[no-any-return,unused-ignore]
+    raise AssertionError(impl)
+
+
+async def ask(config: Config, question: str, **options: Any) -> RunResult:
+    """Ask `question` with the configured implementation and endpoint.
+
+    Options go to the implementation's `ask` (observer, approver, secrets, mcp).
+    """
+    ask_impl = ask_function(config.impl)
+    if not config.offline:
+        return await ask_impl(config, question, **options)
+    from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
+
+    with ScriptedModelServer(responder=offline_model, model=config.model) as server:
+        return await ask_impl(dataclasses.replace(config, base_url=server.url), question, **options)

@@ -1,0 +1,25 @@
+"""The shared harness: everything both agents use, and nothing of either (SDK-free).
+
+    config        the run's settings, each defined once (flags, environment, help derive from it)
+    vocabulary    the enums runs are described in (outcomes, rejections, guardrails, stop reasons)
+    errors        the run failures and their exit codes
+    servers       which MCP server a run starts (presets), with discovery.py and kubeconfig.py
+    mcp_client    the stdio MCP client: tools, calls, restarts; failures as data
+    tools         tool specifications and their Chat Completions form
+    gateway       the one path of every tool call: allowlist, JSON, schema, cache, call, redact, trace
+    schemas       argument validation against a tool's JSON Schema
+    supervisor    budgets outside the conversation: steps, time, repeats
+    review        the review policy: accept an answer or push back (zero-tool, evidence)
+    grounding     which pod, node and namespace names an answer uses, and which no tool returned
+    prompts       every text the harness says to the model
+    model_client  the openai client both agents use, traced at the HTTP boundary
+    session       what a run shares: trace, budgets, server, gateway, model client
+    events        the trace schema (typed events) and the one reader of trace files
+    trace         the trace writer and the run's counters
+    redact        secret redaction before anything reaches the model, a trace or a terminal
+    approval      asking the operator before a write tool runs
+    report        the terminal report
+
+Modules are imported one by one (`from k8s_agent_harness.gateway import ToolGateway`): this
+package imports nothing by itself, so that a command pays only for what it uses.
+"""

@@ -1,0 +1,407 @@
+"""Run configuration: one frozen dataclass, each field defined once, read once at the entry point.
+
+Every field carries its `Setting`: the help text, the environment variables, the CLI group and
+whether it is a budget. The command line (flags and help, with the defaults filled in), the
+environment lookup, the trace's `run_start.budgets`, `compare` and `trace replay` all derive
+from `SETTINGS`, so adding a setting is one field here.
+
+Precedence, highest first: command-line flags, the process environment, a `.env` file, the
+defaults. Nothing here reads the environment at import time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shlex
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
+
+OFFLINE_MODEL = "offline"
+CLUSTER_SERVERS = ("kubernetes-mcp-server", "mcp-server-kubernetes", "mock")
+"""Presets of `--cluster-server`; `servers` turns one into a command and its environment."""
+DEFAULT_ENDPOINT_MODEL = "gpt-4o-mini"
+
+# CLI groups, in the order `--help` shows them.
+AGENT, MODEL, CLUSTER, BUDGETS, OUTPUT = "agent", "model", "cluster", "budgets", "output"
+GROUPS = (AGENT, MODEL, CLUSTER, BUDGETS, OUTPUT)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How one Config field is set and explained."""
+
+    help: str
+    """One line for `--help`; the default is appended unless `show_default` is False."""
+    env: tuple[str, ...] = ()
+    """Environment (or `.env`) variables that set it, first found wins."""
+    group: str = AGENT
+    budget: bool = False
+    """A budget: recorded in the trace's run_start, reused by `trace replay`, applied by `compare`."""
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    repeatable: bool = False
+    show_default: bool = True
+
+
+def _setting(default: Any, help: str, *, secret: bool = False, **options: Any) -> Any:
+    return field(default=default, repr=not secret, metadata={"setting": Setting(help, **options)})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    """Everything a run needs; both agents receive the same object."""
+
+    impl: Impl = _setting(
+        Impl.HANDWRITTEN,
+        "the loop that drives the run: handwritten, or sdk (the OpenAI Agents SDK port)",
+        env=("K8S_AGENT_IMPL",),
+    )
+    model: str = _setting(
+        OFFLINE_MODEL,
+        f"model name; '{OFFLINE_MODEL}' is the deterministic offline playbook, not an LLM (the default "
+        f"when no endpoint or key is configured; with one, the default is {DEFAULT_ENDPOINT_MODEL})",
+        env=("K8S_AGENT_MODEL", "OPENAI_MODEL"),
+        group=MODEL,
+        show_default=False,
+    )
+    base_url: str | None = _setting(
+        None,
+        "OpenAI-compatible endpoint (`.../v1`), e.g. http://localhost:11434/v1; unset means api.openai.com",
+        env=("OPENAI_BASE_URL",),
+        group=MODEL,
+        show_default=False,
+    )
+    api_key: str | None = _setting(
+        None,
+        "API key for the endpoint (prefer the environment: flags show in process lists); never written "
+        "to traces, reports or logs",
+        env=("OPENAI_API_KEY",),
+        group=MODEL,
+        secret=True,
+        show_default=False,
+    )
+    cluster_server: str | None = _setting(
+        None,
+        "MCP server for a real cluster, read-only, with KUBECONFIG passed on: kubernetes-mcp-server or "
+        "mcp-server-kubernetes (install: npm, or .ci/install-k8s-mcp-servers.sh); mock is the embedded "
+        "mock cluster (the default)",
+        env=("K8S_AGENT_CLUSTER_SERVER",),
+        group=CLUSTER,
+        choices=CLUSTER_SERVERS,
+        show_default=False,
+    )
+    mcp_command: tuple[str, ...] = _setting(
+        (),
+        'any stdio MCP server for a real cluster, e.g. "kubernetes-mcp-server --read-only"',
+        env=("K8S_AGENT_MCP_COMMAND",),
+        group=CLUSTER,
+        metavar="COMMAND",
+        show_default=False,
+    )
+    mcp_env: Mapping[str, str] = field(
+        default_factory=dict,
+        repr=False,
+        metadata={
+            "setting": Setting(
+                "environment for the MCP server (repeatable); KUBECONFIG and the proxy variables are "
+                "passed on by themselves",
+                group=CLUSTER,
+                metavar="KEY=VALUE",
+                repeatable=True,
+                show_default=False,
+            )
+        },
+    )
+    cluster: Path | None = _setting(
+        None,
+        "mock cluster fixture (JSON) instead of the shipped one",
+        env=("K8S_AGENT_CLUSTER",),
+        group=CLUSTER,
+        metavar="FILE",
+        show_default=False,
+    )
+    allow_write: tuple[str, ...] = _setting(
+        (),
+        "allow a tool that is not annotated read-only (repeatable; asks on the terminal before each call)",
+        group=CLUSTER,
+        metavar="TOOL",
+        repeatable=True,
+        show_default=False,
+    )
+    max_steps: int = _setting(
+        10,
+        "model turns that may call tools before a tool-less summary is forced",
+        env=("K8S_AGENT_MAX_STEPS",),
+        group=BUDGETS,
+        budget=True,
+    )
+    max_repeats: int = _setting(
+        2,
+        "repeats of one identical tool call before a summary is forced",
+        env=("K8S_AGENT_MAX_REPEATS",),
+        group=BUDGETS,
+        budget=True,
+    )
+    max_seconds: float = _setting(
+        300.0,
+        "wall-clock budget of the investigation in seconds; when spent, a summary is forced",
+        env=("K8S_AGENT_MAX_SECONDS",),
+        group=BUDGETS,
+        budget=True,
+    )
+    tool_timeout: float = _setting(
+        30.0,
+        "seconds one MCP tool call may take",
+        env=("K8S_AGENT_TOOL_TIMEOUT",),
+        group=BUDGETS,
+        budget=True,
+    )
+    request_timeout: float = _setting(
+        120.0,
+        "seconds one model request may take before it is abandoned (and retried)",
+        env=("K8S_AGENT_REQUEST_TIMEOUT",),
+        group=BUDGETS,
+        budget=True,
+    )
+    max_retries: int = _setting(
+        2,
+        "retries of a failed model request (408/409/429/5xx, connection errors)",
+        env=("K8S_AGENT_MAX_RETRIES",),
+        group=BUDGETS,
+        budget=True,
+    )
+    trace_dir: Path = _setting(
+        Path("traces"),
+        "folder for the JSONL trace of each run",
+        env=("K8S_AGENT_TRACE_DIR",),
+        group=OUTPUT,
+        metavar="DIR",
+    )
+
+    def __post_init__(self) -> None:
+        impl: Any = self.impl
+        if not isinstance(impl, Impl):  # Config(impl="sdk") in code: the enum, or a clear error
+            object.__setattr__(self, "impl", _implementation(impl))
+
+    @property
+    def offline(self) -> bool:
+        """Whether the embedded offline model answers instead of a real endpoint."""
+        return self.model == OFFLINE_MODEL
+
+    def secrets(self) -> tuple[str, ...]:
+        """Values that must never appear in a trace, report or log."""
+        return tuple(value for value in (self.api_key,) if value)
+
+    def budgets(self) -> dict[str, int | float]:
+        """The budget settings, as the trace's run_start records them."""
+        return {name: getattr(self, name) for name in BUDGET_SETTINGS}
+
+
+SETTINGS: dict[str, Setting] = {
+    f.name: f.metadata["setting"] for f in fields(Config) if "setting" in f.metadata
+}
+"""Every setting by field name, in definition order."""
+BUDGET_SETTINGS: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if s.budget)
+_TYPES = typing.get_type_hints(Config)
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Config)}
+
+# Passed on to the MCP server when set: the stdio client would drop them.
+PASSED_TO_MCP_SERVER = ("KUBECONFIG", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY")
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of a setting: `max_steps` is `--max-steps`."""
+    return "--" + name.replace("_", "-")
+
+
+def help_of(name: str) -> str:
+    """A setting's help text, with its default and its environment variables."""
+    setting = SETTINGS[name]
+    text = setting.help
+    if setting.show_default:
+        default = _DEFAULTS[name]
+        shown = f"{default:g}" if isinstance(default, float) else str(default)
+        text += f" (default {shown})"
+    if setting.env:
+        text += f" [env {' or '.join(setting.env)}]"
+    return text
+
+
+def flag_type(name: str) -> Any:
+    """What argparse should turn a flag's text into (int, float, Path), or None for plain text."""
+    hint = _TYPES[name]
+    for kind in (int, float, Path):
+        if hint is kind or kind in typing.get_args(hint):
+            return kind
+    return None
+
+
+def read_dotenv(path: Path, *, required: bool = False) -> dict[str, str]:
+    """Parse a `.env` file: `KEY=VALUE` lines, optional `export`, quotes and `#` comments.
+
+    A missing file is no settings, unless `required` (a file the user named).
+    """
+    values: dict[str, str] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"env file not found: {path}") from None
+        return values
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from error
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        line = line.removeprefix("export ").strip()
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not key.replace("_", "").isalnum():
+            raise ConfigError(f"{path}:{number}: expected KEY=VALUE")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        else:
+            value = value.split(" #", 1)[0].rstrip()
+        values[key] = value
+    return values
+
+
+def load_config(
+    flags: Mapping[str, Any],
+    environ: Mapping[str, str] | None = None,
+    dotenv: Path | None = Path(".env"),
+    *,
+    dotenv_required: bool = False,
+) -> Config:
+    """Build the run's Config; `flags` holds command-line values, None where not given."""
+    environ = os.environ if environ is None else environ
+    file_values = read_dotenv(dotenv, required=dotenv_required) if dotenv is not None else {}
+    raw: dict[str, Any] = {}
+    for name, setting in SETTINGS.items():
+        for source in (environ, file_values):
+            found = next((source[v] for v in setting.env if source.get(v)), None)
+            if found is not None:
+                raw[name] = found
+                break
+    _flag_picks_the_cluster(raw, flags)
+    raw.update({name: value for name, value in flags.items() if value is not None})
+
+    # An endpoint or a key means the user wants a real model unless they name one.
+    if "model" not in raw and ("base_url" in raw or "api_key" in raw):
+        raw["model"] = DEFAULT_ENDPOINT_MODEL
+
+    mcp_env = {k: environ[k] for k in PASSED_TO_MCP_SERVER if environ.get(k)}
+    mcp_env.update(raw.pop("mcp_env", None) or {})
+    raw["mcp_env"] = mcp_env
+    return _validated(raw)
+
+
+def _flag_picks_the_cluster(raw: dict[str, Any], flags: Mapping[str, Any]) -> None:
+    """A flag naming the cluster (--cluster-server, or --mcp-command / --cluster) overrides the
+    environment's other way of naming it, instead of clashing with it."""
+    flagged = {name for name in ("cluster_server", "mcp_command", "cluster") if flags.get(name) is not None}
+    if "cluster_server" in flagged:
+        raw.pop("mcp_command", None)
+        if flags["cluster_server"] != "mock":
+            raw.pop("cluster", None)
+    elif flagged:
+        raw.pop("cluster_server", None)
+
+
+def _validated(raw: dict[str, Any]) -> Config:
+    values: dict[str, Any] = {}
+    for name, value in raw.items():
+        if name not in _TYPES:
+            raise ConfigError(f"unknown setting {name!r}")
+        values[name] = _coerce(name, value)
+    config = Config(**values)
+    for name in ("max_steps", "max_repeats"):
+        if getattr(config, name) < 1:
+            raise ConfigError(f"{name.replace('_', '-')} must be at least 1")
+    if config.max_retries < 0:
+        raise ConfigError("max-retries must not be negative")
+    for name in ("max_seconds", "tool_timeout", "request_timeout"):
+        if not getattr(config, name) > 0:
+            raise ConfigError(f"{name.replace('_', '-')} must be positive")
+    if config.cluster is not None and config.mcp_command:
+        raise ConfigError(
+            "--cluster selects a mock cluster fixture; it cannot be combined with --mcp-command"
+        )
+    if config.cluster_server is not None:
+        _check_cluster_server(config)
+    if config.cluster is not None and not config.cluster.is_file():
+        raise ConfigError(f"cluster fixture not found: {config.cluster}")
+    if not config.offline and config.base_url is None and not config.api_key:
+        raise ConfigError(
+            f"model {config.model!r} needs an endpoint: set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
+            "non-OpenAI server), or use --model offline"
+        )
+    return config
+
+
+def _check_cluster_server(config: Config) -> None:
+    if config.cluster_server not in CLUSTER_SERVERS:
+        raise ConfigError(
+            f"unknown cluster server {config.cluster_server!r}: choose one of {', '.join(CLUSTER_SERVERS)}"
+            " (or give any stdio MCP server with --mcp-command)"
+        )
+    if config.mcp_command:
+        raise ConfigError("--cluster-server and --mcp-command both name the MCP server: give one of them")
+    if config.cluster is not None and config.cluster_server != "mock":
+        raise ConfigError(
+            f"--cluster selects a mock cluster fixture; it cannot be combined with --cluster-server "
+            f"{config.cluster_server}"
+        )
+    if config.offline and config.cluster_server != "mock":
+        raise ConfigError(
+            f"the offline model (a deterministic playbook, not an LLM) knows only the mock cluster's tools: "
+            f"set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI server) to use --cluster-server "
+            f"{config.cluster_server}"
+        )
+
+
+def _implementation(value: Any) -> Impl:
+    try:
+        return Impl(str(value).strip().lower())
+    except ValueError:
+        raise ConfigError(
+            f"unknown implementation {value!r}: choose one of {', '.join(IMPLEMENTATIONS)}"
+        ) from None
+
+
+def _coerce(name: str, value: Any) -> Any:
+    hint = _TYPES[name]
+    label = name.replace("_", "-")
+    if hint is Impl:
+        return _implementation(value)
+    if hint in (int, float):
+        try:
+            number = hint(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{label} must be a number, got {value!r}") from None
+        if not math.isfinite(number):
+            raise ConfigError(f"{label} must be a finite number, got {value!r}")
+        return number
+    if name == "mcp_command":
+        parts = tuple(shlex.split(value)) if isinstance(value, str) else tuple(value)
+        if not parts:
+            raise ConfigError("mcp-command is empty")
+        return parts
+    if hint is Path or Path in typing.get_args(hint):
+        return Path(value)
+    if name == "allow_write":
+        return tuple(value)
+    if name == "base_url":
+        return str(value).rstrip("/") or None
+    if name == "cluster_server":
+        return str(value).strip().lower() or None
+    return value

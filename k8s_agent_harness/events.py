@@ -1,0 +1,393 @@
+"""The trace schema: one typed event per kind, the one reader of trace files, and its version.
+
+A trace is a JSONL file, one event per line. Every event carries the header `run_id`, `impl`,
+`step` (the model request it belongs to) and `ts` (Unix time), and a `kind` that says which of
+the models below it is. The first event, `run_start`, names the schema version the file was
+written in; a reader refuses a version it does not know instead of guessing at its fields.
+
+The writer (`trace.Recorder`) stamps the header and redacts every string before a line is
+written; the models validate when a file is read (`read_trace`), so the commands that read
+traces (show, replay, compare) work on checked, typed events and never on loose dicts.
+docs/traces.md describes each kind for readers of the files.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.vocabulary import (
+    Guardrail,
+    Impl,
+    Outcome,
+    Pushback,
+    Rejection,
+    RunStatus,
+    StopReason,
+)
+
+SCHEMA_VERSION = 1
+"""The version this code writes and reads. Raise it when a field changes meaning or goes away."""
+SUPPORTED_VERSIONS = frozenset({SCHEMA_VERSION})
+
+
+class TraceError(ConfigError):
+    """A trace file cannot be read: missing, empty, of an unknown schema version, or damaged."""
+
+
+class _Model(BaseModel):
+    # Unknown fields are ignored: a reader of version N reads what it knows of a file that a
+    # later release of the same version added fields to.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class _Event(_Model):
+    run_id: str = ""
+    impl: Impl = Impl.HANDWRITTEN
+    step: int = 0
+    """The model request the event belongs to (0 before the first)."""
+    ts: float = 0.0
+    """Unix time the event was recorded."""
+
+
+# -- parts of events -------------------------------------------------------------------------------
+
+
+class ListedTool(_Model):
+    """A tool the MCP server listed, with its read-only annotation (None: the server did not say)."""
+
+    name: str
+    read_only: bool | None = None
+
+
+class ProposedCall(_Model):
+    """A tool call as the model proposed it: its id, the tool, the raw argument string."""
+
+    id: str
+    name: str
+    arguments: str | None = None
+
+
+class Usage(_Model):
+    """Token counts from a response's `usage` (an estimate from bytes against the scripted model)."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+
+
+class RunCounts(_Model):
+    """The counters of a run, as `run_end` records them and `ask --json` prints them."""
+
+    model_requests: int = 0
+    model_attempts: int = 0
+    tool_calls_executed: int = 0
+    tool_calls_failed: int = 0
+    tool_calls_rejected: int = 0
+    rejected: dict[Rejection, int] = Field(default_factory=lambda: dict.fromkeys(Rejection, 0))
+    pushbacks: int = 0
+    pushback_kinds: dict[Pushback, int] = Field(default_factory=lambda: dict.fromkeys(Pushback, 0))
+    forced_summary: bool = False
+    forced_summary_reason: StopReason | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    bytes_sent: int = 0
+
+
+# -- the events ------------------------------------------------------------------------------------
+
+
+class RunStart(_Event):
+    """The run began: what was asked, of which model, against which MCP server, with which budgets."""
+
+    kind: Literal["run_start"] = "run_start"
+    schema_version: int = SCHEMA_VERSION
+    question: str
+    started_at: str
+    """UTC, ISO 8601."""
+    model: str | None = None
+    endpoint: str | None = None
+    """The model endpoint without credentials; None for the offline model's own server."""
+    mcp_command: list[str] = Field(default_factory=list)
+    """The MCP server's command line as it was started (data for readers, never run by replay)."""
+    mcp_server: str | None = None
+    """One line on which server that is, how it was found and what it is limited to."""
+    budgets: dict[str, int | float] = Field(default_factory=dict)
+    """The budget settings of the run (max_steps, max_repeats, max_seconds, ...)."""
+
+
+class ToolsListed(_Event):
+    """The server's tools, which the run offers the model, and which it refuses (not read-only)."""
+
+    kind: Literal["tools_listed"] = "tools_listed"
+    tools: list[ListedTool]
+    allowed: list[str]
+    refused: list[str] = Field(default_factory=list)
+
+
+class ModelRequest(_Event):
+    """A chat-completions request as it went on the wire (one per attempt)."""
+
+    kind: Literal["model_request"] = "model_request"
+    attempt: int = 1
+    model: str | None = None
+    bytes: int = 0
+    message_count: int = 0
+    tools_sent: bool = False
+    tool_count: int = 0
+    tool_choice: str | dict[str, Any] = "absent"
+    """`required`, `auto`, a named tool, or `absent` when the field was not sent."""
+    messages_added: list[dict[str, Any]] | None = None
+    """First attempts: the messages added since the previous request (the whole list on the first)."""
+    history_rewritten: bool = False
+    """True when the history was not extended but rewritten: `messages_added` is then the whole list."""
+
+
+class ModelResponse(_Event):
+    """A response to a request: the model's text and tool calls, or why it was unusable."""
+
+    kind: Literal["model_response"] = "model_response"
+    attempt: int = 1
+    latency_ms: float = 0.0
+    text: str | None = None
+    tool_calls: list[ProposedCall] = Field(default_factory=list)
+    finish_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    malformed: str | None = None
+    """Why the completion was unusable (no choices, a tool call without id...); None when usable."""
+    body: str | None = None
+    """The start of the body of a malformed response."""
+
+
+class ModelError(_Event):
+    """An attempt the endpoint answered with an HTTP error (the client may retry it)."""
+
+    kind: Literal["model_error"] = "model_error"
+    attempt: int = 1
+    status: int
+    retry_after: str | None = None
+    latency_ms: float = 0.0
+    body: str = ""
+
+
+class ToolCall(_Event):
+    """One proposed tool call, what the gateway did with it, and the text the model got back."""
+
+    kind: Literal["tool_call"] = "tool_call"
+    request_id: str
+    """The tool call id the model gave the call."""
+    tool: str
+    arguments: Any = None
+    """The parsed arguments; the raw string when they were not JSON."""
+    fingerprint: str
+    """sha256 of `tool:canonical-arguments`, 12 hex digits: what the repeat budget counts."""
+    outcome: Outcome
+    attempts: int = 0
+    """Calls made to the server (retries included); 0 when the gateway answered itself."""
+    duration_ms: float = 0.0
+    result: str = ""
+    """What the model received for this call."""
+
+
+class ToolRetry(_Event):
+    """A retryable tool failure (429, 503, rate limit, ...) that the gateway retried."""
+
+    kind: Literal["tool_retry"] = "tool_retry"
+    request_id: str
+    tool: str
+    fingerprint: str
+    attempt: int
+    reason: str
+    retry_after: float | None = None
+    delay_s: float = 0.0
+
+
+class GuardrailFired(_Event):
+    """A guardrail fired: a pushback (with its message) or a forced summary (with its reason)."""
+
+    kind: Literal["guardrail"] = "guardrail"
+    guardrail: Guardrail
+    message: str | None = None
+    names: list[str] = Field(default_factory=list)
+    """For the evidence pushback: the names no tool returned."""
+    reason: StopReason | None = None
+    """For a forced summary: why the investigation ended."""
+
+
+class McpRestart(_Event):
+    """The MCP server died or stopped answering and was restarted (ok) or could not be (not ok)."""
+
+    kind: Literal["mcp_restart"] = "mcp_restart"
+    reason: str
+    ok: bool
+    error: str | None = None
+
+
+class McpToolsChanged(_Event):
+    """The MCP server changed its tool list during the run; later calls to it are refused."""
+
+    kind: Literal["mcp_tools_changed"] = "mcp_tools_changed"
+    detail: str
+
+
+class HarnessWarning(_Event):
+    """Something the user should know that did not stop the run (e.g. a tool with a broken schema)."""
+
+    kind: Literal["warning"] = "warning"
+    message: str
+
+
+class RunEnd(_Event):
+    """The run ended: with the answer and the counters, or with the error that ended it."""
+
+    kind: Literal["run_end"] = "run_end"
+    status: RunStatus
+    answer: str | None = None
+    ungrounded_names: list[str] = Field(default_factory=list)
+    error: str | None = None
+    error_type: str | None = None
+    stderr_tail: str | None = None
+    """The MCP server's last stderr lines, when it failed to start."""
+    interrupted: bool = False
+    wall_seconds: float = 0.0
+    counts: RunCounts = Field(default_factory=RunCounts)
+
+
+Event = Annotated[
+    RunStart
+    | ToolsListed
+    | ModelRequest
+    | ModelResponse
+    | ModelError
+    | ToolCall
+    | ToolRetry
+    | GuardrailFired
+    | McpRestart
+    | McpToolsChanged
+    | HarnessWarning
+    | RunEnd,
+    Field(discriminator="kind"),
+]
+EVENT_TYPES: tuple[type[_Event], ...] = (
+    RunStart,
+    ToolsListed,
+    ModelRequest,
+    ModelResponse,
+    ModelError,
+    ToolCall,
+    ToolRetry,
+    GuardrailFired,
+    McpRestart,
+    McpToolsChanged,
+    HarnessWarning,
+    RunEnd,
+)
+_EVENT: TypeAdapter[Event] = TypeAdapter(Event)
+
+E = TypeVar("E", bound=_Event)
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+
+def parse_event(data: Any) -> Event:
+    """One event from its JSON object; raises pydantic's ValidationError when it breaks the schema."""
+    return _EVENT.validate_python(data)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A trace file's events, checked against the schema."""
+
+    events: tuple[Event, ...]
+    path: Path | None = None
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self.events)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    @property
+    def start(self) -> RunStart:
+        """The run_start event (every readable trace has one, first)."""
+        first = self.events[0]
+        assert isinstance(first, RunStart)
+        return first
+
+    @property
+    def end(self) -> RunEnd | None:
+        """The run_end event, or None for a run that never finished (killed)."""
+        last = self.events[-1]
+        return last if isinstance(last, RunEnd) else None
+
+    def of(self, kind: type[E]) -> list[E]:
+        """The events of one kind, in order."""
+        return [event for event in self.events if isinstance(event, kind)]
+
+
+def read_trace(path: Path) -> Trace:
+    """Read and check a trace file; raises TraceError with a one-line reason."""
+    try:
+        with path.open(encoding="utf-8") as lines:
+            return parse_trace(lines, str(path), path)
+    except FileNotFoundError:
+        raise TraceError(f"cannot read trace {path}: no such file") from None
+    except IsADirectoryError:
+        raise TraceError(f"{path} is a folder, not a trace file") from None
+    except OSError as error:
+        raise TraceError(f"cannot read trace {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise TraceError(f"{path} is not a trace: it is not UTF-8 text") from None
+
+
+def parse_trace(lines: Iterable[str], source: str = "trace", path: Path | None = None) -> Trace:
+    """Check the events of a trace, one JSON object per line.
+
+    The first event must be `run_start` with a schema version this reader knows. A last line that
+    is not JSON (a run killed while writing it) is skipped; anywhere else it is an error, as is an
+    event that does not fit the schema.
+    """
+    parsed: list[tuple[int, Any]] = []
+    damaged: int | None = None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if damaged is not None:
+            raise TraceError(f"{source}:{damaged}: not JSON")
+        try:
+            parsed.append((number, json.loads(line)))
+        except ValueError:
+            damaged = number
+    if damaged is not None:
+        print(f"warning: {source}:{damaged} is not JSON (a run killed mid-write?); skipped", file=sys.stderr)
+    if not parsed:
+        raise TraceError(f"{source} holds no trace events")
+    number, first = parsed[0]
+    if not isinstance(first, dict) or first.get("kind") != "run_start":
+        raise TraceError(f"{source}:{number}: not a k8s-agent trace: the first event is not run_start")
+    version = first.get("schema_version")
+    if version not in SUPPORTED_VERSIONS:
+        written = "no schema version (k8s-agent 0.1)" if version is None else f"schema version {version!r}"
+        raise TraceError(
+            f"{source} is a trace of {written}; this k8s-agent reads schema version "
+            f"{', '.join(map(str, sorted(SUPPORTED_VERSIONS)))}: use the k8s-agent release that wrote it"
+        )
+    events: list[Event] = []
+    for number, data in parsed:
+        try:
+            events.append(parse_event(data))
+        except ValidationError as error:
+            problem = error.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"]) or "<event>"
+            raise TraceError(
+                f"{source}:{number}: not a valid trace event ({where}: {problem['msg']})"
+            ) from None
+    return Trace(tuple(events), path)

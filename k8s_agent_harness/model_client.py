@@ -1,0 +1,284 @@
+"""The model endpoint client both agents use, and the wire recorder that traces every request.
+
+Requests are recorded at the HTTP boundary (event hooks of the `openai` client's transport), so
+the trace shows exactly what went on the wire, whichever loop built the request: the SDK port
+and the hand-written loop are traced by the same code. Retries are the `openai` client's own
+(408/409/429/5xx and connection errors, Retry-After honoured up to its cap); nothing stacks a
+second retry layer on top.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import ssl
+import time
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx2
+import openai
+
+from k8s_agent_harness import events
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.errors import MalformedResponseError, ModelEndpointError
+from k8s_agent_harness.trace import Recorder
+
+MAX_ERROR_BODY = 500
+MAX_RETRY_AFTER = 30.0  # seconds; a longer Retry-After is honoured only up to this
+UNUSED_API_KEY = "unused"  # OpenAI-compatible servers without auth still need a non-empty key
+
+
+class WireState:
+    """What the wire showed that the loops need: proposed call arguments, and a malformed answer."""
+
+    def __init__(self) -> None:
+        self._arguments: dict[str, str] = {}
+        self.malformed: str | None = None
+        """Why the last completion was unusable, or None."""
+
+    def propose(self, call_id: str, arguments: str) -> None:
+        """Remember the raw arguments of one proposed tool call (a reused id: the latest wins)."""
+        self._arguments[call_id] = arguments
+
+    def arguments(self, call_id: str) -> str:
+        """The raw argument string of a proposed call ("" if unknown)."""
+        return self._arguments.get(call_id, "")
+
+
+def completion_problem(body: Any) -> str | None:
+    """Why a 200 response body is not a usable chat completion, or None if it is."""
+    if not isinstance(body, dict):
+        return "the body is not a JSON object"
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        return "the completion has no choices"
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    if not isinstance(message, dict):
+        return "the first choice has no message"
+    calls = message.get("tool_calls")
+    if calls is None:
+        return None
+    if not isinstance(calls, list):
+        return "tool_calls is not a list"
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not call.get("id") or not function.get("name"):
+            return f"a tool call lacks an id, a function or a name: {json.dumps(call)[:200]}"
+        if not isinstance(function.get("arguments", ""), str):
+            return f"tool call {call['id']} has arguments that are not a string"
+    return None
+
+
+class WireRecorder:
+    """Records each chat-completions request and response as trace events and counters."""
+
+    def __init__(self, recorder: Recorder, state: WireState | None = None) -> None:
+        self._recorder = recorder
+        self.state = state or WireState()
+        self._sent: list[Any] = []
+        self._started: dict[int, float] = {}
+
+    async def on_request(self, request: httpx2.Request) -> None:
+        """Hook: a request is about to be sent (each retry too)."""
+        if not request.url.path.endswith("/chat/completions"):
+            return
+        self._started[id(request)] = time.perf_counter()
+        content = request.content
+        stats = self._recorder.stats
+        retry = int(request.headers.get("x-stainless-retry-count", "0") or 0)
+        if retry == 0:
+            self._recorder.step += 1
+            stats.model_requests += 1
+        stats.model_attempts += 1
+        stats.bytes_sent += len(content)
+        try:
+            body = json.loads(content)
+        except ValueError:
+            body = {}
+        messages = body.get("messages") or []
+        tool_choice = body.get("tool_choice", "absent")
+        event = events.ModelRequest(
+            attempt=retry + 1,
+            model=body.get("model"),
+            bytes=len(content),
+            message_count=len(messages),
+            tools_sent="tools" in body,
+            tool_count=len(body.get("tools") or []),
+            tool_choice=tool_choice if isinstance(tool_choice, str | dict) else str(tool_choice),
+        )
+        if retry == 0:
+            added, rewritten = self._delta(messages)
+            event = event.model_copy(update={"messages_added": added, "history_rewritten": rewritten})
+        self._recorder.emit(event)
+
+    async def on_response(self, response: httpx2.Response) -> None:
+        """Hook: a response arrived; read it and record what the model said."""
+        request = response.request
+        if not request.url.path.endswith("/chat/completions"):
+            return
+        started = self._started.pop(id(request), time.perf_counter())
+        await response.aread()
+        latency = round((time.perf_counter() - started) * 1e3, 3)
+        attempt = int(request.headers.get("x-stainless-retry-count", "0") or 0) + 1
+        if response.status_code >= 400:
+            _cap_retry_after(response)
+            self._recorder.emit(
+                events.ModelError(
+                    attempt=attempt,
+                    status=response.status_code,
+                    retry_after=response.headers.get("retry-after"),
+                    latency_ms=latency,
+                    body=response.text[:MAX_ERROR_BODY],
+                )
+            )
+            return
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        problem = completion_problem(body)
+        self.state.malformed = problem
+        if problem is not None:
+            self._recorder.emit(
+                events.ModelResponse(
+                    attempt=attempt,
+                    malformed=problem,
+                    latency_ms=latency,
+                    body=response.text[:MAX_ERROR_BODY],
+                )
+            )
+            return
+        choice = body["choices"][0]
+        message = choice["message"]
+        usage = body.get("usage") or {}
+        stats = self._recorder.stats
+        calls = message.get("tool_calls") or []
+        for call in calls:
+            self.state.propose(str(call["id"]), str(call["function"].get("arguments") or ""))
+        stats.prompt_tokens += _count(usage.get("prompt_tokens"))
+        stats.completion_tokens += _count(usage.get("completion_tokens"))
+        text = message.get("content")
+        self._recorder.emit(
+            events.ModelResponse(
+                attempt=attempt,
+                latency_ms=latency,
+                finish_reason=choice.get("finish_reason"),
+                text=text if isinstance(text, str) else None,
+                tool_calls=[
+                    events.ProposedCall(
+                        id=str(call["id"]),
+                        name=str(call["function"]["name"]),
+                        arguments=call["function"].get("arguments"),
+                    )
+                    for call in calls
+                ],
+                usage=events.Usage(
+                    **{
+                        key: value
+                        for key in ("prompt_tokens", "completion_tokens", "total_tokens")
+                        if isinstance(value := usage.get(key), int)
+                    }
+                ),
+            )
+        )
+
+    def _delta(self, messages: list[Any]) -> tuple[list[Any], bool]:
+        """The messages added since the previous request, and whether the history was rewritten
+        (then the whole list is "added")."""
+        previous = self._sent
+        self._sent = messages
+        if previous and messages[: len(previous)] == previous:
+            return messages[len(previous) :], False
+        return messages, bool(previous)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context per process: building one loads the CA bundle (~20 ms), every client shares it."""
+    return ssl.create_default_context()
+
+
+def _cap_retry_after(response: httpx2.Response) -> None:
+    """Cap the server's Retry-After before the `openai` client reads it (it would wait up to 120 s)."""
+    for header, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = response.headers.get(header)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / scale
+        except ValueError:
+            continue  # an HTTP date: the client's own parsing and cap apply
+        if seconds > MAX_RETRY_AFTER:
+            response.headers[header] = f"{MAX_RETRY_AFTER * scale:g}"
+
+
+def model_client(config: Config, recorder: Recorder, state: WireState | None = None) -> openai.AsyncOpenAI:
+    """An AsyncOpenAI client for the configured endpoint, traced at the wire, with bounded retries."""
+    wire = WireRecorder(recorder, state)
+    http_client = openai.DefaultAsyncHttpxClient(
+        event_hooks={"request": [wire.on_request], "response": [wire.on_response]},
+        verify=_tls_context(),
+    )
+    return openai.AsyncOpenAI(
+        api_key=config.api_key or UNUSED_API_KEY,
+        base_url=config.base_url,
+        timeout=config.request_timeout,
+        max_retries=config.max_retries,
+        http_client=http_client,
+    )
+
+
+def endpoint_error(error: Exception, config: Config, url: str | None) -> ModelEndpointError:
+    """Turn an `openai` client exception into a one-line run failure."""
+    where = public_url(url or config.base_url or "https://api.openai.com/v1")
+    retries = config.max_retries
+    if isinstance(error, openai.APITimeoutError):
+        return ModelEndpointError(
+            f"the model endpoint {where} did not answer within {config.request_timeout:g}s "
+            f"({retries + 1} attempt{'s' if retries else ''})"
+        )
+    if isinstance(error, openai.APIConnectionError):
+        cause = error.__cause__ or error.__context__
+        detail = str(cause) if cause else str(error)
+        return ModelEndpointError(f"cannot reach the model endpoint {where}: {detail}")
+    if isinstance(error, openai.AuthenticationError):
+        return ModelEndpointError(f"the model endpoint {where} rejected the API key (HTTP 401)")
+    if isinstance(error, openai.NotFoundError):
+        return ModelEndpointError(
+            f"the model endpoint {where} answered HTTP 404 (check --base-url and --model {config.model!r}): "
+            f"{_api_message(error)}"
+        )
+    if isinstance(error, openai.APIStatusError):
+        return ModelEndpointError(
+            f"the model endpoint {where} answered HTTP {error.status_code}"
+            f"{' after ' + str(retries + 1) + ' attempts' if _retryable_status(error.status_code) else ''}: "
+            f"{_api_message(error)}"
+        )
+    if isinstance(error, openai.APIResponseValidationError):
+        return MalformedResponseError(f"the model endpoint {where} sent a malformed response: {error}")
+    return ModelEndpointError(f"model request failed: {type(error).__name__}: {error}")
+
+
+def _retryable_status(status: int) -> bool:
+    return status in (408, 409, 429) or status >= 500
+
+
+def _api_message(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:MAX_ERROR_BODY]
+    return str(error.message)[:MAX_ERROR_BODY]
+
+
+def public_url(url: str) -> str:
+    """The URL without user info (credentials never reach messages)."""
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

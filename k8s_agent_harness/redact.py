@@ -1,0 +1,156 @@
+"""Secret redaction, applied before text reaches the model, a trace, a report or the terminal."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+REDACTED = "[REDACTED]"
+MEMO_SIZE = 512
+
+# A key that names a secret: DB_PASSWORD, api-key, client-key-data, token, AWS_SECRET_ACCESS_KEY ...
+_SECRET_KEY = (
+    r"[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|private[_-]?key|access[_-]?key"
+    r"|client[_-]?key(?:[_-]?data)?|credentials?|auth[_-]?token)[A-Za-z0-9_.-]*"
+)
+
+# Keys that contain a secret-looking word but hold no secret (token counts in usage records).
+_NOT_SECRET = frozenset({"prompt_tokens", "completion_tokens", "total_tokens", "max_tokens", "tokens"})
+
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # Authorization headers and bearer tokens anywhere in text.
+    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\1 {REDACTED}"),
+    # Well-known token shapes: JWTs, OpenAI-style keys, GitHub and Slack tokens, AWS access keys.
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), REDACTED),
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"), REDACTED),
+    (re.compile(r"\b(?:ghp|gho|ghs|xox[abpr])[_-][A-Za-z0-9-]{16,}"), REDACTED),
+    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), REDACTED),
+)
+
+
+# A secret-looking KEY with its value, in the three shapes secrets travel in. Prose such as
+# "failed to authorize: 401" is left alone: a key must look like a field, not like a sentence.
+_VALUE = r"""
+    (?!<set\ to\ the\ key)                 # kubectl's reference to a Secret is not a value
+    (?!(?:bearer|basic)\s)                  # left to the bearer pattern, which keeps the scheme
+    (?:
+        (?P<quote>["'])(?P<quoted>[^"'\n]{3,})["']   # a quoted value, up to its closing quote
+      | (?P<value>[^\s"',}][^\n,}]{2,})            # or the rest of the line: over-redact, never leak
+    )
+"""
+_KEY_VALUE_SHAPES = (
+    # YAML, `kubectl describe` and env listings: "  DB_PASSWORD:  value" at the start of a line.
+    re.compile(rf"(?imx)(?P<key>^[ \t]*(?:-[ \t]+)?{_SECRET_KEY})(?P<sep>[ \t]*:[ \t]*){_VALUE}"),
+    # JSON anywhere: "token": "value".
+    re.compile(rf"""(?ix)(?P<key>["']{_SECRET_KEY}["'])(?P<sep>\s*:\s*){_VALUE}"""),
+    # Shell and log lines anywhere: DB_PASSWORD=value, --api-key=value.
+    re.compile(rf"(?ix)(?P<key>\b{_SECRET_KEY})(?P<sep>=){_VALUE}"),
+)
+
+
+def _redact_key_value(match: re.Match[str]) -> str:
+    if match["key"].strip(" \t-\"'").lower() in _NOT_SECRET:
+        return match[0]
+    if match["quote"]:
+        return f"{match['key']}{match['sep']}{match['quote']}{REDACTED}{match['quote']}"
+    return f"{match['key']}{match['sep']}{REDACTED}"
+
+
+# Every pattern above needs one of these (lower-cased) in the text. Most tool results have none,
+# and a substring scan for them is far cheaper than running every pattern.
+_TRIGGERS = (
+    "passw",
+    "secret",
+    "token",
+    "key",
+    "credential",
+    "auth",
+    "bearer",
+    "basic",
+    "eyj",
+    "sk-",
+    "ghp_",
+    "gho_",
+    "ghs_",
+    "xox",
+    "akia",
+)
+
+
+def _might_hold_a_secret(text: str) -> bool:
+    lowered = text.lower()
+    return any(trigger in lowered for trigger in _TRIGGERS)
+
+
+class Redactor:
+    """Replaces secret values by `[REDACTED]`: known values first, then secret-looking patterns."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        # Longest first, so a secret that contains another is removed whole.
+        self._secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+        # The same text passes several times (gateway, trace, wire recorder): redact it once.
+        self._memo: dict[str, str] = {}
+
+    def add(self, secret: str) -> None:
+        """Remember one more value to redact (e.g. a token read from a kubeconfig)."""
+        if secret and len(secret) >= 4 and secret not in self._secrets:
+            self._secrets.append(secret)
+            self._secrets.sort(key=len, reverse=True)
+            self._memo.clear()
+
+    def text(self, text: str) -> str:
+        """Return `text` with every known secret and secret-looking value replaced."""
+        done = self._memo.get(text)
+        if done is None:
+            done = self._redact(text)
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo.clear()
+            self._memo[text] = done
+            self._memo[done] = done  # redacting a redacted text changes nothing
+        return done
+
+    def _redact(self, text: str) -> str:
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        if not _might_hold_a_secret(text):
+            return text
+        for shape in _KEY_VALUE_SHAPES:
+            text = shape.sub(_redact_key_value, text)
+        for pattern, replacement in _PATTERNS:
+            text = pattern.sub(replacement, text)
+        return text
+
+    def value(self, value: Any) -> Any:
+        """Redact every string inside a value: strings, dicts, lists, and pydantic models (copied)."""
+        if isinstance(value, str):
+            return self.text(value) if type(value) is str else value  # a StrEnum holds no secret
+        if isinstance(value, BaseModel):
+            changed = {}
+            for name, item in value.__dict__.items():
+                redacted = self.value(item)
+                if redacted is not item and redacted != item:
+                    changed[name] = redacted
+            return value.model_copy(update=changed) if changed else value
+        if isinstance(value, dict):
+            return {key: self._entry(key, item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(item) for item in value]
+        return value
+
+    def _entry(self, key: Any, item: Any) -> Any:
+        if isinstance(key, str) and isinstance(item, str) and item and _looks_secret_key(key):
+            return REDACTED
+        return self.value(item)
+
+
+_SECRET_KEY_RE = re.compile(rf"(?i)^{_SECRET_KEY}$")
+
+
+@functools.lru_cache(maxsize=1024)
+def _looks_secret_key(key: str) -> bool:
+    return key not in _NOT_SECRET and bool(_SECRET_KEY_RE.match(key))

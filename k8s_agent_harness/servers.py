@@ -1,0 +1,199 @@
+"""Cluster servers: what `--cluster-server` starts, with which limits, and what to redact.
+
+    mock                    the embedded mock cluster, `python -m k8s_agent_mock_cluster` (the default)
+    kubernetes-mcp-server   containers/kubernetes-mcp-server: its Go binary, run directly, with
+                            --read-only --toolsets core --disable-multi-cluster and a config
+                            file that denies Secrets
+    mcp-server-kubernetes   Flux159's Node.js server: ALLOW_ONLY_READONLY_TOOLS=true, ALLOWED_TOOLS
+                            narrowed to the tools that cannot change anything, MASK_SECRETS=true;
+                            it runs `kubectl` (found on PATH) for every call
+
+`--mcp-command` starts any other stdio server as given, with KUBECONFIG passed on. Whatever
+starts, the credentials in the kubeconfig go to the run's redactor (kubeconfig.py).
+
+Resolving is read-only: it looks at the environment and the filesystem (discovery.py) and
+returns a `ServerLaunch`. The one write a preset needs (kubernetes-mcp-server's config file) is
+listed in `ServerLaunch.files` and happens in `ServerLaunch.prepare()`, which the session calls
+just before it starts the server.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from k8s_agent_harness import discovery, kubeconfig
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.discovery import KUBERNETES_MCP_SERVER, MCP_SERVER_KUBERNETES
+from k8s_agent_harness.errors import ConfigError
+
+MOCK = "mock"
+CUSTOM = "custom"
+MOCK_CLUSTER_MODULE = "k8s_agent_mock_cluster"
+
+# kubernetes-mcp-server: read-only tools of the core toolset (the `config` toolset's configuration_view
+# prints the kubeconfig with its token), on the kubeconfig's current context only.
+KUBERNETES_MCP_SERVER_ARGUMENTS = ("--read-only", "--toolsets", "core", "--disable-multi-cluster")
+# Secrets are not diagnosis data: the server refuses them before any request reaches the API.
+KUBERNETES_MCP_SERVER_CONFIG = """\
+# Written by k8s-agent for --cluster-server kubernetes-mcp-server: never read Secrets.
+[[denied_resources]]
+group = ""
+version = "v1"
+kind = "Secret"
+"""
+
+# mcp-server-kubernetes: its read-only set minus kubectl_context (operation "set" rewrites the
+# kubeconfig and switches clusters), kubectl_reconnect (annotated not read-only) and ping.
+MCP_SERVER_KUBERNETES_TOOLS = (
+    "kubectl_get",
+    "kubectl_describe",
+    "kubectl_logs",
+    "list_api_resources",
+    "explain_resource",
+)
+MCP_SERVER_KUBERNETES_ENVIRONMENT = {
+    "ALLOW_ONLY_READONLY_TOOLS": "true",
+    "ALLOWED_TOOLS": ",".join(MCP_SERVER_KUBERNETES_TOOLS),
+    "MASK_SECRETS": "true",
+}
+
+
+@dataclass(frozen=True)
+class ServerLaunch:
+    """How to start the run's MCP server, and what must be redacted from everything it returns."""
+
+    command: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """The server's whole extra environment (the stdio client adds only HOME, PATH and a few more)."""
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+    """Values from the kubeconfig that must never reach the model, a trace or a report."""
+    description: str = ""
+    """One line for the trace and the user: which server, how it was found, what it is limited to."""
+    preset: str = MOCK
+    """`mock`, `kubernetes-mcp-server`, `mcp-server-kubernetes`, or `custom` (--mcp-command)."""
+    files: Mapping[Path, str] = field(default_factory=dict)
+    """Files the command reads, with their content: written by `prepare()`, not by resolving."""
+
+    def prepare(self) -> None:
+        """Write the files the command needs (atomically, only when their content differs)."""
+        for path, content in self.files.items():
+            try:
+                if path.is_file() and path.read_text(encoding="utf-8") == content:
+                    continue
+                path.parent.mkdir(parents=True, exist_ok=True)
+                partial = path.with_suffix(f".{os.getpid()}.tmp")
+                partial.write_text(content, encoding="utf-8")
+                partial.replace(path)
+            except OSError as error:
+                raise ConfigError(
+                    f"cannot write {path} ({error.strerror}), which {self.preset} needs to start: set "
+                    "K8S_AGENT_CACHE to a writable folder"
+                ) from error
+
+
+def mock_cluster_command(
+    *, cluster: Path | None = None, call_log: Path | None = None, faults: Path | None = None
+) -> tuple[str, ...]:
+    """The embedded mock cluster's stdio command on this interpreter."""
+    command = [sys.executable, "-m", MOCK_CLUSTER_MODULE]
+    if call_log is not None:
+        command += ["--call-log", str(call_log)]
+    if cluster is not None:
+        command += ["--cluster", str(cluster)]
+    if faults is not None:
+        command += ["--faults", str(faults)]
+    return tuple(command)
+
+
+def resolve_server(config: Config, environ: Mapping[str, str] | None = None) -> ServerLaunch:
+    """The server a run starts: --mcp-command as given, else the --cluster-server preset, else the mock.
+
+    Reads the environment (binary overrides, PATH, HOME, KUBECONFIG) when called, once per run,
+    and writes nothing; raises ConfigError naming what to install or set when a preset's server
+    cannot be found.
+    """
+    environ = os.environ if environ is None else environ
+    if config.mcp_command:
+        return _custom(config, environ)
+    if config.cluster_server == KUBERNETES_MCP_SERVER:
+        return _kubernetes_mcp_server(config, environ)
+    if config.cluster_server == MCP_SERVER_KUBERNETES:
+        return _mcp_server_kubernetes(config, environ)
+    return _mock(config)
+
+
+def _mock(config: Config) -> ServerLaunch:
+    fixture = f"fixture {config.cluster}" if config.cluster else "shipped fixture"
+    return ServerLaunch(
+        mock_cluster_command(cluster=config.cluster),
+        dict(config.mcp_env),
+        (),
+        f"embedded mock cluster ({fixture})",
+        MOCK,
+    )
+
+
+def _custom(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
+    env = dict(config.mcp_env)
+    secrets = kubeconfig.kubeconfig_secrets(kubeconfig.kubeconfig_files(env, environ), environ)
+    return ServerLaunch(
+        config.mcp_command, env, secrets, f"MCP server `{shlex.join(config.mcp_command)}`", CUSTOM
+    )
+
+
+def _kubernetes_mcp_server(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
+    env = dict(config.mcp_env)
+    binary = discovery.find_kubernetes_mcp_server(environ, discovery.search_path(env, environ))
+    kubeconfigs = kubeconfig.require_kubeconfig(env, environ, KUBERNETES_MCP_SERVER)
+    settings = discovery.cache_root(environ) / KUBERNETES_MCP_SERVER / "k8s-agent.toml"
+    if kubeconfigs:
+        env["KUBECONFIG"] = os.pathsep.join(str(path) for path in kubeconfigs)
+    version = discovery.version_of(binary, KUBERNETES_MCP_SERVER)
+    return ServerLaunch(
+        (str(binary), *KUBERNETES_MCP_SERVER_ARGUMENTS, "--config", str(settings)),
+        env,
+        kubeconfig.kubeconfig_secrets(kubeconfigs, environ),
+        f"{KUBERNETES_MCP_SERVER}{version} at {binary} (read-only tools of the core toolset, current "
+        f"context only, Secrets denied; kubeconfig {kubeconfig.describe(kubeconfigs)})",
+        KUBERNETES_MCP_SERVER,
+        {settings: KUBERNETES_MCP_SERVER_CONFIG},
+    )
+
+
+def _mcp_server_kubernetes(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
+    env = dict(config.mcp_env)
+    path = discovery.search_path(env, environ)
+    script = discovery.find_mcp_server_kubernetes(environ, path)
+    node = shutil.which("node", path=path)
+    if node is None:
+        raise ConfigError(
+            f"{MCP_SERVER_KUBERNETES} is a Node.js program and `node` is not on PATH: install Node.js 18 "
+            "or later"
+        )
+    if shutil.which("kubectl", path=path) is None:
+        raise ConfigError(
+            f"{MCP_SERVER_KUBERNETES} runs `kubectl` for every call and `kubectl` is not on PATH: install "
+            "kubectl (https://kubernetes.io/docs/tasks/tools/) or use --cluster-server kubernetes-mcp-server"
+        )
+    kubeconfigs = kubeconfig.require_kubeconfig(env, environ, MCP_SERVER_KUBERNETES)
+    env["PATH"] = path
+    if "HOME" not in env and environ.get("HOME"):
+        env["HOME"] = environ["HOME"]  # kubectl keeps its discovery cache in $HOME/.kube/cache
+    if kubeconfigs:
+        env["KUBECONFIG"] = os.pathsep.join(str(p) for p in kubeconfigs)
+    env.update(MCP_SERVER_KUBERNETES_ENVIRONMENT)  # the preset's limits win over --mcp-env
+    version = discovery.version_of(script, MCP_SERVER_KUBERNETES)
+    return ServerLaunch(
+        (node, str(script)),
+        env,
+        kubeconfig.kubeconfig_secrets(kubeconfigs, environ),
+        f"{MCP_SERVER_KUBERNETES}{version} at {script} (tools {', '.join(MCP_SERVER_KUBERNETES_TOOLS)}; "
+        f"kubectl from PATH; kubeconfig {kubeconfig.describe(kubeconfigs)})",
+        MCP_SERVER_KUBERNETES,
+    )

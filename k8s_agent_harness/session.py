@@ -1,0 +1,248 @@
+"""What every run shares, whichever loop drives it: trace, budgets, MCP server, gateway, model client.
+
+An agent opens a session, drives its loop with what it finds here (asking `review` about every
+answer), and finishes it with an answer. Failures still end the trace with a `run_end` event,
+and carry the trace path to the CLI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from k8s_agent_harness import events
+from k8s_agent_harness.approval import Approver, deny_all
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.errors import AgentError, ConfigError, MalformedResponseError
+from k8s_agent_harness.gateway import ToolGateway
+from k8s_agent_harness.grounding import Evidence, invented_names
+from k8s_agent_harness.mcp_client import McpClient
+from k8s_agent_harness.model_client import WireState, model_client, public_url
+from k8s_agent_harness.redact import Redactor
+from k8s_agent_harness.review import PushBack, Verdict, review
+from k8s_agent_harness.servers import resolve_server
+from k8s_agent_harness.supervisor import Supervisor
+from k8s_agent_harness.trace import Observer, Recorder, RunStats, TraceWriter, new_run_id, trace_path
+from k8s_agent_harness.vocabulary import Impl, Pushback, RunStatus
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The outcome of one run, as the CLI prints it."""
+
+    answer: str
+    impl: Impl
+    model: str
+    run_id: str
+    trace: Path
+    stats: RunStats
+    wall_seconds: float
+    ungrounded: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        """The `ask --json` object."""
+        return {
+            "answer": self.answer,
+            "impl": self.impl,
+            "model": self.model,
+            "run_id": self.run_id,
+            "trace": str(self.trace),
+            **self.stats.as_dict(),
+            "ungrounded_names": list(self.ungrounded),
+            "wall_seconds": round(self.wall_seconds, 3),
+        }
+
+
+@dataclass
+class Session:
+    """The shared parts of one run, handed to the loop that drives it."""
+
+    config: Config
+    question: str
+    recorder: Recorder
+    supervisor: Supervisor
+    gateway: ToolGateway
+    model: openai.AsyncOpenAI
+    mcp: McpClient
+    wire: WireState
+
+    @property
+    def evidence(self) -> Evidence:
+        """Every successful tool result so far."""
+        return self.gateway.evidence
+
+    def review(self, answer: str) -> Verdict:
+        """The review policy's verdict on a text answer; a pushback is recorded and spends its turn."""
+        stats = self.recorder.stats
+        verdict = review(
+            answer,
+            tools_ran=stats.tool_calls_executed,
+            evidence=self.evidence,
+            spent={kind for kind in Pushback if stats.pushbacks[kind]},
+        )
+        if isinstance(verdict, PushBack):
+            self.supervisor.pushback_given()
+            self.recorder.pushback(verdict.kind, verdict.message, list(verdict.names))
+        return verdict
+
+    def check_wire(self) -> None:
+        """Raise MalformedResponseError if the last completion the endpoint sent was unusable."""
+        if self.wire.malformed is not None:
+            raise MalformedResponseError(
+                f"the model endpoint sent a malformed response: {self.wire.malformed}"
+            )
+
+    def finish(self, answer: str) -> RunResult:
+        """Record the end of a successful run and return its result."""
+        answer = self.recorder.redactor.text(answer)
+        ungrounded = tuple(invented_names(answer, self.evidence))
+        wall = self.recorder.elapsed()
+        self.recorder.emit(
+            events.RunEnd(
+                status=RunStatus.OK,
+                answer=answer,
+                ungrounded_names=list(ungrounded),
+                wall_seconds=round(wall, 3),
+                counts=self.recorder.stats.counts(),
+            )
+        )
+        return RunResult(
+            answer=answer,
+            impl=self.recorder.impl,
+            model=self.config.model,
+            run_id=self.recorder.run_id,
+            trace=self.recorder.path,
+            stats=self.recorder.stats,
+            wall_seconds=wall,
+            ungrounded=ungrounded,
+        )
+
+
+@asynccontextmanager
+async def open_session(
+    config: Config,
+    impl: Impl,
+    question: str,
+    *,
+    observer: Observer | None = None,
+    approver: Approver = deny_all,
+    secrets: Sequence[str] = (),
+    mcp: McpClient | None = None,
+) -> AsyncIterator[Session]:
+    """Open the trace, start the MCP server, build gateway and model client; close all on exit.
+
+    `mcp` reuses a running server (its tools listed once) instead of starting one per run.
+    """
+    try:
+        launch = resolve_server(config)
+    except ConfigError as error:
+        record_failed_start(config.trace_dir, impl, question, error)
+        raise
+    run_id = new_run_id()
+    redactor = Redactor([*config.secrets(), *secrets, *launch.secrets])
+    recorder = Recorder(
+        TraceWriter(trace_path(config.trace_dir, impl, run_id)),
+        run_id=run_id,
+        impl=impl,
+        redactor=redactor,
+        observer=observer,
+    )
+    recorder.emit(
+        events.RunStart(
+            question=question,
+            started_at=_now(),
+            model=config.model,
+            endpoint=public_url(config.base_url) if config.base_url else None,
+            mcp_command=list(launch.command),
+            mcp_server=launch.description,
+            budgets=config.budgets(),
+        )
+    )
+    try:
+        async with AsyncExitStack() as stack:
+            if mcp is None:
+                launch.prepare()  # the files the server's command reads (kubernetes-mcp-server's config)
+                mcp = await stack.enter_async_context(
+                    McpClient.running(
+                        launch.command, launch.env, call_timeout=config.tool_timeout, on_event=recorder.emit
+                    )
+                )
+            supervisor = Supervisor(
+                max_steps=config.max_steps, max_repeats=config.max_repeats, max_seconds=config.max_seconds
+            )
+            gateway = ToolGateway(
+                mcp.tools,
+                mcp,
+                recorder,
+                supervisor,
+                Evidence(question),
+                allow_write=config.allow_write,
+                approver=approver,
+            )
+            recorder.emit(
+                events.ToolsListed(
+                    tools=[events.ListedTool(name=t.name, read_only=t.read_only) for t in mcp.tools],
+                    allowed=gateway.names,
+                    refused=gateway.refused,
+                )
+            )
+            if not gateway.names:
+                raise AgentError(
+                    "the MCP server offers no usable tools"
+                    + (
+                        f" (refused as not read-only: {', '.join(gateway.refused)})"
+                        if gateway.refused
+                        else ""
+                    )
+                )
+            wire = WireState()
+            async with model_client(config, recorder, wire) as model:
+                yield Session(config, question, recorder, supervisor, gateway, model, mcp, wire)
+    except AgentError as error:
+        _record_failure(recorder, error)
+        error.trace_path = recorder.path
+        raise
+    except BaseException as error:
+        _record_failure(recorder, error)
+        raise
+    finally:
+        recorder.writer.close()
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _record_failure(recorder: Recorder, error: BaseException) -> None:
+    interrupted = isinstance(error, KeyboardInterrupt | asyncio.CancelledError)
+    recorder.emit(
+        events.RunEnd(
+            status=RunStatus.ERROR,
+            error="interrupted" if interrupted else (str(error) or type(error).__name__),
+            error_type=type(error).__name__,
+            stderr_tail=getattr(error, "stderr_tail", "") or None,
+            interrupted=interrupted,
+            wall_seconds=round(recorder.elapsed(), 3),
+            counts=recorder.stats.counts(),
+        )
+    )
+
+
+def record_failed_start(trace_dir: Path, impl: Impl, question: str, error: AgentError) -> Path:
+    """Write the trace of a run that failed before it could start (bad flags or configuration)."""
+    run_id = new_run_id()
+    recorder = Recorder(
+        TraceWriter(trace_path(trace_dir, impl, run_id)), run_id=run_id, impl=impl, redactor=Redactor()
+    )
+    recorder.emit(events.RunStart(question=question, started_at=_now()))
+    _record_failure(recorder, error)
+    recorder.writer.close()
+    error.trace_path = recorder.path
+    return recorder.path

@@ -1,0 +1,175 @@
+"""Writing traces: one JSONL file per run, one typed event per line, written as the run goes.
+
+The Recorder is the single sink for what a run does: it stamps each event's header (`run_id`,
+`impl`, `step`, `ts`), redacts every string in it, appends it to the file, keeps the run's
+counters and hands the event to the progress observer. Writing never raises: a trace that
+cannot be written costs a warning on stderr, never the run. The schema is `events.py`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from pydantic import BaseModel
+
+from k8s_agent_harness import events
+from k8s_agent_harness.redact import Redactor
+from k8s_agent_harness.vocabulary import Guardrail, Impl, Pushback, Rejection, StopReason
+
+Observer = Callable[[events.Event], None]
+E = TypeVar("E", bound=BaseModel)
+
+
+@dataclass
+class RunStats:
+    """Counters of one run, as reported by `ask --json` and the comparison table."""
+
+    model_requests: int = 0
+    model_attempts: int = 0
+    tool_calls_executed: int = 0
+    tool_calls_failed: int = 0
+    rejected: dict[Rejection, int] = field(default_factory=lambda: dict.fromkeys(Rejection, 0))
+    pushbacks: dict[Pushback, int] = field(default_factory=lambda: dict.fromkeys(Pushback, 0))
+    forced_summary: StopReason | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    bytes_sent: int = 0
+
+    def counts(self) -> events.RunCounts:
+        """The counters as the trace's `run_end` records them."""
+        return events.RunCounts(
+            model_requests=self.model_requests,
+            model_attempts=self.model_attempts,
+            tool_calls_executed=self.tool_calls_executed,
+            tool_calls_failed=self.tool_calls_failed,
+            tool_calls_rejected=sum(self.rejected.values()),
+            rejected=dict(self.rejected),
+            pushbacks=sum(self.pushbacks.values()),
+            pushback_kinds=dict(self.pushbacks),
+            forced_summary=self.forced_summary is not None,
+            forced_summary_reason=self.forced_summary,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            bytes_sent=self.bytes_sent,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The counters as plain JSON."""
+        return self.counts().model_dump(mode="json")
+
+
+def new_run_id() -> str:
+    """A short random run id."""
+    return uuid.uuid4().hex[:12]
+
+
+def trace_path(trace_dir: Path, impl: Impl, run_id: str) -> Path:
+    """Where the trace of a run goes: sortable by start time."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return trace_dir / f"{stamp}-{impl.value}-{run_id}.jsonl"
+
+
+class TraceWriter:
+    """Appends lines to a JSONL file, flushing each; never raises."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: IO[str] | None = None
+        self._failed = False
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = path.open("a", encoding="utf-8")
+        except OSError as error:
+            self._warn(error)
+
+    def write(self, line: str) -> None:
+        """Append one line (without its newline)."""
+        if self._file is None:
+            return
+        try:
+            self._file.write(line + "\n")
+            self._file.flush()
+        except (OSError, ValueError) as error:
+            self._warn(error)
+
+    def close(self) -> None:
+        """Close the file; later writes are dropped."""
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError as error:
+                self._warn(error)
+            self._file = None
+
+    def _warn(self, error: Exception) -> None:
+        if not self._failed:
+            self._failed = True
+            print(f"warning: cannot write trace {self.path}: {error}", file=sys.stderr)
+
+
+class Recorder:
+    """The single sink for what a run does: trace file, counters and progress observer."""
+
+    def __init__(
+        self,
+        writer: TraceWriter,
+        *,
+        run_id: str,
+        impl: Impl,
+        redactor: Redactor,
+        observer: Observer | None = None,
+    ) -> None:
+        self.writer = writer
+        self.run_id = run_id
+        self.impl = impl
+        self.redactor = redactor
+        self.observer = observer
+        self.stats = RunStats()
+        self.step = 0
+        self.started = time.monotonic()
+
+    @property
+    def path(self) -> Path:
+        """The trace file."""
+        return self.writer.path
+
+    def emit(self, event: E) -> E:
+        """Record one event (header stamped, every string redacted); returns what was recorded."""
+        redacted: E = self.redactor.value(event)
+        recorded = redacted.model_copy(
+            update={"run_id": self.run_id, "impl": self.impl, "step": self.step, "ts": round(time.time(), 6)}
+        )
+        self.writer.write(recorded.model_dump_json())
+        if self.observer is not None:
+            try:
+                self.observer(recorded)  # type: ignore[arg-type]  # every E the harness emits is an Event
+            except Exception as error:  # boundary: a broken progress printer must not end the run
+                self.observer = None
+                print(f"warning: progress display failed: {error}", file=sys.stderr)
+        return recorded
+
+    def pushback(self, kind: Pushback, message: str, names: list[str] | None = None) -> None:
+        """Record a pushback the review policy gave."""
+        self.stats.pushbacks[kind] += 1
+        self.emit(events.GuardrailFired(guardrail=Guardrail(kind.value), message=message, names=names or []))
+
+    def force_summary(self, reason: StopReason) -> None:
+        """Record the decision to stop investigating and ask for a tool-less summary (once)."""
+        if self.stats.forced_summary is None:
+            self.stats.forced_summary = reason
+            self.emit(events.GuardrailFired(guardrail=Guardrail.FORCED_SUMMARY, reason=reason))
+
+    def warn(self, message: str) -> None:
+        """Tell the user something that does not stop the run, on stderr and in the trace."""
+        print(f"warning: {message}", file=sys.stderr)
+        self.emit(events.HarnessWarning(message=message))
+
+    def elapsed(self) -> float:
+        """Seconds since the run started."""
+        return time.monotonic() - self.started

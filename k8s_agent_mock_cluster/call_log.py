@@ -1,0 +1,46 @@
+"""The call log: one JSON line per `tools/call` the mock cluster received, before any validation.
+
+Tests and `compare` read it to check what reached the server, independently of the agent's own
+trace: a call the gateway should have kept back shows up here if it slipped through.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, TypedDict
+
+
+class LoggedCall(TypedDict):
+    """One call the server received."""
+
+    ts: float
+    pid: int
+    tool: str
+    arguments: dict[str, Any]
+    fault: dict[str, Any] | None
+    """The planned fault applied to it (`action`, `shape`), or None."""
+
+
+def append(path: Path, entry: LoggedCall) -> None:
+    """Append one entry."""
+    with path.open("a", encoding="utf-8") as log:
+        log.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+def entry(pid: int, tool: str, arguments: dict[str, Any], fault: dict[str, Any] | None) -> LoggedCall:
+    """An entry stamped now."""
+    return LoggedCall(ts=round(time.time(), 6), pid=pid, tool=tool, arguments=arguments, fault=fault)
+
+
+def read_call_log(path: Path) -> list[LoggedCall]:
+    """Every call in a log, in order ([] when the file does not exist: no call was received)."""
+    if not path.exists():
+        return []
+    calls: list[LoggedCall] = []
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            if line.strip():
+                calls.append(json.loads(line))
+    return calls

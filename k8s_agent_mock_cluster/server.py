@@ -1,0 +1,194 @@
+"""The mock cluster as a stdio MCP server: seven read-only tools over a fixture.
+
+Tool descriptions are prompts: they tell the model when a tool helps and when it cannot.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from k8s_agent_mock_cluster import call_log
+from k8s_agent_mock_cluster.cluster import Cluster, Invalid, NotFound
+from k8s_agent_mock_cluster.faults import Fault, FaultPlan, describe
+
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+DESTRUCTIVE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+)
+
+Namespace = Annotated[str, Field(description="Namespace of the pod, e.g. production.")]
+PodName = Annotated[str, Field(description="Exact pod name as listed by list_pods.")]
+
+
+class MockClusterServer(MCPServer[Any]):
+    """MCPServer that logs every tools/call it receives and applies a fault plan."""
+
+    def __init__(self, call_log: Path | None, faults: FaultPlan | None) -> None:
+        super().__init__(
+            "mock-cluster", instructions="A simulated Kubernetes cluster (read-only).", log_level="WARNING"
+        )
+        self._call_log = call_log
+        self._faults = faults
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """Log the call, apply a planned fault if one fires, then answer it."""
+        fault = self._faults.next_fault(name) if self._faults else None
+        self._log(name, arguments, fault)
+        if fault is not None:
+            await _apply(fault)
+        return await super().call_tool(name, arguments, context)
+
+    def _log(self, name: str, arguments: dict[str, Any], fault: Fault | None) -> None:
+        if self._call_log is not None:
+            call_log.append(
+                self._call_log,
+                call_log.entry(os.getpid(), name, arguments, describe(fault) if fault else None),
+            )
+
+
+async def _apply(fault: Fault) -> None:
+    if fault.action == "exit":
+        os._exit(fault.exit_code)
+    if fault.action == "freeze":
+        time.sleep(fault.seconds)  # noqa: ASYNC251 -- on purpose: blocks the event loop: the whole server stops answering
+    if fault.action in ("hang", "delay"):
+        await anyio.sleep(fault.seconds)
+        return
+    if fault.action == "error":
+        message = fault.message
+        if fault.retry_after is not None:
+            message += f" (retry after {fault.retry_after:g}s)"
+        if fault.shape == "jsonrpc":
+            data = {"retry_after": fault.retry_after} if fault.retry_after is not None else None
+            raise MCPError(code=fault.code, message=message, data=data)
+        raise ToolError(message)
+
+
+def _answer(method: Callable[..., str]) -> Callable[..., str]:
+    """Turn the cluster's NotFound/Invalid into tool errors the model can read."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> str:
+        try:
+            return method(*args, **kwargs)
+        except (NotFound, Invalid) as error:
+            raise ToolError(str(error)) from None
+
+    return wrapper
+
+
+def build_server(
+    cluster: Cluster, call_log: Path | None = None, faults: FaultPlan | None = None, write_tools: bool = False
+) -> MCPServer[Any]:
+    """The MCP server answering from `cluster`; `write_tools` adds a destructive tool, for tests and demos."""
+    server = MockClusterServer(call_log, faults)
+
+    def list_pods(
+        namespace: Annotated[
+            str | None, Field(description="Only this namespace; omit for all namespaces.")
+        ] = None,
+    ) -> str:
+        """List pods with READY, STATUS, RESTARTS, AGE and NODE, in one namespace or in all.
+
+        Start here. A pod is unhealthy when its STATUS is not Running or Completed, or when it is
+        Running but not ready (READY 0/1): that one is easy to miss.
+        """
+        return _answer(cluster.list_pods)(namespace)
+
+    def describe_pod(name: PodName, namespace: Namespace) -> str:
+        """Describe one pod: container state and last termination reason, probes, environment,
+        conditions, and the pod's events (scheduling failures, image pull errors, probe failures).
+
+        Use it for every unhealthy pod: the events usually hold the evidence.
+        """
+        return _answer(cluster.describe_pod)(name, namespace)
+
+    def get_pod_logs(
+        name: PodName,
+        namespace: Namespace,
+        tail: Annotated[int, Field(description="Number of most recent lines to return.", ge=1, le=1000)] = 50,
+        previous: Annotated[
+            bool, Field(description="Logs of the previous (crashed) container instance.")
+        ] = False,
+        container: Annotated[str | None, Field(description="Container name; default the first.")] = None,
+    ) -> str:
+        """Read a container's logs (the last `tail` lines).
+
+        Use it for pods that crash or restart (CrashLoopBackOff, Error, high RESTARTS). Do not use this
+        for ImagePullBackOff or Pending pods: their containers never started, so there are no logs;
+        describe_pod shows why.
+        """
+        return _answer(cluster.get_pod_logs)(name, namespace, tail, previous, container)
+
+    def get_events(
+        namespace: Annotated[str | None, Field(description="Only this namespace; omit for all.")] = None,
+        pod: Annotated[str | None, Field(description="Only events of this pod.")] = None,
+        type: Annotated[str | None, Field(description="Normal or Warning.")] = None,
+    ) -> str:
+        """List cluster events, optionally for one namespace, one pod, or one type (Warning, Normal)."""
+        return _answer(cluster.get_events)(namespace, pod, type)
+
+    def list_nodes() -> str:
+        """List nodes with their status and requested/allocatable CPU and memory."""
+        return _answer(cluster.list_nodes)()
+
+    def describe_node(
+        name: Annotated[str, Field(description="Exact node name as listed by list_nodes.")],
+    ) -> str:
+        """Describe one node: conditions, capacity, allocatable and requested resources, and its pods.
+
+        Use it when pods are Pending for lack of CPU or memory.
+        """
+        return _answer(cluster.describe_node)(name)
+
+    def search_logs(
+        pattern: Annotated[
+            str, Field(description="Exact text to find (or a regular expression with regex=true).")
+        ],
+        namespace: Annotated[str | None, Field(description="Only this namespace; omit for all.")] = None,
+        regex: Annotated[bool, Field(description="Treat the pattern as a regular expression.")] = False,
+        ignore_case: Annotated[bool, Field(description="Match regardless of case.")] = False,
+        max_hits: Annotated[int, Field(description="Most hits to return.", ge=1, le=200)] = 20,
+    ) -> str:
+        """Search the logs of every pod (or one namespace), like grep, for an exact string or a regex.
+
+        Returns the match count and `namespace/pod:line` hits, capped at max_hits. When the count is
+        far above the hits shown, the pattern is too broad: narrow it. Use it to find every pod that
+        logs a given error, instead of guessing.
+        """
+        return _answer(cluster.search_logs)(pattern, namespace, regex, ignore_case, max_hits)
+
+    for tool in (list_pods, describe_pod, get_pod_logs, get_events, list_nodes, describe_node, search_logs):
+        server.add_tool(
+            tool,
+            description=inspect.cleandoc(tool.__doc__ or ""),
+            annotations=READ_ONLY,
+            structured_output=False,
+        )
+    if write_tools:
+
+        def delete_pod(name: PodName, namespace: Namespace) -> str:
+            """Delete a pod (its controller, if any, creates a new one). Destructive."""
+            return _answer(cluster.delete_pod)(name, namespace)
+
+        server.add_tool(
+            delete_pod,
+            description=inspect.cleandoc(delete_pod.__doc__ or ""),
+            annotations=DESTRUCTIVE,
+            structured_output=False,
+        )
+    return server

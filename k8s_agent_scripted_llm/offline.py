@@ -1,0 +1,393 @@
+"""The offline model: a deterministic SRE playbook behind the scripted server. Not an LLM.
+
+It reads the tool results in the conversation, never a hard-coded name:
+
+1. list the pods (of the namespace the question names, else of all namespaces);
+2. in one round, describe every unhealthy pod and read the logs of those that run or crash;
+3. write the report: per unhealthy pod its status, the evidence line quoted from a tool result,
+   the likely cause and a fix.
+
+It speaks the mock cluster's tools (list_pods, describe_pod, get_pod_logs). Given other tools it
+says so instead of guessing. Any request without `tools` gets the report of what it has.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from k8s_agent_scripted_llm.script import Reply, Step, ToolCall
+
+HEADER = "deterministic offline model: a scripted SRE playbook, not an LLM"
+HEALTHY = frozenset({"Running", "Completed", "Succeeded"})
+# Statuses of containers that started and died: their logs exist. (CreateContainerConfigError and the
+# image-pull errors are not among them: those containers never started.)
+CRASHING = re.compile(r"CrashLoop|OOMKilled|RunContainerError|^Error$|^Unknown$")
+_NAMESPACE_IN_QUESTION = (
+    re.compile(r"\b(?:in|of|for|from)\s+(?:the\s+)?[\"'`]?([a-z0-9][a-z0-9-]*)[\"'`]?\s+namespace\b", re.I),
+    re.compile(r"\bnamespace\s+[\"'`]?([a-z0-9][a-z0-9-]*)", re.I),
+)
+_ALL_NAMESPACES = {"all", "every", "each", "any", "the"}
+_ERRORISH = re.compile(
+    r"(?i)\b(error|fatal|panic|exception|failed|failure|missing|refused|denied|killed|timed? ?out|unreachable|not reachable)\b"
+)
+_WARNING_PRIORITY = (
+    "FailedScheduling",
+    "Failed",
+    "FailedMount",
+    "FailedAttachVolume",
+    "Unhealthy",
+    "FailedCreatePodSandBox",
+    "Evicted",
+    "OOMKilling",
+    "BackOff",
+)
+
+
+@dataclass
+class Pod:
+    """One row of list_pods."""
+
+    namespace: str
+    name: str
+    ready: str
+    status: str
+    restarts: int
+
+    @property
+    def unhealthy(self) -> bool:
+        """Not Running/Completed, or Running without every container ready."""
+        if self.status not in HEALTHY:
+            return True
+        have, _, want = self.ready.partition("/")
+        return self.status == "Running" and have != want
+
+    @property
+    def runs_code(self) -> bool:
+        """Whether its containers started, so logs can exist."""
+        return self.status == "Running" or bool(CRASHING.search(self.status)) or self.restarts > 0
+
+
+@dataclass
+class Finding:
+    """What the playbook concluded about one pod."""
+
+    pod: Pod
+    evidence: str = ""
+    source: str = ""
+    cause: str = ""
+    fix: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Conversation:
+    """The tool calls and results found in a request."""
+
+    question: str
+    offered: set[str]
+    results: list[tuple[str, dict[str, Any], str]]  # (tool, arguments, content)
+
+    @classmethod
+    def parse(cls, body: dict[str, Any]) -> Conversation:
+        messages = body.get("messages") or []
+        question = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
+        offered = {t.get("function", {}).get("name") for t in body.get("tools") or []}
+        calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        results = []
+        for message in messages:
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                try:
+                    arguments = json.loads(function.get("arguments") or "{}")
+                except ValueError:
+                    arguments = {}
+                calls[call.get("id")] = (
+                    function.get("name", ""),
+                    arguments if isinstance(arguments, dict) else {},
+                )
+            if message.get("role") == "tool" and message.get("tool_call_id") in calls:
+                name, arguments = calls[message["tool_call_id"]]
+                results.append((name, arguments, _text(message.get("content"))))
+        return cls(str(question), {n for n in offered if n}, results)
+
+    def latest(self, tool: str, pod: str | None = None) -> str | None:
+        """The last result of `tool` (for `pod`), or None."""
+        for name, arguments, content in reversed(self.results):
+            if name == tool and (pod is None or arguments.get("name") == pod):
+                return str(content)
+        return None
+
+
+def offline_model(body: dict[str, Any]) -> Step:
+    """Answer one chat-completions request body with the playbook's next move."""
+    chat = Conversation.parse(body)
+    may_call = bool(body.get("tools"))
+    listing = chat.latest("list_pods")
+    if listing is None:
+        if not may_call:
+            return Reply(
+                content=_report_header(chat) + "\nNo tool results: the cluster could not be inspected."
+            )
+        if "list_pods" not in chat.offered:
+            return Reply(
+                content=(
+                    f"{_report_header(chat)}\nThis playbook knows the mock cluster's tools (list_pods, describe_pod, "
+                    f"get_pod_logs); this server offers {', '.join(sorted(chat.offered)) or 'no tools'}. "
+                    "Use a real model (--model, --base-url) for this server."
+                )
+            )
+        namespace = question_namespace(chat.question)
+        arguments = {"namespace": namespace} if namespace else {}
+        return Reply(tool_calls=(ToolCall("list_pods", json.dumps(arguments)),))
+
+    pods = parse_pod_table(listing)
+    unhealthy = [pod for pod in pods if pod.unhealthy]
+    investigated = any(chat.latest("describe_pod", pod.name) is not None for pod in unhealthy)
+    if unhealthy and not investigated and may_call and not listing.startswith("Tool call failed"):
+        round_two = []
+        for pod in unhealthy:
+            where = {"name": pod.name, "namespace": pod.namespace}
+            round_two.append(ToolCall("describe_pod", json.dumps(where)))
+            if pod.runs_code and "get_pod_logs" in chat.offered:
+                round_two.append(ToolCall("get_pod_logs", json.dumps({**where, "tail": 20})))
+        return Reply(tool_calls=tuple(round_two))
+    return Reply(content=write_report(chat, listing, pods, unhealthy))
+
+
+def question_namespace(question: str) -> str | None:
+    """The namespace a question names ("in the production namespace"), if any."""
+    for pattern in _NAMESPACE_IN_QUESTION:
+        match = pattern.search(question)
+        if match and match[1].lower() not in _ALL_NAMESPACES:
+            return match[1]
+    return None
+
+
+def parse_pod_table(listing: str) -> list[Pod]:
+    """Rows of a list_pods table, by header name (any column order)."""
+    lines = [line for line in listing.splitlines() if line.strip()]
+    header_index = next(
+        (i for i, line in enumerate(lines) if line.split()[:1] in (["NAMESPACE"], ["NAME"])), None
+    )
+    if header_index is None:
+        return []
+    columns = lines[header_index].split()
+    pods = []
+    for line in lines[header_index + 1 :]:
+        cells = line.split()
+        if len(cells) < len(columns):
+            continue
+        row = dict(zip(columns, cells, strict=False))
+        try:
+            restarts = int(row.get("RESTARTS", "0"))
+        except ValueError:
+            restarts = 0
+        pods.append(
+            Pod(
+                row.get("NAMESPACE", ""),
+                row["NAME"],
+                row.get("READY", "1/1"),
+                row.get("STATUS", ""),
+                restarts,
+            )
+        )
+    return pods
+
+
+def write_report(chat: Conversation, listing: str, pods: list[Pod], unhealthy: list[Pod]) -> str:
+    """The health report, every conclusion quoting its tool result."""
+    lines = [_report_header(chat), ""]
+    if listing.startswith("Tool call failed"):
+        lines.append(f"Could not list the pods, so nothing could be checked. {listing}")
+        return "\n".join(lines)
+    if not pods:
+        lines.append(
+            f"list_pods returned no pods: {listing.strip().splitlines()[-1] if listing.strip() else ''}"
+        )
+        return "\n".join(lines)
+    lines.append(f"{len(unhealthy)} of {len(pods)} pods are unhealthy.")
+    for number, pod in enumerate(unhealthy, start=1):
+        finding = diagnose(chat, pod)
+        restarts = f", {pod.restarts} restarts" if pod.restarts else ""
+        lines += [
+            "",
+            f"{number}. {pod.name} ({pod.namespace}): {pod.status}, READY {pod.ready}{restarts}",
+            f"   Evidence ({finding.source}): {finding.evidence}",
+            f"   Cause: {finding.cause}",
+            f"   Fix: {finding.fix}",
+        ]
+        lines += [f"   Note: {note}" for note in finding.notes]
+    healthy = [pod.name for pod in pods if not pod.unhealthy]
+    if healthy:
+        lines += ["", f"Healthy: {', '.join(healthy)}."]
+    return "\n".join(lines)
+
+
+def diagnose(chat: Conversation, pod: Pod) -> Finding:
+    """Pick the evidence line for a pod and match it to a cause and a fix."""
+    finding = Finding(pod)
+    description = chat.latest("describe_pod", pod.name)
+    logs = chat.latest("get_pod_logs", pod.name)
+    candidates: list[tuple[int, str, str]] = []  # (rank, source, line); lower rank wins
+    if description and not description.startswith("Tool call failed"):
+        last_reason = re.search(r"Last State:\s+Terminated\s*\n\s+Reason:\s+(\w+)", description)
+        if last_reason and last_reason[1] == "OOMKilled":
+            candidates.append((0, "describe_pod", f"Last State: Terminated, Reason: {last_reason[1]}"))
+        for rank, (reason, message) in enumerate(_warning_events(description), start=10):
+            priority = (
+                _WARNING_PRIORITY.index(reason) if reason in _WARNING_PRIORITY else len(_WARNING_PRIORITY)
+            )
+            if reason == "Failed" and message.startswith("Error: "):
+                priority += (
+                    5  # "Error: ErrImagePull" says less than "Failed to pull image ...: manifest unknown"
+                )
+            candidates.append((10 + priority * 10 + rank % 10, "describe_pod", message))
+    elif description:
+        finding.notes.append(f"describe_pod failed: {description}")
+    if logs and not logs.startswith(("Tool call failed", "[Duplicate call]")) and logs != "(no log lines)":
+        line = _telling_log_line(logs)
+        if line:
+            # A crash's own words beat the kubelet's back-off notice; a probe failure is best told by its event.
+            rank = 5 if CRASHING.search(pod.status) or pod.restarts else 60
+            candidates.append((rank, "get_pod_logs", line))
+    elif logs and logs.startswith("Tool call failed"):
+        finding.notes.append(f"logs unavailable: {logs}")
+    if not candidates:
+        finding.source = "list_pods"
+        finding.evidence = next(
+            (
+                line.strip()
+                for line in chat.latest("list_pods").splitlines()  # type: ignore[union-attr]
+                if pod.name in line
+            ),
+            pod.status,
+        )
+    else:
+        _, finding.source, finding.evidence = min(candidates)
+    finding.cause, finding.fix = _cause_and_fix(pod, finding.evidence, description or "", logs or "")
+    if (
+        finding.source == "describe_pod"
+        and logs
+        and _telling_log_line(logs)
+        and "get_pod_logs" not in finding.evidence
+    ):
+        hint = _telling_log_line(logs)
+        if hint and hint != finding.evidence and _ERRORISH.search(hint):
+            finding.notes.append(f"the logs (get_pod_logs) say: {hint}")
+    return finding
+
+
+def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tuple[str, str]:
+    quoted = re.search(r"'([^']+)'|\"([^\"]+)\"", evidence)
+    subject = (quoted[1] or quoted[2]) if quoted else None
+    limit = re.search(r"Limits:.*memory=(\S+)", description)
+    requests = re.search(r"Requests:\s*(.+)", description)
+    if "OOMKilled" in evidence:
+        current = f" (now {limit[1]})" if limit else ""
+        return (
+            "the container exceeds its memory limit and is killed (OOMKilled)",
+            f"raise the container's memory limit{current} or reduce its memory use, then roll it out again",
+        )
+    if re.search(r"(?i)missing required|not set|is required|undefined variable|no such env", evidence):
+        what = f"'{subject}'" if subject else "a required setting"
+        return (
+            f"the application exits at start-up because its configuration lacks {what}",
+            f"provide {what} to the container (e.g. an env entry from its Secret) and roll the deployment out again",
+        )
+    if re.search(r"(?i)(secret|configmap) .* not found|CreateContainerConfigError", evidence + pod.status):
+        return (
+            "the container cannot be created: it references a Secret or ConfigMap that does not exist",
+            "create the missing object in this namespace, or fix the reference in the pod spec",
+        )
+    if re.search(r"(?i)pull|image", evidence) or "Image" in pod.status:
+        image = re.search(r'image "([^"]+)"', evidence)
+        name = f" {image[1]}" if image else ""
+        if re.search(r"(?i)manifest unknown|not found", evidence):
+            return (
+                f"the image{name} does not exist in the registry (wrong or unpublished tag)",
+                "push that tag, or set the image to a published tag and roll out again",
+            )
+        if re.search(r"(?i)unauthorized|denied|authentication required|forbidden", evidence):
+            return (
+                f"the registry refuses to serve the image{name} without credentials",
+                "add or fix the imagePullSecrets of the pod's service account",
+            )
+        return (
+            f"the image{name} cannot be pulled",
+            "check the image name, the registry's reachability and credentials",
+        )
+    if "FailedScheduling" in description and re.search(r"nodes are available", evidence):
+        short = re.findall(r"Insufficient (\w+)", evidence)
+        if short:
+            wanted = f" (requests: {requests[1].strip()})" if requests else ""
+            return (
+                f"no node has enough free {' and '.join(sorted(set(short)))} for the pod's requests{wanted}",
+                "lower the pod's requests, free capacity on the nodes, or add a node (or let the autoscaler)",
+            )
+        if re.search(r"(?i)affinity|selector", evidence):
+            return (
+                "no node matches the pod's node selector or affinity",
+                "fix the selector/affinity or label a node",
+            )
+        if re.search(r"(?i)taint", evidence):
+            return (
+                "every node has a taint the pod does not tolerate",
+                "add the toleration or remove the taint",
+            )
+        if re.search(r"(?i)persistentvolumeclaim", evidence):
+            return (
+                "the pod waits for a PersistentVolumeClaim that is not bound",
+                "create or fix the PVC and its storage class",
+            )
+        return (
+            "the scheduler cannot place the pod",
+            "read the scheduler's message above and adjust the pod spec",
+        )
+    if re.search(r"(?i)readiness probe failed", evidence):
+        return (
+            "the container runs but fails its readiness probe, so it receives no traffic",
+            "fix what the probe checks (see the logs: a dependency may be down) or correct the probe's path/port",
+        )
+    if re.search(r"(?i)liveness probe failed", evidence):
+        return (
+            "the container fails its liveness probe and is restarted by the kubelet",
+            "fix the health endpoint or give the probe a realistic delay and timeout",
+        )
+    if CRASHING.search(pod.status) or pod.restarts:
+        return (
+            "the container crashes shortly after start",
+            "fix the error the logs show, then roll the deployment out again",
+        )
+    return (f"the pod is {pod.status}", "inspect the pod's events and logs further")
+
+
+def _warning_events(description: str) -> list[tuple[str, str]]:
+    """(reason, message) of every Warning event in a describe_pod result."""
+    section = description.split("\nEvents:", 1)[1] if "\nEvents:" in description else ""
+    found = []
+    for line in section.splitlines():
+        cells = re.split(r"\s{2,}", line.strip(), maxsplit=4)
+        if len(cells) == 5 and cells[0] == "Warning":
+            found.append((cells[1], cells[4]))
+    return found
+
+
+def _telling_log_line(logs: str) -> str:
+    lines = [line.strip() for line in logs.splitlines() if line.strip()]
+    errorish = [line for line in lines if _ERRORISH.search(line)]
+    return (errorish or lines or [""])[-1]
+
+
+def _report_header(chat: Conversation) -> str:
+    namespace = question_namespace(chat.question)
+    scope = f"namespace {namespace}" if namespace else "all namespaces"
+    return f"Health report for {scope} ({HEADER})"
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):  # content parts
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content or "")

@@ -1,0 +1,231 @@
+"""An OpenAI-compatible Chat Completions server on loopback that plays a script, or a responder.
+
+Every request body is recorded. A script is a queue of steps: a request with no step left is an
+error (answered with HTTP 400, which the client does not retry), and so is a step left unused;
+`assert_done()` says which. Sockets use TCP_NODELAY: without it every request pays ~40 ms of
+delayed ACK.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from k8s_agent_scripted_llm.script import Delay, HttpError, Malformed, Reply, Step
+
+Responder = Callable[[dict[str, Any]], Step]
+
+
+class ScriptedModelServer:
+    """A chat-completions endpoint on 127.0.0.1 (free port), served from a thread."""
+
+    def __init__(
+        self,
+        script: Iterable[Step] = (),
+        *,
+        responder: Responder | None = None,
+        model: str = "scripted",
+    ) -> None:
+        self._script: deque[Step] = deque(script)
+        self._responder = responder
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.extra_requests: list[int] = []
+        self.errors: list[str] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._ids = itertools.count(1)
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """Base URL for an OpenAI client (`.../v1`)."""
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> ScriptedModelServer:
+        """Serve in a daemon thread."""
+        # A short poll interval: stop() waits for the serving loop to notice (0.5 s by default).
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="scripted-model",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; pending delays are cut short."""
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> ScriptedModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def reset(self, script: Iterable[Step] = ()) -> None:
+        """Forget recorded requests and load a new script (to reuse one server across runs)."""
+        with self._lock:
+            self._script = deque(script)
+            self.requests.clear()
+            self.headers.clear()
+            self.extra_requests.clear()
+            self.errors.clear()
+            self._ids = itertools.count(1)
+
+    def assert_done(self) -> None:
+        """Fail if steps were left unused or requests came after the script ended."""
+        problems = []
+        if self._script:
+            problems.append(
+                f"{len(self._script)} scripted steps were never requested: {list(self._script)!r}"
+            )
+        if self.extra_requests:
+            problems.append(f"requests {self.extra_requests} came after the script ended")
+        problems += self.errors
+        if problems:
+            raise AssertionError("; ".join(problems))
+
+    # -- called from the handler thread ---------------------------------------------------------
+
+    def _next_step(self, body: dict[str, Any], headers: dict[str, str]) -> Step | None:
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+            number = len(self.requests)
+            if self._script:
+                return self._script.popleft()
+            if self._responder is None:
+                self.extra_requests.append(number)
+                return None
+        try:
+            return self._responder(body)
+        except Exception as error:  # boundary: a broken responder is reported, not a dead thread
+            self.errors.append(f"responder failed on request {number}: {type(error).__name__}: {error}")
+            return HttpError(500, f"responder failed: {error}", {"x-should-retry": "false"})
+
+    def _completion(self, reply: Reply, body: dict[str, Any], raw_size: int) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id or f"call_{next(self._ids)}",
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments},
+                }
+                for call in reply.tool_calls
+            ]
+        finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
+        written = len(reply.content or "") + sum(len(c.name) + len(c.arguments) for c in reply.tool_calls)
+        usage = reply.usage or {
+            "prompt_tokens": raw_size // 4,
+            "completion_tokens": written // 4 + 1,
+        }
+        usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
+        return {
+            "id": f"chatcmpl-scripted-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(body.get("model") or self.model),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "usage": usage,
+        }
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: ScriptedModelServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the default stderr access log."""
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            owner = self.server.owner
+            self._send(
+                200,
+                {"object": "list", "data": [{"id": owner.model, "object": "model", "owned_by": "scripted"}]},
+            )
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            self._send(
+                400, {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}}
+            )
+            return
+        owner = self.server.owner
+        step = owner._next_step(body, {k.lower(): v for k, v in self.headers.items()})
+        while isinstance(step, Delay):
+            if owner._stopping.wait(step.seconds):
+                return
+            step = step.then
+        if step is None:
+            number = len(owner.requests)
+            self._send(
+                400,
+                {
+                    "error": {
+                        "message": f"scripted model: no step left for request {number}",
+                        "type": "script_exhausted",
+                    }
+                },
+                {"x-should-retry": "false"},
+            )
+        elif isinstance(step, HttpError):
+            self._send(
+                step.status, {"error": {"message": step.message, "type": "scripted_error"}}, step.headers
+            )
+        elif isinstance(step, Malformed):
+            self._send_raw(step.status, step.body.encode("utf-8"), {})
+        else:
+            self._send(200, owner._completion(step, body, len(raw)))
+
+    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self._send_raw(status, json.dumps(payload).encode("utf-8"), headers or {})
+
+    def _send_raw(self, status: int, data: bytes, headers: dict[str, str]) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout); nothing to answer
