@@ -1,4 +1,4 @@
-"""`k8s-agent trace show FILE` and `k8s-agent trace replay FILE --impl IMPL`.
+"""`k8s-agent trace show FILE` and `k8s-agent trace replay FILE [--impl IMPL]`.
 
 `show` prints a trace as the timeline the run's progress lines drew, with times, the counters
 and the answer (`--full`: every model text and tool result too). `replay` plays the recorded

@@ -8,6 +8,7 @@ Every rejection is a message for the model, never an exception.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -143,9 +144,7 @@ class ToolGateway:
         """Take one proposed call through every check; always returns the model-visible outcome."""
         started = time.perf_counter()
         outcome = await self._decide(call_id, name, raw_arguments or "")
-        outcome = ToolOutcome(
-            **{**outcome.__dict__, "duration_ms": round((time.perf_counter() - started) * 1e3, 3)}
-        )
+        outcome = dataclasses.replace(outcome, duration_ms=round((time.perf_counter() - started) * 1e3, 3))
         self._record(outcome)
         return outcome
 

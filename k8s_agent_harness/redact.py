@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 REDACTED = "[REDACTED]"
+_SCALARS = frozenset({int, float, bool, type(None)})
 MEMO_SIZE = 512
 
 # A key that names a secret: DB_PASSWORD, api-key, client-key-data, token, AWS_SECRET_ACCESS_KEY ...
@@ -60,30 +61,15 @@ def _redact_key_value(match: re.Match[str]) -> str:
     return f"{match['key']}{match['sep']}{REDACTED}"
 
 
-# Every pattern above needs one of these (lower-cased) in the text. Most tool results have none,
-# and a substring scan for them is far cheaper than running every pattern.
-_TRIGGERS = (
-    "passw",
-    "secret",
-    "token",
-    "key",
-    "credential",
-    "auth",
-    "bearer",
-    "basic",
-    "eyj",
-    "sk-",
-    "ghp_",
-    "gho_",
-    "ghs_",
-    "xox",
-    "akia",
+# Every pattern above needs one of these (in any case) in the text. Most tool results have none,
+# and one search for them is far cheaper than running every pattern.
+_TRIGGERS = re.compile(
+    r"passw|secret|token|key|credential|auth|bearer|basic|eyj|sk-|ghp_|gho_|ghs_|xox|akia", re.IGNORECASE
 )
 
 
 def _might_hold_a_secret(text: str) -> bool:
-    lowered = text.lower()
-    return any(trigger in lowered for trigger in _TRIGGERS)
+    return _TRIGGERS.search(text) is not None
 
 
 class Redactor:
@@ -127,12 +113,21 @@ class Redactor:
 
     def value(self, value: Any) -> Any:
         """Redact every string inside a value: strings, dicts, lists, and pydantic models (copied)."""
-        if isinstance(value, str):
-            return self.text(value) if type(value) is str else value  # a StrEnum holds no secret
+        kind = type(value)
+        if kind is str:
+            return self.text(value)
+        if kind in _SCALARS or isinstance(value, str):  # numbers, None; a StrEnum holds no secret
+            return value
         if isinstance(value, BaseModel):
             changed = {}
             for name, item in value.__dict__.items():
-                redacted = self.value(item)
+                kind = type(item)
+                if kind is str:
+                    redacted = self.text(item)
+                elif kind in _SCALARS or isinstance(item, str):
+                    continue
+                else:
+                    redacted = self.value(item)
                 if redacted is not item and redacted != item:
                     changed[name] = redacted
             return value.model_copy(update=changed) if changed else value

@@ -136,7 +136,7 @@ def _cut(text: str, limit: int) -> str:
 
 
 def scorecard_markdown(rows: Sequence[Any]) -> str:
-    """The migration scorecard as the README's markdown table (rows of poc.scorecard.Row)."""
+    """The migration scorecard as docs/migration.md's markdown table (rows of poc.scorecard.Row)."""
     lines = [
         "| # | guardrail | verdict | how the port does it, and the probe observations it rests on | tested by |",
         "|---|---|---|---|---|",

@@ -12,7 +12,8 @@ def register(commands: Any) -> None:
         "bench",
         help="measure what the harness costs: per turn, per tool call, start-up, memory",
         description="Benchmarks against the scripted model answering instantly, interleaved, "
-        "medians with min and max. Takes about 2 minutes (--quick: about 30 s).",
+        "medians with min and max. The figures are this machine's: about a minute on two idle cores "
+        "(--quick: about a third of that), longer on a busy machine.",
     )
     parser.add_argument("--quick", action="store_true", help="fewer rounds and turns (a smoke test)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")

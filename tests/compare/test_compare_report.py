@@ -1,6 +1,6 @@
 """`k8s-agent compare` over the whole scenario library: every field of its JSON, for both implementations.
 
-The expected numbers come from the scenario scripts (k8s_agent/scenarios.py) and DESIGN.md's
+The expected numbers come from the scenario scripts (k8s_agent/scenarios.py) and docs/contract.md's
 contract, not from a previous run; the costs (bytes, tokens, times) are checked against the traces.
 """
 

@@ -1,4 +1,4 @@
-"""The loop contract C1-C10 (DESIGN.md), observed on the wire, for every implementation.
+"""The loop contract C1-C10 (docs/contract.md), observed on the wire, for every implementation.
 
 Each test drives a scripted, misbehaving model over real HTTP against the real mock cluster over
 stdio, and asserts on the recorded requests and on the MCP server's call log. Every run also
