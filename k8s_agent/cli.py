@@ -11,15 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from k8s_agent_harness.config import (
-    GROUPS,
-    SETTINGS,
-    Config,
-    flag_of,
-    flag_type,
-    help_of,
-    load_config,
-)
+from k8s_agent_harness.config import GROUPS, SETTINGS, Config, flag_of, help_of, load_config, trace_folder
 from k8s_agent_harness.errors import AgentError, ConfigError
 
 EXIT_INTERNAL = 1
@@ -70,10 +62,35 @@ def environment_help() -> str:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error and exit code 2, never a traceback."""
+    """argparse with a one-line error and exit code 2, never a traceback.
+
+    An argument the top-level parser cannot place (`k8s-agent ask Q --bogus`) is reported by the
+    subcommand it was given to, so the hint names that subcommand's `--help`.
+    """
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"error: {message}\n(see '{self.prog} --help')\n")
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras and self._subparsers is not None:
+            self._innermost(parsed).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+    def _innermost(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self
+        while parser._subparsers is not None:
+            choices = next(
+                (a for a in parser._subparsers._group_actions if isinstance(a, argparse._SubParsersAction)),
+                None,
+            )
+            chosen = getattr(parsed, choices.dest, None) if choices is not None else None
+            if choices is None or chosen not in choices.choices:
+                break
+            parser = choices.choices[chosen]
+        return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,15 +137,13 @@ def add_run_options(
     for name, setting in SETTINGS.items():
         if name in skipped:
             continue
+        # Values stay text here: the settings check them (one message, a trace), not argparse.
         options: dict[str, Any] = {"dest": name, "help": help_of(name)}
         if setting.repeatable:
             options["action"] = "append"
-        elif flag_type(name) is not None:
-            options["type"] = flag_type(name)
-        if setting.metavar:
-            options["metavar"] = setting.metavar
-        if setting.choices:
-            options["choices"] = setting.choices
+        metavar = setting.metavar or ("{" + ",".join(setting.choices) + "}" if setting.choices else None)
+        if metavar:
+            options["metavar"] = metavar
         groups[setting.group].add_argument(flag_of(name), **options)
         if name == "api_key":
             groups[setting.group].add_argument(
@@ -159,19 +174,21 @@ def cmd_ask(args: argparse.Namespace) -> int:
     """`k8s-agent ask QUESTION`."""
     import asyncio
 
-    from k8s_agent.implementations import ask
+    from k8s_agent.implementations import ask, check_inputs
     from k8s_agent.progress import ProgressPrinter
     from k8s_agent_harness.approval import TerminalApprover, deny_all
     from k8s_agent_harness.report import render
     from k8s_agent_harness.session import record_failed_start
+    from k8s_agent_harness.trace import prune_traces
     from k8s_agent_harness.vocabulary import Impl
 
     try:
         config = config_from(args)
+        check_inputs(config, args.question)
     except ConfigError as error:
         # The trace is named after a valid implementation only: an unchecked --impl builds no path.
         impl = args.impl if args.impl in tuple(Impl) else Config.impl
-        trace = record_failed_start(args.trace_dir or Config.trace_dir, Impl(impl), args.question, error)
+        trace = record_failed_start(trace_folder(args.trace_dir), Impl(impl), args.question, error)
         return fail(error, trace, as_json=args.json, impl=args.impl)
     observer = None if args.quiet else ProgressPrinter()
     approver = TerminalApprover() if config.allow_write else deny_all
@@ -179,6 +196,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         result = asyncio.run(ask(config, args.question, observer=observer, approver=approver))
     except AgentError as error:
         return fail(error, error.trace_path, as_json=args.json, impl=config.impl)
+    finally:
+        prune_traces(config.trace_dir, config.keep_traces)
     if args.json:
         print(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
     else:

@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from k8s_agent.cli import add_run_options, config_from
-from k8s_agent_harness.config import BUDGET_SETTINGS, CLUSTER, MODEL, SETTINGS, flag_of
+from k8s_agent_harness.config import (
+    BUDGET_SETTINGS,
+    CLUSTER,
+    MODEL,
+    SETTINGS,
+    checked_settings,
+    flag_of,
+    trace_folder,
+)
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS
 
@@ -116,13 +124,15 @@ def _compare_scenarios(args: argparse.Namespace) -> int:
             f"{', '.join(given) or '--repeat'} needs --question: the scenario library runs scripted "
             "models against the mock cluster"
         )
-    cases = select_cases(args.cluster, args.scenario)
+    cases = select_cases(Path(args.cluster).expanduser() if args.cluster else None, args.scenario)
     if args.action == "list":
         for case in cases:
             print(case.describe())
         return EXIT_OK
     jobs = _jobs(args.jobs, DEFAULT_JOBS)
-    settings = {name: getattr(args, name) for name in BUDGET_SETTINGS if getattr(args, name) is not None}
+    settings = checked_settings(
+        {name: getattr(args, name) for name in BUDGET_SETTINGS if getattr(args, name) is not None}
+    )
     root = _run_folder(args.trace_dir)
     progress = Progress(len(cases) * len(IMPLEMENTATIONS), quiet=args.quiet)
     progress.say(
@@ -163,13 +173,16 @@ def _jobs(flag: int | None, default: int) -> int:
     return flag or default
 
 
-def _run_folder(trace_dir: Path | None) -> Path:
+def _run_folder(trace_dir: str | Path | None) -> Path:
     """A new folder for this comparison's traces and call logs, named after its start time."""
     import tempfile
     import time
 
-    folder = trace_dir or Path("traces")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = trace_folder(trace_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"cannot create the trace folder {folder}: {error.strerror or error}") from None
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     return Path(tempfile.mkdtemp(prefix=f"compare-{stamp}-", dir=folder))
 

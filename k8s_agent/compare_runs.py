@@ -24,6 +24,7 @@ from k8s_agent_harness.errors import AgentError, ConfigError
 from k8s_agent_harness.events import read_trace
 from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
+from k8s_agent_mock_cluster import FixtureError, load_fixture
 from k8s_agent_mock_cluster.call_log import read_call_log
 from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
 
@@ -105,8 +106,10 @@ def select_cases(cluster: Path | None, names: list[str] | None) -> list[Case]:
     """The built-in scenarios plus the fixture's, narrowed to `names` (in the library's order)."""
     cases = builtin_cases()
     if cluster is not None:
-        if not cluster.is_file():
-            raise ConfigError(f"cluster fixture not found: {cluster}")
+        try:
+            load_fixture(cluster)
+        except FixtureError as error:
+            raise ConfigError(str(error)) from None
         cases.append(cluster_case(cluster))
     if not names:
         return cases

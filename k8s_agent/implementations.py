@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from k8s_agent_harness.config import Config
+from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.session import RunResult
 from k8s_agent_harness.vocabulary import Impl
 
@@ -26,6 +27,23 @@ def ask_function(impl: Impl | str) -> AskFunction:
 
         return ask_sdk  # type: ignore[no-any-return,unused-ignore]
     raise AssertionError(impl)
+
+
+def check_inputs(config: Config, question: str) -> None:
+    """What a run would otherwise find out only after starting its servers: an empty question, a
+    mock cluster fixture that is not a cluster. Raises ConfigError (exit 2)."""
+    if not question.strip():
+        raise ConfigError(
+            'the question is empty: ask about the cluster, e.g. "Which pods in the production namespace '
+            'are unhealthy, and why?"'
+        )
+    if config.cluster is not None and not config.mcp_command:
+        from k8s_agent_mock_cluster import FixtureError, load_fixture
+
+        try:
+            load_fixture(config.cluster)
+        except FixtureError as error:
+            raise ConfigError(str(error)) from None
 
 
 async def ask(config: Config, question: str, **options: Any) -> RunResult:

@@ -27,6 +27,8 @@ from k8s_agent_harness.config import BUDGET_SETTINGS
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
 from k8s_agent_harness.vocabulary import Impl
+from k8s_agent_mock_cluster import FixtureError, load_fixture
+from k8s_agent_mock_cluster.faults import FaultPlan, FaultPlanError
 from k8s_agent_scripted_llm import HttpError, Malformed, Reply, Step, ToolCall, hang
 
 
@@ -140,14 +142,33 @@ def replay_server(
             "not started: replaying against the embedded mock cluster (name a server with --mcp-command)"
         )
     fixture = cluster or options.get("--cluster")
-    if fixture is not None and not fixture.is_file():
-        raise ConfigError(f"the recorded cluster fixture {fixture} is gone: pass --cluster FILE")
+    if fixture is not None:
+        try:
+            load_fixture(fixture)  # read as data: a cluster description, or an error here
+        except FixtureError as error:
+            if cluster:
+                raise ConfigError(str(error)) from None
+            raise ConfigError(
+                f"the trace's mock cluster fixture cannot be used ({error}): pass --cluster FILE"
+            ) from None
     faults = options.get("--faults")
-    if faults is not None and not faults.is_file():
-        notes.append(f"the recorded fault plan {faults} is gone; replaying without faults")
-        faults = None
+    if faults is not None:
+        faults = _copied_fault_plan(faults, call_log.parent, notes)
     command = mock_cluster_command(call_log=call_log, cluster=fixture, faults=faults)
     return ReplayServer(command, tuple(notes), logs_calls=True)
+
+
+def _copied_fault_plan(recorded: Path, workdir: Path, notes: list[str]) -> Path | None:
+    """The recorded fault plan, checked and copied into the replay's folder: the mock cluster keeps
+    the plan's state in a file next to it, and a replay writes only into its own folder."""
+    try:
+        FaultPlan.load(recorded)
+        copy = workdir / "faults.json"
+        copy.write_text(recorded.read_text(encoding="utf-8"), encoding="utf-8")
+    except (FaultPlanError, OSError) as error:
+        notes.append(f"the recorded fault plan {recorded} cannot be used ({error}); replaying without faults")
+        return None
+    return copy
 
 
 def _is_mock_cluster(command: Sequence[str]) -> bool:

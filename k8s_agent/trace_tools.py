@@ -51,7 +51,8 @@ def register(commands: Any) -> None:
     actions.required = True
 
     show = actions.add_parser("show", help="print a trace as a readable timeline")
-    show.add_argument("file", type=Path, help="a JSONL trace (traces/*.jsonl)")
+    show.add_argument("file", help="a JSONL trace, or `last` for the newest run trace in the trace folder")
+    show.add_argument("--trace-dir", metavar="DIR", help="the trace folder `last` looks in (default: ask's)")
     show.add_argument(
         "--full", action="store_true", help="also print every model text and tool result in full"
     )
@@ -63,22 +64,40 @@ def register(commands: Any) -> None:
         epilog=REPLAY_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    replay.add_argument("file", type=Path, help="a JSONL trace (traces/*.jsonl)")
+    replay.add_argument("file", help="a JSONL trace, or `last` for the newest run trace in the trace folder")
     replay.add_argument(
         "--impl",
         choices=IMPLEMENTATIONS,
         type=Impl,
         help="the implementation to replay on (default: the one that wrote the trace)",
     )
-    replay.add_argument("--cluster", type=Path, help="mock cluster fixture instead of the recorded one")
+    replay.add_argument(
+        "--cluster", type=Path, metavar="FILE", help="mock cluster fixture instead of the recorded one"
+    )
     replay.add_argument("--mcp-command", help="an MCP server to replay against instead of the mock cluster")
     replay.add_argument("--max-steps", type=int, help="instead of the recorded step budget")
     replay.add_argument("--max-repeats", type=int, help="instead of the recorded repeat budget")
     replay.add_argument(
-        "--trace-dir", type=Path, default=Path("traces"), help="folder for the replay's trace"
+        "--trace-dir",
+        metavar="DIR",
+        help="the trace folder: `last` looks in it, the replay writes its trace below it (default: ask's)",
     )
     replay.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     replay.set_defaults(handler=cmd_replay)
+
+
+def trace_file(name: str, trace_dir: str | None) -> Path:
+    """The trace a command names: a path, or `last`, the newest run trace in the trace folder."""
+    from k8s_agent_harness.config import trace_folder
+    from k8s_agent_harness.trace import run_traces
+
+    if name != "last":
+        return Path(name).expanduser()
+    folder = trace_folder(trace_dir)
+    traces = run_traces(folder)
+    if not traces:
+        raise ConfigError(f"no run traces in {folder} (`last` means the newest one there)")
+    return traces[-1]
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -86,7 +105,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from k8s_agent_harness.events import read_trace
 
     try:
-        trace = read_trace(args.file)
+        trace = read_trace(trace_file(args.file, args.trace_dir))
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -102,6 +121,7 @@ def show(trace: events.Trace, *, full: bool = False) -> str:
     printer = ProgressPrinter()
     started = trace.start.ts
     lines = []
+    shown_text: str | None = None  # the last model text --full printed
     for event in trace:
         stamp = f"+{event.ts - started:7.3f}s "
         indent = " " * len(stamp)
@@ -116,12 +136,16 @@ def show(trace: events.Trace, *, full: bool = False) -> str:
                 lines.append(f"{indent}  budgets: {budgets}")
             continue
         if isinstance(event, events.RunEnd):
-            lines += _end_lines(event, stamp, full=full)
+            lines += _end_lines(
+                event, stamp, already_shown=event.answer is not None and event.answer == shown_text
+            )
             continue
         if line:
             lines.append(stamp + line)
         if full:
             lines += _details(event, " " * (len(stamp) + 6))
+            if isinstance(event, events.ModelResponse) and event.text:
+                shown_text = event.text
     return "\n".join(lines) + "\n"
 
 
@@ -140,7 +164,7 @@ def _details(event: events.Event, indent: str) -> list[str]:
     return [indent + line for line in text.splitlines()]
 
 
-def _end_lines(event: events.RunEnd, stamp: str, *, full: bool) -> list[str]:
+def _end_lines(event: events.RunEnd, stamp: str, *, already_shown: bool) -> list[str]:
     from k8s_agent_harness.report import plural
 
     counts = event.counts
@@ -159,7 +183,9 @@ def _end_lines(event: events.RunEnd, stamp: str, *, full: bool) -> list[str]:
     lines = [f"{stamp}{head}", " " * len(stamp) + summary]
     if event.ungrounded_names:
         lines.append(" " * len(stamp) + "ungrounded names: " + ", ".join(event.ungrounded_names))
-    if event.answer is not None:
+    if event.answer is not None and already_shown:
+        lines.append("answer: the model's last text, above")
+    elif event.answer is not None:
         lines.append("answer:")
         lines += ["  " + line for line in event.answer.splitlines()]
     return lines
@@ -173,16 +199,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
     import time
 
     from k8s_agent.replay import replay
+    from k8s_agent_harness.config import trace_folder
     from k8s_agent_harness.events import read_trace
 
     try:
-        trace = read_trace(args.file)  # before any folder is made: is it a trace at all?
+        source = trace_file(args.file, args.trace_dir)
+        trace = read_trace(source)  # before any folder is made: is it a trace at all?
         if args.cluster is not None and args.mcp_command:
             raise ConfigError(
                 "--cluster selects a mock cluster fixture; it cannot be combined with --mcp-command"
             )
-        if args.cluster is not None and not args.cluster.is_file():
-            raise ConfigError(f"cluster fixture not found: {args.cluster}")
         for name in ("max_steps", "max_repeats"):
             if getattr(args, name) is not None and getattr(args, name) < 1:
                 raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
@@ -191,8 +217,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise ConfigError("--mcp-command is empty")
         impl: Impl = args.impl or trace.start.impl
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        args.trace_dir.mkdir(parents=True, exist_ok=True)
-        workdir = Path(tempfile.mkdtemp(prefix=f"replay-{stamp}-{impl.value}-", dir=args.trace_dir))
+        folder = trace_folder(args.trace_dir)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(f"cannot create the trace folder {folder}: {error.strerror or error}") from None
+        workdir = Path(tempfile.mkdtemp(prefix=f"replay-{stamp}-{impl.value}-", dir=folder))
         result = asyncio.run(
             replay(
                 trace,
@@ -209,9 +239,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     if args.json:
-        print(json.dumps(replay_json(result, args.file), indent=2, ensure_ascii=False))
+        print(json.dumps(replay_json(result, source), indent=2, ensure_ascii=False))
     else:
-        print(replay_report(result, args.file))
+        print(replay_report(result, source))
     return EXIT_DIVERGED if result.divergence else EXIT_OK
 
 

@@ -62,6 +62,7 @@ class Config:
         Impl.HANDWRITTEN,
         "the loop that drives the run: handwritten, or sdk (the OpenAI Agents SDK port)",
         env=("K8S_AGENT_IMPL",),
+        metavar="{handwritten,sdk}",
     )
     model: str = _setting(
         OFFLINE_MODEL,
@@ -69,6 +70,7 @@ class Config:
         f"when no endpoint or key is configured; with one, the default is {DEFAULT_ENDPOINT_MODEL})",
         env=("K8S_AGENT_MODEL", "OPENAI_MODEL"),
         group=MODEL,
+        metavar="NAME",
         show_default=False,
     )
     base_url: str | None = _setting(
@@ -76,6 +78,7 @@ class Config:
         "OpenAI-compatible endpoint (`.../v1`), e.g. http://localhost:11434/v1; unset means api.openai.com",
         env=("OPENAI_BASE_URL",),
         group=MODEL,
+        metavar="URL",
         show_default=False,
     )
     api_key: str | None = _setting(
@@ -84,6 +87,7 @@ class Config:
         "to traces, reports or logs",
         env=("OPENAI_API_KEY",),
         group=MODEL,
+        metavar="KEY",
         secret=True,
         show_default=False,
     )
@@ -141,6 +145,7 @@ class Config:
         env=("K8S_AGENT_MAX_STEPS",),
         group=BUDGETS,
         budget=True,
+        metavar="N",
     )
     max_repeats: int = _setting(
         2,
@@ -148,6 +153,7 @@ class Config:
         env=("K8S_AGENT_MAX_REPEATS",),
         group=BUDGETS,
         budget=True,
+        metavar="N",
     )
     max_seconds: float = _setting(
         300.0,
@@ -155,6 +161,7 @@ class Config:
         env=("K8S_AGENT_MAX_SECONDS",),
         group=BUDGETS,
         budget=True,
+        metavar="SECONDS",
     )
     tool_timeout: float = _setting(
         30.0,
@@ -162,6 +169,15 @@ class Config:
         env=("K8S_AGENT_TOOL_TIMEOUT",),
         group=BUDGETS,
         budget=True,
+        metavar="SECONDS",
+    )
+    mcp_start_timeout: float = _setting(
+        30.0,
+        "seconds the MCP server may take to start and answer the initialize request",
+        env=("K8S_AGENT_MCP_START_TIMEOUT",),
+        group=BUDGETS,
+        budget=True,
+        metavar="SECONDS",
     )
     request_timeout: float = _setting(
         120.0,
@@ -169,6 +185,7 @@ class Config:
         env=("K8S_AGENT_REQUEST_TIMEOUT",),
         group=BUDGETS,
         budget=True,
+        metavar="SECONDS",
     )
     max_retries: int = _setting(
         2,
@@ -176,13 +193,24 @@ class Config:
         env=("K8S_AGENT_MAX_RETRIES",),
         group=BUDGETS,
         budget=True,
+        metavar="N",
     )
     trace_dir: Path = _setting(
-        Path("traces"),
-        "folder for the JSONL trace of each run",
+        Path("~/.local/state/k8s-agent/traces"),
+        "folder for the JSONL trace of each run (default $XDG_STATE_HOME/k8s-agent/traces, else "
+        "~/.local/state/k8s-agent/traces)",
         env=("K8S_AGENT_TRACE_DIR",),
         group=OUTPUT,
         metavar="DIR",
+        show_default=False,
+    )
+    keep_traces: int = _setting(
+        500,
+        "traces of `ask` the trace folder keeps: after each run the oldest beyond this many are deleted "
+        "(0 keeps every one)",
+        env=("K8S_AGENT_KEEP_TRACES",),
+        group=OUTPUT,
+        metavar="N",
     )
 
     def __post_init__(self) -> None:
@@ -211,6 +239,24 @@ SETTINGS: dict[str, Setting] = {
 BUDGET_SETTINGS: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if s.budget)
 _TYPES = typing.get_type_hints(Config)
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Config)}
+
+
+def default_trace_dir(environ: Mapping[str, str]) -> Path:
+    """Where traces go unless told otherwise: `$XDG_STATE_HOME/k8s-agent/traces`, else
+    `~/.local/state/k8s-agent/traces`."""
+    state = environ.get("XDG_STATE_HOME")
+    if state and Path(state).is_absolute():
+        return Path(state) / "k8s-agent" / "traces"
+    home = environ.get("HOME")
+    return (Path(home) if home else Path.home()) / ".local" / "state" / "k8s-agent" / "traces"
+
+
+def trace_folder(flag: str | Path | None, environ: Mapping[str, str] | None = None) -> Path:
+    """The trace folder a command uses: the flag, else $K8S_AGENT_TRACE_DIR, else the default."""
+    environ = os.environ if environ is None else environ
+    chosen = flag or environ.get("K8S_AGENT_TRACE_DIR")
+    return Path(chosen).expanduser() if chosen else default_trace_dir(environ)
+
 
 # Passed on to the MCP server when set: the stdio client would drop them.
 PASSED_TO_MCP_SERVER = ("KUBECONFIG", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY")
@@ -299,10 +345,20 @@ def load_config(
     if "model" not in raw and ("base_url" in raw or "api_key" in raw):
         raw["model"] = DEFAULT_ENDPOINT_MODEL
 
+    if "trace_dir" not in raw:
+        raw["trace_dir"] = default_trace_dir(environ)
+
     mcp_env = {k: environ[k] for k in PASSED_TO_MCP_SERVER if environ.get(k)}
     mcp_env.update(raw.pop("mcp_env", None) or {})
     raw["mcp_env"] = mcp_env
     return _validated(raw)
+
+
+def checked_settings(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Settings given on their own (e.g. the budgets `compare` applies), coerced and checked as a
+    run's Config would check them; raises ConfigError."""
+    config = _validated(dict(values))
+    return {name: getattr(config, name) for name in values}
 
 
 def _flag_picks_the_cluster(raw: dict[str, Any], flags: Mapping[str, Any]) -> None:
@@ -327,9 +383,10 @@ def _validated(raw: dict[str, Any]) -> Config:
     for name in ("max_steps", "max_repeats"):
         if getattr(config, name) < 1:
             raise ConfigError(f"{name.replace('_', '-')} must be at least 1")
-    if config.max_retries < 0:
-        raise ConfigError("max-retries must not be negative")
-    for name in ("max_seconds", "tool_timeout", "request_timeout"):
+    for name in ("max_retries", "keep_traces"):
+        if getattr(config, name) < 0:
+            raise ConfigError(f"{name.replace('_', '-')} must not be negative")
+    for name in ("max_seconds", "tool_timeout", "mcp_start_timeout", "request_timeout"):
         if not getattr(config, name) > 0:
             raise ConfigError(f"{name.replace('_', '-')} must be positive")
     if config.cluster is not None and config.mcp_command:
@@ -397,7 +454,7 @@ def _coerce(name: str, value: Any) -> Any:
             raise ConfigError("mcp-command is empty")
         return parts
     if hint is Path or Path in typing.get_args(hint):
-        return Path(value)
+        return Path(value).expanduser()
     if name == "allow_write":
         return tuple(value)
     if name == "base_url":

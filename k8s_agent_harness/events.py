@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -275,20 +276,8 @@ Event = Annotated[
     | RunEnd,
     Field(discriminator="kind"),
 ]
-EVENT_TYPES: tuple[type[_Event], ...] = (
-    RunStart,
-    ToolsListed,
-    ModelRequest,
-    ModelResponse,
-    ModelError,
-    ToolCall,
-    ToolRetry,
-    GuardrailFired,
-    McpRestart,
-    McpToolsChanged,
-    HarnessWarning,
-    RunEnd,
-)
+EVENT_TYPES: tuple[type[_Event], ...] = typing.get_args(typing.get_args(Event)[0])
+"""Every event model, in the order of the union above."""
 _EVENT: TypeAdapter[Event] = TypeAdapter(Event)
 
 E = TypeVar("E", bound=_Event)

@@ -9,6 +9,7 @@ restarted once and the call retried; after that every call returns a failure at 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import re
@@ -171,7 +172,12 @@ class McpClient:
         finally:
             client._closing = True
             client._wake.set()
-            await owner
+            if not client._started.is_set():
+                # Interrupted while the server starts: stop waiting for its initialize answer now,
+                # not when the start timeout ends (the MCP client still stops the process tree).
+                owner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await owner
             client._stderr.close()
 
     # -- calls ---------------------------------------------------------------------------
@@ -396,6 +402,6 @@ class McpClient:
             if error.code == CONNECTION_CLOSED:
                 return "the server exited during start-up"
             if error.code == REQUEST_TIMEOUT:
-                return "the server did not answer the initialize request"
+                return "the server did not answer the initialize request in time (--mcp-start-timeout)"
             return f"{error.message} (JSON-RPC error {error.code})"
         return str(error) or type(error).__name__

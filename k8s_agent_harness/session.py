@@ -171,7 +171,11 @@ async def open_session(
                 launch.prepare()  # the files the server's command reads (kubernetes-mcp-server's config)
                 mcp = await stack.enter_async_context(
                     McpClient.running(
-                        launch.command, launch.env, call_timeout=config.tool_timeout, on_event=recorder.emit
+                        launch.command,
+                        launch.env,
+                        call_timeout=config.tool_timeout,
+                        start_timeout=config.mcp_start_timeout,
+                        on_event=recorder.emit,
                     )
                 )
             supervisor = Supervisor(

@@ -8,6 +8,7 @@ cannot be written costs a warning on stderr, never the run. The schema is `event
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 import uuid
@@ -69,10 +70,39 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+RUN_TRACE = re.compile(r"^\d{8}T\d{6}Z-(?:handwritten|sdk)-[0-9a-f]{12}\.jsonl$")
+"""The name of a run's trace file: `<UTC time>-<impl>-<run id>.jsonl`, sortable by start time."""
+
+
 def trace_path(trace_dir: Path, impl: Impl, run_id: str) -> Path:
     """Where the trace of a run goes: sortable by start time."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    return trace_dir / f"{stamp}-{impl.value}-{run_id}.jsonl"
+    return trace_dir.expanduser() / f"{stamp}-{impl.value}-{run_id}.jsonl"
+
+
+def run_traces(folder: Path) -> list[Path]:
+    """The run traces in a folder (not compare or replay subfolders), oldest first."""
+    try:
+        return sorted(path for path in folder.iterdir() if RUN_TRACE.match(path.name) and path.is_file())
+    except OSError:
+        return []
+
+
+def prune_traces(folder: Path, keep: int) -> int:
+    """Delete the oldest run traces beyond `keep` (0 keeps every one); returns how many went.
+
+    Only files named as run traces are touched. Never raises: a trace that cannot be deleted stays.
+    """
+    if keep <= 0:
+        return 0
+    removed = 0
+    for path in run_traces(folder)[:-keep]:
+        try:
+            path.unlink()
+            removed += 1
+        except OSError:
+            pass
+    return removed
 
 
 class TraceWriter:

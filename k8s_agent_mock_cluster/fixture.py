@@ -104,7 +104,7 @@ def load_fixture(path: Path | None = None) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise FixtureError(f"fixture not found: {path}") from None
+        raise FixtureError(f"cluster fixture not found: {path}") from None
     except OSError as error:
         raise FixtureError(f"cannot read fixture {path}: {error.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
@@ -115,6 +115,10 @@ def load_fixture(path: Path | None = None) -> dict[str, Any]:
     if errors:
         first = errors[0]
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path) or "<root>"
-        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+        more = (
+            f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+            if len(errors) > 1
+            else ""
+        )
         raise FixtureError(f"fixture {path} is not a cluster description: {where}: {first.message}{more}")
     return dict(data)

@@ -23,6 +23,7 @@ def ask(
 ) -> subprocess.CompletedProcess[str]:
     """Run `python -m k8s_agent ask ...` with a clean environment (no keys, no endpoint)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    clean["K8S_AGENT_TRACE_DIR"] = "traces"  # in the test's folder, never the user's state folder
     clean.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "k8s_agent", "ask", *args],
@@ -109,20 +110,19 @@ def test_ask_with_a_fixture_investigates_that_cluster(impl: str, tmp_path: Path)
     assert out["ungrounded_names"] == []
 
 
-def test_a_fixture_that_is_not_json_fails_in_one_line_with_the_server_stderr(tmp_path: Path) -> None:
-    broken = tmp_path / "broken.json"
-    broken.write_text("{ nodes: [")
+def test_a_server_that_dies_at_start_up_fails_in_one_line_with_its_stderr(tmp_path: Path) -> None:
+    dying = f"{sys.executable} -c \"import sys; print('no kubeconfig here', file=sys.stderr); sys.exit(3)\""
 
-    done = ask(DEFAULT_QUESTION, "--cluster", str(broken), cwd=tmp_path)
+    done = ask(DEFAULT_QUESTION, "--mcp-command", dying, cwd=tmp_path)
 
     assert done.returncode == 4
     (error,) = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert error.startswith("error: MCP server failed to start") and "exited during start-up" in error
-    assert "is not valid JSON" in done.stderr  # the server's stderr tail
+    assert "no kubeconfig here" in done.stderr  # the server's stderr tail
     assert "Traceback" not in done.stderr
     (trace,) = traces(tmp_path)
     assert trace[-1]["kind"] == "run_end" and trace[-1]["status"] == "error"
-    assert "is not valid JSON" in trace[-1]["stderr_tail"]
+    assert "no kubeconfig here" in trace[-1]["stderr_tail"]
 
 
 def test_an_unknown_implementation_is_a_one_line_error_with_a_trace(tmp_path: Path) -> None:
@@ -170,7 +170,7 @@ def test_an_endpoint_that_refuses_connections_fails_cleanly_and_keeps_the_trace(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--max-steps", "many"], "argument --max-steps: invalid int value: 'many'"),
+        (["--max-steps", "many"], "max-steps must be a number, got 'many'"),
         (["--max-steps", "0"], "max-steps must be at least 1"),
         (["--cluster", "no-such-file.json"], "cluster fixture not found: no-such-file.json"),
         (["--mcp-env", "NOEQUALS"], "--mcp-env expects KEY=VALUE, got 'NOEQUALS'"),
