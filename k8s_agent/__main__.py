@@ -2,6 +2,10 @@
 
 import sys
 
-from k8s_agent.cli import main
+try:
+    from k8s_agent.cli import main
+except KeyboardInterrupt:  # Ctrl-C before the command line could even be read
+    print("interrupted", file=sys.stderr)
+    sys.exit(130)
 
 sys.exit(main())

@@ -6,6 +6,7 @@ import argparse
 import importlib
 import json
 import os
+import platform
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -61,6 +62,20 @@ def environment_help() -> str:
     return "\n".join(lines)
 
 
+def version_line() -> str:
+    """`k8s-agent 0.2.0 (Python 3.11.7; openai-agents 0.24.0, openai 3.57.0, mcp 2.3.0)`."""
+    from importlib import metadata
+
+    def version(package: str) -> str:
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    pinned = ", ".join(f"{package} {version(package)}" for package in ("openai-agents", "openai", "mcp"))
+    return f"k8s-agent {version('k8s-agent')} (Python {platform.python_version()}; {pinned})"
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error and exit code 2, never a traceback.
 
@@ -98,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="k8s-agent", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--version", action="version", version=version_line())
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
@@ -109,6 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ask.add_argument("question", help='e.g. "Which pods in the production namespace are unhealthy, and why?"')
+    ask.add_argument(
+        "-n",
+        "--namespace",
+        metavar="NS",
+        help="scope the question to this namespace (added to it as a line the model reads)",
+    )
     add_run_options(ask)
     ask.add_argument(
         "--json",
@@ -171,10 +193,32 @@ def config_from(args: argparse.Namespace, environ: dict[str, str] | None = None)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    """`k8s-agent ask QUESTION`."""
+    """`k8s-agent ask QUESTION`; Ctrl-C at any point still leaves a trace that says so."""
+    folder = trace_folder(args.trace_dir)
+    before = _trace_names(folder)
+    try:
+        return _ask(args)
+    except KeyboardInterrupt:
+        if _trace_names(folder) == before:  # interrupted before the run opened its trace
+            from k8s_agent_harness.session import record_failed_start
+            from k8s_agent_harness.vocabulary import Impl
+
+            impl = Impl(args.impl) if args.impl in tuple(Impl) else Config.impl
+            record_failed_start(folder, impl, args.question, KeyboardInterrupt())
+        raise
+
+
+def _trace_names(folder: Path) -> set[str]:
+    try:
+        return {path.name for path in folder.glob("*.jsonl")}
+    except OSError:
+        return set()
+
+
+def _ask(args: argparse.Namespace) -> int:
     import asyncio
 
-    from k8s_agent.implementations import ask, check_inputs
+    from k8s_agent.implementations import ask, check_inputs, scoped_question
     from k8s_agent.progress import ProgressPrinter
     from k8s_agent_harness.approval import TerminalApprover, deny_all
     from k8s_agent_harness.report import render
@@ -184,6 +228,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     try:
         config = config_from(args)
+        args.question = scoped_question(args.question, args.namespace)
         check_inputs(config, args.question)
     except ConfigError as error:
         # The trace is named after a valid implementation only: an unchecked --impl builds no path.
@@ -197,6 +242,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     except AgentError as error:
         return fail(error, error.trace_path, as_json=args.json, impl=config.impl)
     finally:
+        if observer is not None:
+            observer.close()
         prune_traces(config.trace_dir, config.keep_traces)
     if args.json:
         print(json.dumps(result.as_json(), indent=2, ensure_ascii=False))

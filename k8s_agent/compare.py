@@ -13,6 +13,7 @@ Start-up stays light: the CLI imports this module to register the command; the r
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -107,6 +108,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     try:
         if args.impl:
             raise ConfigError("compare always runs both implementations: drop --impl")
+        check_out(args.out)
         if args.question is None:
             return _compare_scenarios(args)
         return _compare_question(args)
@@ -167,6 +169,18 @@ def _compare_question(args: argparse.Namespace) -> int:
     return _emit(comparison, args, progress)
 
 
+def check_out(out: Path | None) -> None:
+    """Before any run: the report can be written where --out says (its folder made if need be)."""
+    if out is None:
+        return
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"cannot write the report to {out}: {error.strerror or error}") from None
+    if out.is_dir() or not os.access(out.parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise ConfigError(f"cannot write the report to {out}: not a writable file")
+
+
 def _jobs(flag: int | None, default: int) -> int:
     if flag is not None and flag < 1:
         raise ConfigError("--jobs must be at least 1")
@@ -193,8 +207,12 @@ def _emit(comparison: Comparison, args: argparse.Namespace, progress: Progress) 
 
     rendered = render(comparison, args.format)
     if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(rendered, encoding="utf-8")
+        try:
+            args.out.write_text(rendered, encoding="utf-8")
+        except OSError as error:  # checked before the runs; nothing is lost: the report goes to stdout
+            print(rendered, end="" if rendered.endswith("\n") else "\n")
+            print(f"error: cannot write the report to {args.out}: {error.strerror or error}", file=sys.stderr)
+            return EXIT_USAGE
         print(markdown(comparison), end="")
         progress.say(f"wrote {args.out}")
     else:

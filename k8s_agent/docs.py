@@ -4,6 +4,8 @@
     python -m k8s_agent.docs traces      docs/traces.md: every trace event kind and its fields
     python -m k8s_agent.docs vocabulary  docs/traces.md: the words outcomes, guardrails... are named in
     python -m k8s_agent.docs scorecard   docs/migration.md: the SDK migration scorecard
+    python -m k8s_agent.docs fixture-schema, fault-schema
+                                         docs/mock-cluster.md: the formats of fixtures and fault plans
 
 `tests/test_docs.py` fails when a page no longer shows what these print.
 """
@@ -97,11 +99,31 @@ def scorecard_table() -> str:
     return scorecard_markdown(scorecard(json.loads(pinned.read_text(encoding="utf-8"))["probes"]))
 
 
+def fixture_schema() -> str:
+    """The JSON Schema every mock cluster fixture is validated against."""
+    import json
+
+    from k8s_agent_mock_cluster.fixture import SCHEMA
+
+    return "```json\n" + json.dumps(SCHEMA, indent=2) + "\n```"
+
+
+def fault_plan_schema() -> str:
+    """The JSON Schema every fault plan is validated against."""
+    import json
+
+    from k8s_agent_mock_cluster.faults import SCHEMA
+
+    return "```json\n" + json.dumps(SCHEMA, indent=2) + "\n```"
+
+
 TABLES = {
     "settings": settings_table,
     "traces": trace_table,
     "vocabulary": vocabulary_table,
     "scorecard": scorecard_table,
+    "fixture-schema": fixture_schema,
+    "fault-schema": fault_plan_schema,
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -27,6 +28,22 @@ def ask_function(impl: Impl | str) -> AskFunction:
 
         return ask_sdk  # type: ignore[no-any-return,unused-ignore]
     raise AssertionError(impl)
+
+
+_NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+
+
+def scoped_question(question: str, namespace: str | None) -> str:
+    """The question with `-n NAMESPACE` as a scope line the model (and the offline model) reads."""
+    if namespace is None:
+        return question
+    namespace = namespace.strip().lower()  # namespaces are lower-case DNS labels
+    if not _NAMESPACE.fullmatch(namespace):
+        raise ConfigError(
+            f"--namespace {namespace!r} is not a namespace name (lower-case letters, digits and '-', "
+            "at most 63 characters)"
+        )
+    return f"{question.rstrip()}\n\nScope: namespace {namespace}."
 
 
 def check_inputs(config: Config, question: str) -> None:

@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
+import time
+from collections.abc import Mapping
 from typing import Any, TextIO, assert_never
 
 from k8s_agent.timeline import clip
 from k8s_agent_harness import events
 from k8s_agent_harness.report import plural
 from k8s_agent_harness.vocabulary import Guardrail, Outcome
+
+BOLD, RED, GREEN, YELLOW, MAGENTA, RESET = (
+    "\x1b[1m",
+    "\x1b[31m",
+    "\x1b[32m",
+    "\x1b[33m",
+    "\x1b[35m",
+    "\x1b[0m",
+)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def outcome_mark(outcome: Outcome) -> str:
@@ -47,15 +67,79 @@ def outcome_words(outcome: Outcome) -> str:
 
 
 class ProgressPrinter:
-    """Prints one line per model turn, tool call and guardrail."""
+    """Prints one line per model turn, tool call and guardrail.
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    On a terminal it adds colour (unless NO_COLOR is set or TERM is dumb) and, while the model is
+    thinking, a line that counts the seconds, redrawn in place; piped, it prints plain lines only.
+    """
+
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+        tick: float = 1.0,
+    ) -> None:
         self.stream = stream or sys.stderr
+        environ = os.environ if environ is None else environ
+        self.interactive = _isatty(self.stream)
+        self.color = self.interactive and not environ.get("NO_COLOR") and environ.get("TERM") != "dumb"
+        self._tick = tick
+        self._lock = threading.Lock()
+        self._waiting: threading.Event | None = None
 
     def __call__(self, event: events.Event) -> None:
         line = self.line(event)
-        if line:
-            print(line, file=self.stream, flush=True)
+        with self._lock:
+            self._stop_waiting()
+            if line:
+                print(self._paint(event, line), file=self.stream, flush=True)
+            if self.interactive and isinstance(event, events.ModelRequest):
+                self._start_waiting()
+
+    def close(self) -> None:
+        """Stop the waiting line, if one is drawn."""
+        with self._lock:
+            self._stop_waiting()
+
+    def _start_waiting(self) -> None:
+        stop = self._waiting = threading.Event()
+        started = time.monotonic()
+
+        def draw() -> None:
+            while not stop.wait(self._tick):
+                with self._lock:
+                    if stop.is_set():
+                        return
+                    seconds = time.monotonic() - started
+                    self.stream.write(f"\r\x1b[2K  … waiting for the model ({seconds:.0f} s)")
+                    self.stream.flush()
+
+        threading.Thread(target=draw, name="progress-waiting", daemon=True).start()
+
+    def _stop_waiting(self) -> None:
+        if self._waiting is not None:
+            self._waiting.set()
+            self._waiting = None
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+    def _paint(self, event: events.Event, line: str) -> str:
+        if not self.color:
+            return line
+        if isinstance(event, events.ToolCall):
+            mark = outcome_mark(event.outcome)
+            colour = {"✓": GREEN, "↺": YELLOW}.get(mark, RED)
+            return line.replace(mark, f"{colour}{mark}{RESET}", 1)
+        if isinstance(event, events.GuardrailFired | events.McpRestart | events.McpToolsChanged):
+            return f"{MAGENTA}{line}{RESET}"
+        if isinstance(event, events.ModelError) or (
+            isinstance(event, events.ModelResponse) and event.malformed
+        ):
+            return f"{RED}{line}{RESET}"
+        if isinstance(event, events.ModelRequest | events.RunStart):
+            return f"{BOLD}{line}{RESET}"
+        return line
 
     def line(self, event: events.Event) -> str | None:
         """The progress line for one trace event, or None for events not worth a line."""

@@ -23,7 +23,7 @@ from k8s_agent.invariants import Check, check_run
 from k8s_agent.scripted_run import CALL_LOG, run_scripted
 from k8s_agent.timeline import clip, timeline, turn_facts
 from k8s_agent_harness import events
-from k8s_agent_harness.config import BUDGET_SETTINGS
+from k8s_agent_harness.config import BUDGET_SETTINGS, checked_settings
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
 from k8s_agent_harness.vocabulary import Impl
@@ -184,11 +184,16 @@ def _mock_options(command: Sequence[str]) -> dict[str, Path]:
 
 
 def recorded_settings(start: events.RunStart, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The run settings of a replay: the recorded budgets and model, then the user's overrides."""
+    """The run settings of a replay: the recorded budgets (checked as any setting is) and model,
+    then the user's overrides; raises ConfigError for a budget out of range."""
     settings: dict[str, Any] = {
         name: start.budgets[name] for name in BUDGET_SETTINGS if name in start.budgets
     }
     settings.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    try:
+        settings = checked_settings(settings)
+    except ConfigError as error:
+        raise ConfigError(f"the trace's budgets cannot be used: {error}") from None
     settings["model"] = start.model or "scripted"
     return settings
 

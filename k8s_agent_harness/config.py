@@ -131,6 +131,21 @@ class Config:
         metavar="FILE",
         show_default=False,
     )
+    kubeconfig: Path | None = _setting(
+        None,
+        "kubeconfig for a real cluster's MCP server (instead of $KUBECONFIG, else ~/.kube/config)",
+        group=CLUSTER,
+        metavar="FILE",
+        show_default=False,
+    )
+    context: str | None = _setting(
+        None,
+        "the kubeconfig context the MCP server uses (instead of the current context)",
+        env=("K8S_AGENT_CONTEXT",),
+        group=CLUSTER,
+        metavar="NAME",
+        show_default=False,
+    )
     allow_write: tuple[str, ...] = _setting(
         (),
         "allow a tool that is not annotated read-only (repeatable; asks on the terminal before each call)",
@@ -350,6 +365,8 @@ def load_config(
 
     mcp_env = {k: environ[k] for k in PASSED_TO_MCP_SERVER if environ.get(k)}
     mcp_env.update(raw.pop("mcp_env", None) or {})
+    if raw.get("kubeconfig"):
+        mcp_env["KUBECONFIG"] = str(Path(raw["kubeconfig"]).expanduser())
     raw["mcp_env"] = mcp_env
     return _validated(raw)
 
@@ -397,6 +414,15 @@ def _validated(raw: dict[str, Any]) -> Config:
         _check_cluster_server(config)
     if config.cluster is not None and not config.cluster.is_file():
         raise ConfigError(f"cluster fixture not found: {config.cluster}")
+    if config.kubeconfig is not None and not config.kubeconfig.is_file():
+        raise ConfigError(f"kubeconfig not found: {config.kubeconfig}")
+    on_mock = not config.mcp_command and config.cluster_server in (None, "mock")
+    if on_mock and (config.kubeconfig is not None or config.context):
+        flag = "--kubeconfig" if config.kubeconfig is not None else "--context"
+        raise ConfigError(
+            f"{flag} is for a real cluster: give --cluster-server or --mcp-command too (the mock cluster "
+            "reads no kubeconfig)"
+        )
     if not config.offline and config.base_url is None and not config.api_key:
         raise ConfigError(
             f"model {config.model!r} needs an endpoint: set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
@@ -461,4 +487,6 @@ def _coerce(name: str, value: Any) -> Any:
         return str(value).rstrip("/") or None
     if name == "cluster_server":
         return str(value).strip().lower() or None
+    if name == "context":
+        return str(value).strip() or None
     return value

@@ -69,6 +69,28 @@ def in_cluster(environ: Mapping[str, str]) -> bool:
     return bool(environ.get("KUBERNETES_SERVICE_HOST")) and IN_CLUSTER_TOKEN.is_file()
 
 
+def contexts(paths: Iterable[Path]) -> list[str]:
+    """The context names these kubeconfigs define, in order, without repeats."""
+    names: list[str] = []
+    for path in paths:
+        text = _read(path)
+        if text is None:
+            continue
+        for document in _parse(text, f"kubeconfig {path}"):
+            entries = document.get("contexts") if isinstance(document, Mapping) else None
+            for entry in entries if isinstance(entries, list) else []:
+                name = entry.get("name") if isinstance(entry, Mapping) else None
+                if isinstance(name, str) and name not in names:
+                    names.append(name)
+    return names
+
+
+def context_override(name: str) -> str:
+    """A kubeconfig that only selects a context: put first in KUBECONFIG, its current-context wins
+    (kubectl and client-go take each field from the first file that sets it)."""
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "Config", "current-context": name}, sort_keys=False)
+
+
 def describe(paths: Iterable[Path]) -> str:
     """The kubeconfig files for a one-line description (or the in-cluster service account)."""
     names = [str(path) for path in paths]

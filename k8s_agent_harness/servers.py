@@ -19,6 +19,7 @@ just before it starts the server.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import shutil
@@ -141,10 +142,38 @@ def _mock(config: Config) -> ServerLaunch:
 
 def _custom(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
     env = dict(config.mcp_env)
-    secrets = kubeconfig.kubeconfig_secrets(kubeconfig.kubeconfig_files(env, environ), environ)
+    kubeconfigs = kubeconfig.kubeconfig_files(env, environ)
+    files = _select_context(config, env, kubeconfigs, environ)
     return ServerLaunch(
-        config.mcp_command, env, secrets, f"MCP server `{shlex.join(config.mcp_command)}`", CUSTOM
+        config.mcp_command,
+        env,
+        kubeconfig.kubeconfig_secrets(kubeconfigs, environ),
+        f"MCP server `{shlex.join(config.mcp_command)}`{_context_note(config)}",
+        CUSTOM,
+        files,
     )
+
+
+def _select_context(
+    config: Config, env: dict[str, str], kubeconfigs: list[Path], environ: Mapping[str, str]
+) -> dict[Path, str]:
+    """For --context: a small kubeconfig that selects it, put first in the server's KUBECONFIG."""
+    if not config.context:
+        return {}
+    known = kubeconfig.contexts(kubeconfigs)
+    if config.context not in known:
+        raise ConfigError(
+            f"context {config.context!r} is not in the kubeconfig ({kubeconfig.describe(kubeconfigs)}): "
+            f"its contexts are {', '.join(known) or 'none'}"
+        )
+    digest = hashlib.sha256(config.context.encode("utf-8")).hexdigest()[:16]
+    override = discovery.cache_root(environ) / "contexts" / f"{digest}.yaml"
+    env["KUBECONFIG"] = os.pathsep.join([str(override), *(str(path) for path in kubeconfigs)])
+    return {override: kubeconfig.context_override(config.context)}
+
+
+def _context_note(config: Config) -> str:
+    return f" (context {config.context})" if config.context else ""
 
 
 def _kubernetes_mcp_server(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
@@ -154,15 +183,17 @@ def _kubernetes_mcp_server(config: Config, environ: Mapping[str, str]) -> Server
     settings = discovery.cache_root(environ) / KUBERNETES_MCP_SERVER / "k8s-agent.toml"
     if kubeconfigs:
         env["KUBECONFIG"] = os.pathsep.join(str(path) for path in kubeconfigs)
+    files = {settings: KUBERNETES_MCP_SERVER_CONFIG, **_select_context(config, env, kubeconfigs, environ)}
     version = discovery.version_of(binary, KUBERNETES_MCP_SERVER)
+    context = f"context {config.context} only" if config.context else "current context only"
     return ServerLaunch(
         (str(binary), *KUBERNETES_MCP_SERVER_ARGUMENTS, "--config", str(settings)),
         env,
         kubeconfig.kubeconfig_secrets(kubeconfigs, environ),
-        f"{KUBERNETES_MCP_SERVER}{version} at {binary} (read-only tools of the core toolset, current "
-        f"context only, Secrets denied; kubeconfig {kubeconfig.describe(kubeconfigs)})",
+        f"{KUBERNETES_MCP_SERVER}{version} at {binary} (read-only tools of the core toolset, {context}, "
+        f"Secrets denied; kubeconfig {kubeconfig.describe(kubeconfigs)})",
         KUBERNETES_MCP_SERVER,
-        {settings: KUBERNETES_MCP_SERVER_CONFIG},
+        files,
     )
 
 
@@ -187,6 +218,7 @@ def _mcp_server_kubernetes(config: Config, environ: Mapping[str, str]) -> Server
         env["HOME"] = environ["HOME"]  # kubectl keeps its discovery cache in $HOME/.kube/cache
     if kubeconfigs:
         env["KUBECONFIG"] = os.pathsep.join(str(p) for p in kubeconfigs)
+    files = _select_context(config, env, kubeconfigs, environ)
     env.update(MCP_SERVER_KUBERNETES_ENVIRONMENT)  # the preset's limits win over --mcp-env
     version = discovery.version_of(script, MCP_SERVER_KUBERNETES)
     return ServerLaunch(
@@ -194,6 +226,7 @@ def _mcp_server_kubernetes(config: Config, environ: Mapping[str, str]) -> Server
         env,
         kubeconfig.kubeconfig_secrets(kubeconfigs, environ),
         f"{MCP_SERVER_KUBERNETES}{version} at {script} (tools {', '.join(MCP_SERVER_KUBERNETES_TOOLS)}; "
-        f"kubectl from PATH; kubeconfig {kubeconfig.describe(kubeconfigs)})",
+        f"kubectl from PATH; kubeconfig {kubeconfig.describe(kubeconfigs)}{_context_note(config)})",
         MCP_SERVER_KUBERNETES,
+        files,
     )

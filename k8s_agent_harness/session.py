@@ -230,7 +230,7 @@ def _record_failure(recorder: Recorder, error: BaseException) -> None:
         events.RunEnd(
             status=RunStatus.ERROR,
             error="interrupted" if interrupted else (str(error) or type(error).__name__),
-            error_type=type(error).__name__,
+            error_type="Interrupted" if interrupted else type(error).__name__,
             stderr_tail=getattr(error, "stderr_tail", "") or None,
             interrupted=interrupted,
             wall_seconds=round(recorder.elapsed(), 3),
@@ -239,8 +239,8 @@ def _record_failure(recorder: Recorder, error: BaseException) -> None:
     )
 
 
-def record_failed_start(trace_dir: Path, impl: Impl, question: str, error: AgentError) -> Path:
-    """Write the trace of a run that failed before it could start (bad flags or configuration)."""
+def record_failed_start(trace_dir: Path, impl: Impl, question: str, error: BaseException) -> Path:
+    """Write the trace of a run that ended before it could start (bad input, or Ctrl-C)."""
     run_id = new_run_id()
     recorder = Recorder(
         TraceWriter(trace_path(trace_dir, impl, run_id)), run_id=run_id, impl=impl, redactor=Redactor()
@@ -248,5 +248,6 @@ def record_failed_start(trace_dir: Path, impl: Impl, question: str, error: Agent
     recorder.emit(events.RunStart(question=question, started_at=_now()))
     _record_failure(recorder, error)
     recorder.writer.close()
-    error.trace_path = recorder.path
+    if isinstance(error, AgentError):
+        error.trace_path = recorder.path
     return recorder.path

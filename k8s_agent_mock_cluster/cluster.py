@@ -79,7 +79,9 @@ class Cluster:
         pods = [p for p in self.pods if namespace in (None, "", p["namespace"])]
         if not pods:
             where = f"namespace {namespace}" if namespace else "any namespace"
-            return f"No pods found in {where}."
+            known = sorted({p["namespace"] for p in self.pods})
+            hint = f" Namespaces with pods: {', '.join(known)}." if namespace and known else ""
+            return f"No pods found in {where}.{hint}"
         rows = [
             (
                 p["namespace"],

@@ -25,7 +25,37 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 ACTIONS = ("error", "hang", "freeze", "exit", "delay")
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["faults"],
+    "additionalProperties": False,
+    "properties": {
+        "faults": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "tool": {"type": "string", "minLength": 1, "description": 'tool name, or "*" for any'},
+                    "action": {"enum": list(ACTIONS)},
+                    "after": {"type": "integer", "minimum": 0},
+                    "times": {"type": ["integer", "null"], "minimum": 1},
+                    "message": {"type": "string"},
+                    "shape": {"enum": ["is_error", "jsonrpc"]},
+                    "code": {"type": "integer"},
+                    "retry_after": {"type": ["number", "null"], "minimum": 0},
+                    "seconds": {"type": "number", "minimum": 0},
+                    "exit_code": {"type": "integer", "minimum": 0, "maximum": 255},
+                },
+            },
+        }
+    },
+}
+"""The JSON Schema a fault plan must satisfy (docs/mock-cluster.md shows it)."""
 
 
 class FaultPlanError(Exception):
@@ -67,19 +97,14 @@ class FaultPlan:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
             raise FaultPlanError(f"cannot read fault plan {path}: {error}") from None
-        entries = data.get("faults") if isinstance(data, dict) else None
-        if not isinstance(entries, list):
-            raise FaultPlanError(f'fault plan {path}: expected {{"faults": [...]}}')
-        faults = []
-        for index, entry in enumerate(entries):
-            try:
-                fault = Fault(**entry)
-            except TypeError as error:
-                raise FaultPlanError(f"fault plan {path}: faults[{index}]: {error}") from None
-            if fault.action not in ACTIONS:
-                raise FaultPlanError(f"fault plan {path}: faults[{index}]: unknown action {fault.action!r}")
-            faults.append(fault)
-        return cls(faults, path.with_name(path.name + ".state"))
+        errors = sorted(Draft202012Validator(SCHEMA).iter_errors(data), key=lambda e: list(map(str, e.path)))
+        if errors:
+            first = errors[0]
+            where = (
+                "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path) or "<root>"
+            )
+            raise FaultPlanError(f"fault plan {path}: {where}: {first.message}")
+        return cls([Fault(**entry) for entry in data["faults"]], path.with_name(path.name + ".state"))
 
     def next_fault(self, tool: str) -> Fault | None:
         """Count this call against every matching fault; return the first that fires."""

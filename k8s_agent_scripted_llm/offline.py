@@ -1,14 +1,22 @@
 """The offline model: a deterministic SRE playbook behind the scripted server. Not an LLM.
 
-It reads the tool results in the conversation, never a hard-coded name:
+It reads the tool results in the conversation, never a hard-coded name, and makes the
+investigation the question asks for:
 
-1. list the pods (of the namespace the question names, else of all namespaces);
-2. in one round, describe every unhealthy pod and read the logs of those that run or crash;
-3. write the report: per unhealthy pod its status, the evidence line quoted from a tool result,
-   the likely cause and a fix.
+- pods (the default): list the pods of the namespace the question names (in any case; else of
+  all namespaces), then in one round describe every unhealthy pod and read the logs of those
+  that run or crash, then write the report: per unhealthy pod its status, the evidence line
+  quoted from a tool result, the likely cause and a fix. A namespace with no pods is reported
+  with the namespaces that have some.
+- nodes (a question about nodes and not pods): list the nodes, describe them (every one on a
+  small cluster, the not-Ready ones on a large one), and report each node that is not Ready or
+  under memory, disk or PID pressure, with its condition lines.
+- one pod (a question naming a pod): find it in the listing, describe it, read its logs if its
+  containers ran, and report on that pod alone.
 
-It speaks the mock cluster's tools (list_pods, describe_pod, get_pod_logs). Given other tools it
-says so instead of guessing. Any request without `tools` gets the report of what it has.
+It speaks the mock cluster's tools (list_pods, describe_pod, get_pod_logs, list_nodes,
+describe_node). Given other tools it says so instead of guessing. Any request without `tools`
+gets the report of what it has.
 """
 
 from __future__ import annotations
@@ -30,6 +38,14 @@ _NAMESPACE_IN_QUESTION = (
     re.compile(r"\bnamespace\s+[\"'`]?([a-z0-9][a-z0-9-]*)", re.I),
 )
 _ALL_NAMESPACES = {"all", "every", "each", "any", "the"}
+_SCOPE = re.compile(r"^Scope: namespace ([a-z0-9][a-z0-9-]*)\.$", re.M | re.I)
+_POD_NAME = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
+_NOT_POD_NAMES = frozenset({"kube-node-lease", "out-of-memory", "crash-looping", "up-to-date"})
+_NODES = re.compile(r"\bnodes?\b", re.I)
+_PODS = re.compile(r"\bpods?\b|\bworkloads?\b|\bcontainers?\b", re.I)
+_PRESSURES = ("MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable")
+NODES_DESCRIBED_ALL_UP_TO = 10
+"""Up to this many nodes the playbook describes every one (pressure shows only there); beyond, the not-Ready ones."""
 _ERRORISH = re.compile(
     r"(?i)\b(error|fatal|panic|exception|failed|failure|missing|refused|denied|killed|timed? ?out|unreachable|not reachable)\b"
 )
@@ -113,10 +129,10 @@ class Conversation:
                 results.append((name, arguments, _text(message.get("content"))))
         return cls(str(question), {n for n in offered if n}, results)
 
-    def latest(self, tool: str, pod: str | None = None) -> str | None:
-        """The last result of `tool` (for `pod`), or None."""
+    def latest(self, tool: str, pod: str | None = None, key: str = "name") -> str | None:
+        """The last result of `tool` (for the object named `pod`), or None."""
         for name, arguments, content in reversed(self.results):
-            if name == tool and (pod is None or arguments.get("name") == pod):
+            if name == tool and (pod is None or arguments.get(key) == pod):
                 return str(content)
         return None
 
@@ -125,6 +141,11 @@ def offline_model(body: dict[str, Any]) -> Step:
     """Answer one chat-completions request body with the playbook's next move."""
     chat = Conversation.parse(body)
     may_call = bool(body.get("tools"))
+    if asks_about_nodes(chat.question):
+        return _node_playbook(chat, may_call)
+    named = question_pod(chat.question)
+    if named is not None:
+        return _pod_playbook(chat, may_call, named)
     listing = chat.latest("list_pods")
     if listing is None:
         if not may_call:
@@ -132,13 +153,7 @@ def offline_model(body: dict[str, Any]) -> Step:
                 content=_report_header(chat) + "\nNo tool results: the cluster could not be inspected."
             )
         if "list_pods" not in chat.offered:
-            return Reply(
-                content=(
-                    f"{_report_header(chat)}\nThis playbook knows the mock cluster's tools (list_pods, describe_pod, "
-                    f"get_pod_logs); this server offers {', '.join(sorted(chat.offered)) or 'no tools'}. "
-                    "Use a real model (--model, --base-url) for this server."
-                )
-            )
+            return Reply(content=f"{_report_header(chat)}\n{_unknown_tools(chat)}")
         namespace = question_namespace(chat.question)
         arguments = {"namespace": namespace} if namespace else {}
         return Reply(tool_calls=(ToolCall("list_pods", json.dumps(arguments)),))
@@ -157,13 +172,188 @@ def offline_model(body: dict[str, Any]) -> Step:
     return Reply(content=write_report(chat, listing, pods, unhealthy))
 
 
+def _node_playbook(chat: Conversation, may_call: bool) -> Step:
+    """List the nodes, describe them, report the ones not Ready or under pressure."""
+    header = f"Node report ({HEADER})"
+    if not {"list_nodes", "describe_node"} <= chat.offered and may_call:
+        return Reply(content=f"{header}\n{_unknown_tools(chat)}")
+    listing = chat.latest("list_nodes")
+    if listing is None:
+        if not may_call:
+            return Reply(content=f"{header}\nNo tool results: the cluster could not be inspected.")
+        return Reply(tool_calls=(ToolCall("list_nodes", "{}"),))
+    nodes = parse_table(listing)
+    chosen = [n for n in nodes if len(nodes) <= NODES_DESCRIBED_ALL_UP_TO or n.get("STATUS") != "Ready"]
+    described = any(chat.latest("describe_node", n["NAME"], key="name") is not None for n in chosen)
+    if chosen and not described and may_call and not listing.startswith("Tool call failed"):
+        return Reply(
+            tool_calls=tuple(ToolCall("describe_node", json.dumps({"name": n["NAME"]})) for n in chosen)
+        )
+    return Reply(content=write_node_report(chat, header, listing, nodes))
+
+
+def write_node_report(chat: Conversation, header: str, listing: str, nodes: list[dict[str, str]]) -> str:
+    """Per node not Ready or under pressure: its status, the condition lines, a cause and a fix."""
+    lines = [header, ""]
+    if listing.startswith("Tool call failed") or not nodes:
+        lines.append(f"Could not list the nodes, so nothing could be checked. {listing.strip()}")
+        return "\n".join(lines)
+    findings: list[tuple[dict[str, str], list[str], str]] = []
+    for node in nodes:
+        description = chat.latest("describe_node", node["NAME"], key="name") or ""
+        conditions = _true_pressures(description)
+        not_ready = node.get("STATUS") != "Ready"
+        if not_ready or conditions:
+            evidence = [
+                line.strip() for line in description.splitlines() if _condition_line(line, conditions)
+            ]
+            findings.append(
+                (
+                    node,
+                    evidence or [f"STATUS {node.get('STATUS')}"],
+                    "describe_node" if evidence else "list_nodes",
+                )
+            )
+    lines.append(f"{len(findings)} of {len(nodes)} nodes are unhealthy or under pressure.")
+    for number, (node, evidence, source) in enumerate(findings, start=1):
+        cause, fix = _node_cause_and_fix(node, evidence)
+        lines += ["", f"{number}. node {node['NAME']}: {node.get('STATUS')}"]
+        lines += [f"   Evidence ({source}): {line}" for line in evidence]
+        lines += [f"   Cause: {cause}", f"   Fix: {fix}"]
+    unchecked = [n["NAME"] for n in nodes if chat.latest("describe_node", n["NAME"], key="name") is None]
+    if unchecked and len(nodes) > NODES_DESCRIBED_ALL_UP_TO:
+        lines += ["", f"Not described (Ready in the listing; pressure not checked): {len(unchecked)} nodes."]
+    healthy = [n["NAME"] for n in nodes if n not in [f[0] for f in findings]]
+    if healthy:
+        lines += ["", f"Healthy: {', '.join(healthy[:10])}{' and more' if len(healthy) > 10 else ''}."]
+    return "\n".join(lines)
+
+
+def _true_pressures(description: str) -> list[str]:
+    found = []
+    for line in description.splitlines():
+        cells = line.split()
+        if len(cells) >= 2 and cells[0] in _PRESSURES and cells[1] == "True":
+            found.append(cells[0])
+    return found
+
+
+def _condition_line(line: str, pressures: list[str]) -> bool:
+    cells = line.split()
+    if len(cells) < 2:
+        return False
+    return (cells[0] == "Ready" and cells[1] != "True") or (cells[0] in pressures and cells[1] == "True")
+
+
+def _node_cause_and_fix(node: dict[str, str], evidence: list[str]) -> tuple[str, str]:
+    text = " ".join(evidence)
+    if "MemoryPressure" in text:
+        return (
+            "the node is short of memory: the kubelet evicts pods and refuses new ones",
+            "find the pods using the memory (describe the node, top its pods), set limits, or add capacity",
+        )
+    if "DiskPressure" in text:
+        return (
+            "the node is short of disk: the kubelet evicts pods and garbage-collects images",
+            "free disk on the node (images, logs, emptyDir volumes) or give it a larger disk",
+        )
+    if "PIDPressure" in text:
+        return ("the node is running out of process ids", "find the pod that forks too many processes")
+    if "NetworkUnavailable" in text:
+        return ("the node's network is not configured", "check the CNI plugin on the node")
+    return (
+        f"the node is {node.get('STATUS')}: the kubelet does not report healthy",
+        "check the kubelet and the node's connectivity (describe_node's events), then cordon and drain "
+        "it if it does not recover",
+    )
+
+
+def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
+    """Find the pod the question names, describe it (and read its logs), report on it alone."""
+    namespace = question_namespace(chat.question)
+    header = f"Health report for pod {name} ({HEADER})"
+    listing = chat.latest("list_pods")
+    if listing is None:
+        if not may_call:
+            return Reply(content=f"{header}\nNo tool results: the cluster could not be inspected.")
+        if "list_pods" not in chat.offered:
+            return Reply(content=f"{header}\n{_unknown_tools(chat)}")
+        arguments = {"namespace": namespace} if namespace else {}
+        return Reply(tool_calls=(ToolCall("list_pods", json.dumps(arguments)),))
+    pod = next((p for p in parse_pod_table(listing) if p.name == name), None)
+    if pod is None:
+        scope = f"namespace {namespace}" if namespace else "any namespace"
+        return Reply(content=f"{header}\n\nThere is no pod named {name} in {scope} (list_pods).")
+    pod.namespace = pod.namespace or namespace or ""
+    where = {"name": pod.name, "namespace": pod.namespace}
+    if chat.latest("describe_pod", pod.name) is None and may_call:
+        calls = [ToolCall("describe_pod", json.dumps(where))]
+        if pod.runs_code and "get_pod_logs" in chat.offered:
+            calls.append(ToolCall("get_pod_logs", json.dumps({**where, "tail": 20})))
+        return Reply(tool_calls=tuple(calls))
+    lines = [header, ""]
+    if not pod.unhealthy:
+        lines.append(f"{pod.name} ({pod.namespace}) is healthy: {pod.status}, READY {pod.ready} (list_pods).")
+        return Reply(content="\n".join(lines))
+    finding = diagnose(chat, pod)
+    lines += [
+        f"{pod.name} ({pod.namespace}): {pod.status}, READY {pod.ready}"
+        + (f", {pod.restarts} restarts" if pod.restarts else ""),
+        f"   Evidence ({finding.source}): {finding.evidence}",
+        f"   Cause: {finding.cause}",
+        f"   Fix: {finding.fix}",
+        *[f"   Note: {note}" for note in finding.notes],
+    ]
+    return Reply(content="\n".join(lines))
+
+
+def _unknown_tools(chat: Conversation) -> str:
+    return (
+        "This playbook knows the mock cluster's tools (list_pods, describe_pod, get_pod_logs, list_nodes, "
+        f"describe_node); this server offers {', '.join(sorted(chat.offered)) or 'no tools'}. Use a real model "
+        "(--model, --base-url) for this server."
+    )
+
+
+def parse_table(listing: str) -> list[dict[str, str]]:
+    """Rows of a kubectl-like table as dicts by header name (columns split on runs of spaces)."""
+    lines = [line for line in listing.splitlines() if line.strip()]
+    if not lines:
+        return []
+    columns = lines[0].split()
+    rows = []
+    for line in lines[1:]:
+        cells = line.split()
+        if len(cells) >= len(columns):
+            rows.append(dict(zip(columns, cells, strict=False)))
+    return rows
+
+
 def question_namespace(question: str) -> str | None:
-    """The namespace a question names ("in the production namespace"), if any."""
+    """The namespace a question names ("in the Production namespace", "Scope: namespace x."), if
+    any, lower-cased: Kubernetes namespaces are lower-case DNS labels."""
+    scope = _SCOPE.search(question)
+    if scope:
+        return scope[1].lower()
     for pattern in _NAMESPACE_IN_QUESTION:
         match = pattern.search(question)
         if match and match[1].lower() not in _ALL_NAMESPACES:
-            return match[1]
+            return match[1].lower()
     return None
+
+
+def question_pod(question: str) -> str | None:
+    """The pod a question names (a pod-like name that is not the namespace it names), if any."""
+    namespace = question_namespace(question)
+    for match in _POD_NAME.finditer(question):
+        if match[0] != namespace and match[0] not in _NOT_POD_NAMES:
+            return match[0]
+    return None
+
+
+def asks_about_nodes(question: str) -> bool:
+    """Whether the question is about nodes rather than pods."""
+    return bool(_NODES.search(question)) and not _PODS.search(question)
 
 
 def parse_pod_table(listing: str) -> list[Pod]:
@@ -204,9 +394,10 @@ def write_report(chat: Conversation, listing: str, pods: list[Pod], unhealthy: l
         lines.append(f"Could not list the pods, so nothing could be checked. {listing}")
         return "\n".join(lines)
     if not pods:
-        lines.append(
-            f"list_pods returned no pods: {listing.strip().splitlines()[-1] if listing.strip() else ''}"
-        )
+        said = listing.strip().splitlines()[-1] if listing.strip() else ""
+        lines.append(f"list_pods returned no pods: {said}")
+        if "Namespaces with pods:" in said:
+            lines.append("Check the namespace's name: the question may name one that does not exist.")
         return "\n".join(lines)
     lines.append(f"{len(unhealthy)} of {len(pods)} pods are unhealthy.")
     for number, pod in enumerate(unhealthy, start=1):

@@ -80,3 +80,39 @@ def shop_fixture() -> dict[str, Any]:
             warning("mailer-7f8e9d6c5-h4j6k", "Failed", 'Error: secret "smtp-credentials" not found'),
         ],
     }
+
+
+def node_trouble_fixture() -> dict[str, Any]:
+    """Four nodes: one NotReady, one under disk pressure, two healthy; a pod on each."""
+
+    def node(name: str, status: str = "Ready", **conditions: str) -> dict[str, Any]:
+        return {
+            "name": name,
+            "status": status,
+            "allocatable": {"cpu": "4", "memory": "16Gi"},
+            "conditions": {
+                "Ready": "True" if status == "Ready" else "Unknown",
+                "MemoryPressure": "False",
+                "DiskPressure": "False",
+                "PIDPressure": "False",
+                **conditions,
+            },
+        }
+
+    nodes = [
+        node("edge-node-a"),
+        node("edge-node-b", "NotReady"),
+        node("edge-node-c", DiskPressure="True"),
+        node("edge-node-d"),
+    ]
+    pods = [
+        {
+            "name": f"agent-{n['name']}",
+            "namespace": "ops",
+            "status": "Running",
+            "node": n["name"],
+            "containers": [{"name": "agent", "image": "ghcr.io/acme/agent:1", "ready": True}],
+        }
+        for n in nodes
+    ]
+    return {"nodes": nodes, "pods": pods, "events": []}

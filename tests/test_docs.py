@@ -16,6 +16,8 @@ PAGES = {
     "traces": "docs/traces.md",
     "vocabulary": "docs/traces.md",
     "scorecard": "docs/migration.md",
+    "fixture-schema": "docs/mock-cluster.md",
+    "fault-schema": "docs/mock-cluster.md",
 }
 
 
@@ -50,3 +52,17 @@ def test_an_unknown_table_is_a_one_line_error(capsys: pytest.CaptureFixture[str]
     assert main(["nonsense"]) == 2
 
     assert capsys.readouterr().err.startswith("error: unknown table nonsense")
+
+
+def test_the_examples_of_the_mock_cluster_page_are_a_valid_fixture_and_fault_plan(tmp_path: Path) -> None:
+    from k8s_agent_mock_cluster import Cluster, load_fixture
+    from k8s_agent_mock_cluster.faults import FaultPlan
+
+    page = (ROOT / "docs" / "mock-cluster.md").read_text(encoding="utf-8")
+    fixture_example, fault_example = re.findall(r"```json\n(.*?)\n```", page, re.S)[0:3:2]
+    (tmp_path / "fixture.json").write_text(fixture_example)
+    (tmp_path / "faults.json").write_text(fault_example)
+
+    cluster = Cluster(load_fixture(tmp_path / "fixture.json"))
+    assert "cart-api-6d5f7c8b9-k2m4p" in cluster.list_pods("shop")
+    assert [fault.action for fault in FaultPlan.load(tmp_path / "faults.json").faults] == ["error", "exit"]

@@ -13,7 +13,7 @@ import pytest
 from k8s_agent_mock_cluster import Cluster, Invalid, NotFound, default_fixture_path, load_fixture
 from k8s_agent_scripted_llm import Reply, offline_model
 from k8s_agent_scripted_llm.offline import HEADER
-from tests.clusters import shop_fixture
+from tests.clusters import node_trouble_fixture, shop_fixture
 
 DEFAULT_QUESTION = "Which pods in the production namespace are unhealthy, and why?"
 HOSTILE = default_fixture_path().with_name("hostile.json")
@@ -161,3 +161,92 @@ def test_a_fixture_file_can_be_played_too(tmp_path: Path) -> None:
     calls, _, _ = play(Cluster(load_fixture(fixture)), "Which pods in the shop namespace are unhealthy?")
 
     assert calls[0] == ("list_pods", {"namespace": "shop"})
+
+
+def test_a_question_about_nodes_gets_the_nodes_investigated_and_reported() -> None:
+    calls, report, shown = play(
+        Cluster(node_trouble_fixture()), "Are any of my nodes unhealthy or under pressure?"
+    )
+
+    assert calls[0] == ("list_nodes", {})
+    assert sorted(arguments["name"] for name, arguments in calls if name == "describe_node") == [
+        "edge-node-a",
+        "edge-node-b",
+        "edge-node-c",
+        "edge-node-d",
+    ]
+    assert all(name in ("list_nodes", "describe_node") for name, _ in calls)
+    assert "2 of 4 nodes are unhealthy or under pressure." in report
+    not_ready, pressure = entry_of(report, "node edge-node-b"), entry_of(report, "node edge-node-c")
+    assert "NotReady" in not_ready and "Ready" in not_ready
+    assert "DiskPressure" in pressure and "disk" in pressure
+    for line in re.findall(r"Evidence \(describe_node\): (.*)", report):
+        assert line in shown  # each condition line is quoted from a tool result
+    assert "Healthy: edge-node-a, edge-node-d." in report
+
+
+def entry_of(report: str, heading: str) -> str:
+    match = re.search(rf"^\d+\. {re.escape(heading)}:.*?(?=\n\n|\Z)", report, re.S | re.M)
+    assert match, f"no entry {heading!r} in:\n{report}"
+    return match.group(0)
+
+
+@pytest.mark.parametrize(
+    ("question", "first_call"),
+    [
+        ("Which pods in the Production namespace are unhealthy?", {"namespace": "production"}),
+        ("Which pods in the PRODUCTION namespace are unhealthy?", {"namespace": "production"}),
+        ("Which pods are unhealthy in all namespaces?", {}),
+        ("Which pods are unhealthy?\n\nScope: namespace staging.", {"namespace": "staging"}),
+        (
+            "Which pods in the production namespace are unhealthy?\n\nScope: namespace staging.",
+            {"namespace": "staging"},
+        ),
+    ],
+)
+def test_the_namespace_is_read_in_any_case_and_the_scope_line_wins(
+    question: str, first_call: dict[str, str]
+) -> None:
+    calls, _, _ = play(Cluster(load_fixture()), question)
+
+    assert calls[0] == ("list_pods", first_call)
+
+
+def test_a_namespace_that_does_not_exist_is_reported_with_the_ones_that_do() -> None:
+    calls, report, _ = play(Cluster(load_fixture()), "What is wrong in the stagin namespace?")
+
+    assert calls == [("list_pods", {"namespace": "stagin"})]
+    assert (
+        "No pods found in namespace stagin. Namespaces with pods: batch, kube-system, production, staging."
+        in report
+    )
+    assert "may name one that does not exist" in report
+
+
+def test_a_question_naming_a_pod_investigates_that_pod_alone() -> None:
+    pod = "payment-service-6f7b8d9c0-ghi56"
+
+    calls, report, shown = play(Cluster(load_fixture()), f"Why does {pod} keep restarting?")
+
+    assert calls == [
+        ("list_pods", {}),
+        ("describe_pod", {"name": pod, "namespace": "production"}),
+        ("get_pod_logs", {"name": pod, "namespace": "production", "tail": 20}),
+    ]
+    assert f"{pod} (production): CrashLoopBackOff" in report
+    evidence = re.search(r"Evidence \(\w+\): (.*)", report)
+    assert evidence and evidence[1] in shown and "DB_PASSWORD" in evidence[1]
+    assert "inventory-service" not in report
+
+
+def test_a_healthy_pod_named_by_the_question_is_reported_healthy() -> None:
+    _, report, _ = play(Cluster(load_fixture()), "Is checkout-service-7f6d5c4b3-abc12 in production healthy?")
+
+    assert "checkout-service-7f6d5c4b3-abc12 (production) is healthy: Running, READY 1/1" in report
+
+
+def test_a_pod_that_does_not_exist_is_said_to_be_missing() -> None:
+    calls, report, _ = play(Cluster(load_fixture()), "Why is billing-api-7d8f9c6b5-xk2lm down?")
+
+    assert calls == [("list_pods", {})]
+    assert "There is no pod named billing-api-7d8f9c6b5-xk2lm in any namespace" in report

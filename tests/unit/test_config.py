@@ -67,3 +67,21 @@ def test_dotenv_understands_export_quotes_and_comments(tmp_path: Path) -> None:
     dotenv.write_text("not a setting\n")
     with pytest.raises(ConfigError, match=r"\.env:1: expected KEY=VALUE"):
         read_dotenv(dotenv)
+
+
+def test_the_default_trace_folder_is_the_user_state_folder_and_is_read_at_load_time(tmp_path: Path) -> None:
+    state = load_config({}, {"XDG_STATE_HOME": str(tmp_path)}, None)
+    home = load_config({}, {"HOME": str(tmp_path / "home")}, None)
+    named = load_config({}, {"K8S_AGENT_TRACE_DIR": "~/mine", "HOME": str(tmp_path)}, None)
+
+    assert state.trace_dir == tmp_path / "k8s-agent" / "traces"
+    assert home.trace_dir == tmp_path / "home" / ".local" / "state" / "k8s-agent" / "traces"
+    assert named.trace_dir == Path("~/mine").expanduser()
+
+
+def test_each_setting_s_help_names_its_default_and_environment_variables() -> None:
+    from k8s_agent_harness.config import help_of
+
+    assert help_of("max_steps").endswith("(default 10) [env K8S_AGENT_MAX_STEPS]")
+    assert help_of("max_seconds").endswith("(default 300) [env K8S_AGENT_MAX_SECONDS]")
+    assert "default" not in help_of("api_key")

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from k8s_agent.cli import build_parser, config_from
 from k8s_agent_harness.config import Config, load_config
@@ -372,3 +373,67 @@ def test_resolving_reads_only_the_given_environment(
 
     assert launch.command[0].startswith(machine["K8S_AGENT_CACHE"])
     assert os.environ["KUBERNETES_MCP_SERVER_BIN"] == "/from/the/process/environment"
+
+
+# -- --kubeconfig and --context ------------------------------------------------------------------------
+
+
+def two_context_kubeconfig(path: Path) -> Path:
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:6443"}}],
+        "users": [{"name": "u", "user": {"token": TOKEN}}],
+        "contexts": [
+            {"name": "staging", "context": {"cluster": "c", "user": "u"}},
+            {"name": "arn:aws:eks:eu-west-1:1:cluster/prod", "context": {"cluster": "c", "user": "u"}},
+        ],
+        "current-context": "staging",
+    }
+    path.write_text(json.dumps(config))
+    return path
+
+
+def test_context_puts_a_kubeconfig_that_selects_it_first(machine: dict[str, str], tmp_path: Path) -> None:
+    installed_kms(Path(machine["K8S_AGENT_CACHE"]))
+    kubeconfig = two_context_kubeconfig(tmp_path / "two-contexts")
+    context = "arn:aws:eks:eu-west-1:1:cluster/prod"
+    config = load_config(
+        {"cluster_server": "kubernetes-mcp-server", "kubeconfig": str(kubeconfig), "context": context},
+        KEYED,
+        None,
+    )
+
+    launch = resolve_server(config, machine)
+
+    override, original = launch.env["KUBECONFIG"].split(os.pathsep)
+    assert original == str(kubeconfig) and Path(override).parent.name == "contexts"
+    assert not Path(override).exists()
+    launch.prepare()
+    assert yaml.safe_load(Path(override).read_text())["current-context"] == context
+    assert f"context {context} only" in launch.description and launch.secrets == (TOKEN,)
+
+
+def test_a_context_the_kubeconfig_does_not_have_is_an_error_naming_the_ones_it_has(
+    machine: dict[str, str], tmp_path: Path
+) -> None:
+    installed_kms(Path(machine["K8S_AGENT_CACHE"]))
+    kubeconfig = two_context_kubeconfig(tmp_path / "two-contexts")
+    config = load_config(
+        {"cluster_server": "kubernetes-mcp-server", "kubeconfig": str(kubeconfig), "context": "prod"},
+        KEYED,
+        None,
+    )
+
+    with pytest.raises(
+        ConfigError, match=r"context 'prod' is not in the kubeconfig .*: its contexts are staging, arn:"
+    ):
+        resolve_server(config, machine)
+
+
+def test_a_kubeconfig_that_is_not_yaml_is_an_error_before_anything_starts(tmp_path: Path) -> None:
+    broken = tmp_path / "config"
+    broken.write_text("users: [\n  - {name: u\n")
+
+    with pytest.raises(ConfigError, match="is not a valid kubeconfig"):
+        kubeconfig_secrets([broken], {})

@@ -1,0 +1,78 @@
+"""Progress lines: plain when piped, coloured on a terminal unless NO_COLOR, a waiting line while
+the model thinks."""
+
+from __future__ import annotations
+
+import io
+import time
+
+from k8s_agent.progress import ProgressPrinter
+from k8s_agent_harness import events
+from k8s_agent_harness.vocabulary import Outcome
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+CALL = events.ToolCall(
+    request_id="c1", tool="list_pods", arguments={}, fingerprint="f", outcome=Outcome.EXECUTED
+)
+FAILED = events.ToolCall(
+    request_id="c2",
+    tool="list_pods",
+    arguments={},
+    fingerprint="f",
+    outcome=Outcome.FAILED,
+    result="Tool call failed (list_pods): boom",
+)
+
+
+def test_piped_output_is_plain_lines() -> None:
+    stream = io.StringIO()
+    printer = ProgressPrinter(stream, environ={})
+
+    printer(events.ModelRequest(step=1, message_count=2, tools_sent=True, tool_choice="required"))
+    printer(CALL)
+
+    assert stream.getvalue() == (
+        "step 1: asking the model (2 messages, tools required)\n  ✓ list_pods(): 1 line, 0 ms\n"
+    )
+
+
+def test_a_terminal_gets_colour_unless_no_color_is_set() -> None:
+    coloured, plain = Terminal(), Terminal()
+
+    ProgressPrinter(coloured, environ={"TERM": "xterm"})(FAILED)
+    ProgressPrinter(plain, environ={"TERM": "xterm", "NO_COLOR": "1"})(FAILED)
+
+    assert "\x1b[31m✗\x1b[0m list_pods()" in coloured.getvalue()
+    assert "\x1b[" not in plain.getvalue() and "✗ list_pods()" in plain.getvalue()
+
+
+def test_a_terminal_shows_the_seconds_while_the_model_thinks_and_clears_the_line() -> None:
+    stream = Terminal()
+    printer = ProgressPrinter(stream, environ={"TERM": "xterm"}, tick=0.01)
+
+    printer(events.ModelRequest(step=1, message_count=2, tools_sent=True))
+    deadline = time.monotonic() + 10
+    while "waiting for the model" not in stream.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    printer(events.ModelResponse(step=1, text="done"))
+    printer.close()
+
+    out = stream.getvalue()
+    assert "  … waiting for the model (0 s)" in out
+    assert out.endswith("\r\x1b[2K  model answers (4 characters) (0 ms)\n")  # cleared, then the line
+
+
+def test_piped_output_never_draws_the_waiting_line() -> None:
+    stream = io.StringIO()
+    printer = ProgressPrinter(stream, environ={}, tick=0.01)
+
+    printer(events.ModelRequest(step=1, message_count=2, tools_sent=True))
+    time.sleep(0.05)
+    printer(events.ModelResponse(step=1, text="done"))
+
+    assert "waiting" not in stream.getvalue() and "\r" not in stream.getvalue()
