@@ -16,6 +16,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolC
 
 from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
+from k8s_agent_harness.context import compact_chat
 from k8s_agent_harness.errors import MalformedResponseError
 from k8s_agent_harness.model_client import endpoint_error
 from k8s_agent_harness.review import PushBack
@@ -41,12 +42,12 @@ async def investigate(session: Session) -> str:
         {"role": "system", "content": prompts.SYSTEM_PROMPT},
         {"role": "user", "content": session.question},
     ]
-    tools = session.gateway.openai_tools()
     supervisor = session.supervisor
 
     while (reason := supervisor.stop_reason()) is None:
         tool_choice = "required" if supervisor.turns == 0 else "auto"  # C1: force the first step only
         supervisor.turn_taken()
+        tools = session.gateway.openai_tools()  # the search tool joins once a result is stored
         reply = await ask_model(session, messages, tools, tool_choice)
 
         if reply.tool_calls:
@@ -86,8 +87,10 @@ async def ask_model(
     tools: list[dict[str, Any]] | None,
     tool_choice: str | None,
 ) -> AssistantMessage:
-    """One chat-completions request; endpoint failures and malformed answers end the run."""
-    request: dict[str, Any] = {"model": session.config.model, "messages": messages}
+    """One chat-completions request, its history compacted to the context budget; endpoint failures
+    and malformed answers end the run."""
+    wire = compact_chat(messages, tools, session.gateway.store, session.gateway.budget)
+    request: dict[str, Any] = {"model": session.config.model, "messages": wire}
     if tools is not None:
         request["tools"] = tools
         request["tool_choice"] = tool_choice

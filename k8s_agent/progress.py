@@ -39,6 +39,8 @@ def outcome_mark(outcome: Outcome) -> str:
             return "✓"
         case Outcome.CACHED:
             return "↺"
+        case Outcome.SKIPPED:
+            return "⊘"
         case Outcome.FAILED | Outcome.UNKNOWN | Outcome.REFUSED | Outcome.INVALID_JSON | Outcome.INVALID_ARGS:
             return "✗"
         case _:
@@ -62,6 +64,8 @@ def outcome_words(outcome: Outcome) -> str:
             return "arguments are not JSON, rejected"
         case Outcome.INVALID_ARGS:
             return "arguments break the schema, rejected"
+        case Outcome.SKIPPED:
+            return "not run: over the per-turn call cap"
         case _:
             assert_never(outcome)
 
@@ -129,7 +133,7 @@ class ProgressPrinter:
             return line
         if isinstance(event, events.ToolCall):
             mark = outcome_mark(event.outcome)
-            colour = {"✓": GREEN, "↺": YELLOW}.get(mark, RED)
+            colour = {"✓": GREEN, "↺": YELLOW, "⊘": YELLOW}.get(mark, RED)
             return line.replace(mark, f"{colour}{mark}{RESET}", 1)
         if isinstance(event, events.GuardrailFired | events.McpRestart | events.McpToolsChanged):
             return f"{MAGENTA}{line}{RESET}"
@@ -187,7 +191,10 @@ class ProgressPrinter:
     @staticmethod
     def _tool_line(event: events.ToolCall) -> str:
         arguments = _compact(event.arguments)
-        if event.outcome == Outcome.EXECUTED:
+        if event.outcome == Outcome.EXECUTED and event.handle and event.full_result is not None:
+            lines = event.full_result.count(chr(10)) + 1
+            detail = f"{lines:,} lines, too large: stored as {event.handle}, the model gets an excerpt, {event.duration_ms:.0f} ms"
+        elif event.outcome == Outcome.EXECUTED:
             detail = f"{plural(event.result.count(chr(10)) + 1, 'line')}, {event.duration_ms:.0f} ms"
         elif event.outcome == Outcome.FAILED:
             detail = event.result

@@ -27,6 +27,7 @@ OFFLINE_MODEL = "offline"
 CLUSTER_SERVERS = ("kubernetes-mcp-server", "mcp-server-kubernetes", "mock")
 """Presets of `--cluster-server`; `servers` turns one into a command and its environment."""
 DEFAULT_ENDPOINT_MODEL = "gpt-4o-mini"
+MIN_CONTEXT_BUDGET = 4_000
 
 # CLI groups, in the order `--help` shows them.
 AGENT, MODEL, CLUSTER, BUDGETS, OUTPUT = "agent", "model", "cluster", "budgets", "output"
@@ -177,6 +178,23 @@ class Config:
         group=BUDGETS,
         budget=True,
         metavar="SECONDS",
+    )
+    context_budget: int = _setting(
+        32_000,
+        "tokens one model request may take (estimated from bytes, 4 a token): larger tool results reach "
+        "the model as an excerpt and stay searchable, older ones are compacted; 0 means no budget",
+        env=("K8S_AGENT_CONTEXT_BUDGET",),
+        group=BUDGETS,
+        budget=True,
+        metavar="TOKENS",
+    )
+    max_calls_per_turn: int = _setting(
+        24,
+        "tool calls one model turn may run; the calls beyond are answered 'not run', not executed",
+        env=("K8S_AGENT_MAX_CALLS_PER_TURN",),
+        group=BUDGETS,
+        budget=True,
+        metavar="N",
     )
     tool_timeout: float = _setting(
         30.0,
@@ -397,10 +415,15 @@ def _validated(raw: dict[str, Any]) -> Config:
             raise ConfigError(f"unknown setting {name!r}")
         values[name] = _coerce(name, value)
     config = Config(**values)
-    for name in ("max_steps", "max_repeats"):
+    for name in ("max_steps", "max_repeats", "max_calls_per_turn"):
         if getattr(config, name) < 1:
             raise ConfigError(f"{name.replace('_', '-')} must be at least 1")
-    for name in ("max_retries", "keep_traces"):
+    if 0 < config.context_budget < MIN_CONTEXT_BUDGET:
+        raise ConfigError(
+            f"context-budget must be 0 (no budget) or at least {MIN_CONTEXT_BUDGET} tokens: the system prompt "
+            "and the tool definitions alone take about 2,500"
+        )
+    for name in ("max_retries", "keep_traces", "context_budget"):
         if getattr(config, name) < 0:
             raise ConfigError(f"{name.replace('_', '-')} must not be negative")
     for name in ("max_seconds", "tool_timeout", "mcp_start_timeout", "request_timeout"):

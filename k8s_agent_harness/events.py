@@ -87,6 +87,9 @@ class Usage(_Model):
 class RunCounts(_Model):
     """The counters of a run, as `run_end` records them and `ask --json` prints them."""
 
+    # The keys of `rejected` and `pushback_kinds` are the vocabulary's values; a reader of an older
+    # file of this version may miss one (e.g. `skipped`), which counts as 0.
+
     model_requests: int = 0
     model_attempts: int = 0
     tool_calls_executed: int = 0
@@ -100,6 +103,8 @@ class RunCounts(_Model):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     bytes_sent: int = 0
+    largest_request: int = 0
+    """The largest request body sent, in bytes."""
 
 
 # -- the events ------------------------------------------------------------------------------------
@@ -194,7 +199,11 @@ class ToolCall(_Event):
     """Calls made to the server (retries included); 0 when the gateway answered itself."""
     duration_ms: float = 0.0
     result: str = ""
-    """What the model received for this call."""
+    """What the model received for this call (an excerpt when the result was too large)."""
+    handle: str | None = None
+    """The stored result's handle (`r1`...) when the model got an excerpt; the full text is `full_result`."""
+    full_result: str | None = None
+    """The whole result, when the model got an excerpt of it."""
 
 
 class ToolRetry(_Event):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -19,6 +19,7 @@ import anyio
 
 from k8s_agent_harness import events, prompts
 from k8s_agent_harness.approval import Approver, deny_all
+from k8s_agent_harness.context import SEARCH_TOOL, Budget, ResultStore, excerpt, search_tool_spec, size_of
 from k8s_agent_harness.grounding import Evidence
 from k8s_agent_harness.mcp_client import ToolFailure, ToolResult
 from k8s_agent_harness.schemas import ArgumentValidator
@@ -52,6 +53,10 @@ class ToolOutcome:
     arguments: Any
     attempts: int = 0
     duration_ms: float = 0.0
+    handle: str | None = None
+    """The stored result's handle when `content` is an excerpt of it."""
+    full: str | None = None
+    """The whole result when `content` is an excerpt."""
 
     @property
     def reached_server(self) -> bool:
@@ -88,11 +93,24 @@ class ToolGateway:
         allow_write: Iterable[str] = (),
         approver: Approver = deny_all,
         retry: RetryPolicy | None = None,
+        budget: Budget | None = None,
+        store: ResultStore | None = None,
+        max_calls_per_turn: int = 0,
+        position: Callable[[str], int | None] | None = None,
     ) -> None:
         allowed = set(allow_write)
         self.tools = [t for t in tools if t.read_only is True or t.name in allowed]
         self.refused = sorted(t.name for t in tools if t not in self.tools)
         self._by_name = {tool.name: tool for tool in self.tools}
+        self.budget = budget or Budget(0)
+        self.store = store if store is not None else ResultStore()
+        self._max_calls = max_calls_per_turn
+        self._position = position or (lambda call_id: None)
+        taken = {tool.name for tool in tools}
+        name = SEARCH_TOOL if SEARCH_TOOL not in taken else f"k8s_agent_{SEARCH_TOOL}"
+        spec = search_tool_spec(name)
+        self.search_tool = ToolSpec(name, spec["description"], spec["schema"], read_only=True)
+        """The harness's own search over stored results: offered once a result is stored."""
         self._caller = caller
         self._recorder = recorder
         self._supervisor = supervisor
@@ -105,15 +123,25 @@ class ToolGateway:
         self._validators = {
             tool.name: ArgumentValidator(tool.name, tool.input_schema, self._warn) for tool in self.tools
         }
+        self._search_validator: ArgumentValidator | None = None
 
     @property
     def names(self) -> list[str]:
-        """The tools the model may call, sorted."""
-        return sorted(self._by_name)
+        """The tools the model may call now, sorted (the search tool once a result is stored)."""
+        return sorted([*self._by_name, *([self.search_tool.name] if self.store else [])])
+
+    @property
+    def offers_search(self) -> bool:
+        """Whether the search tool is offered: some result was too large and is stored."""
+        return bool(self.store)
 
     def openai_tools(self) -> list[dict[str, Any]]:
-        """The allowed tools in OpenAI Chat Completions form."""
-        return [tool.openai_tool() for tool in self.tools]
+        """The tools the model may call now, in OpenAI Chat Completions form (the server's, in its
+        order, then the search tool once a result is stored)."""
+        tools = [tool.openai_tool() for tool in self.tools]
+        if self.store:
+            tools.append(self.search_tool.openai_tool())
+        return tools
 
     def needs_approval(self, name: str) -> bool:
         """Whether calls of this tool ask the operator first (a write tool allowed by --allow-write)."""
@@ -149,6 +177,12 @@ class ToolGateway:
         return outcome
 
     async def _decide(self, call_id: str, name: str, raw: str) -> ToolOutcome:
+        position = self._position(call_id)
+        if self._max_calls and position is not None and position >= self._max_calls:
+            message = prompts.over_call_cap(position + 1, self._max_calls)
+            return self._rejected(call_id, name, Outcome.SKIPPED, message, raw)
+        if name == self.search_tool.name and self.store:
+            return await self._search(call_id, raw)
         if name not in self._by_name:
             message = (prompts.refused_tool if name in self.refused else prompts.unknown_tool)(
                 name, self.names
@@ -196,8 +230,47 @@ class ToolGateway:
             kind = Outcome.FAILED
             if result.failure.kind == FailureKind.GONE:
                 self._supervisor.server_gone = True
+        handle = full = None
+        if self.budget.result_bytes and size_of(content) > self.budget.result_bytes:
+            stored = self.store.put(call_id, name, describe_call(name, raw), content)
+            handle, full = stored.handle, content
+            content = excerpt(stored, self.budget.result_bytes)
         self._cache[signature] = content
-        return ToolOutcome(call_id, name, kind, content, fingerprint, arguments, attempts)
+        return ToolOutcome(
+            call_id, name, kind, content, fingerprint, arguments, attempts, handle=handle, full=full
+        )
+
+    async def _search(self, call_id: str, raw: str) -> ToolOutcome:
+        """The harness's own tool: search the stored results (validated, cached and traced like any)."""
+        name = self.search_tool.name
+        arguments, problem = _parse_arguments(raw)
+        if problem is not None:
+            return self._rejected(
+                call_id, name, Outcome.INVALID_JSON, prompts.invalid_json(problem, _echo(raw)), raw
+            )
+        errors = self._schema_errors(name, arguments)
+        if errors:
+            return self._rejected(
+                call_id, name, Outcome.INVALID_ARGS, prompts.invalid_arguments(name, errors), arguments
+            )
+        signature = call_signature(name, arguments)
+        fingerprint = fingerprint_of(signature)
+        self._supervisor.call_seen(fingerprint)
+        if signature in self._cache:
+            cached = prompts.duplicate(self._cache[signature])
+            return ToolOutcome(call_id, name, Outcome.CACHED, cached, fingerprint, arguments)
+        content = self.store.search(
+            arguments["pattern"],
+            handle=arguments.get("handle"),
+            regex=bool(arguments.get("regex", False)),
+            ignore_case=bool(arguments.get("ignore_case", False)),
+            invert=bool(arguments.get("invert", False)),
+            max_matches=int(arguments.get("max_matches", 50)),
+            max_bytes=self.budget.result_bytes,
+        )
+        self.evidence.add(content)
+        self._cache[signature] = content
+        return ToolOutcome(call_id, name, Outcome.EXECUTED, content, fingerprint, arguments)
 
     async def _execute(
         self, call_id: str, name: str, arguments: dict[str, Any], fingerprint: str
@@ -249,10 +322,16 @@ class ToolGateway:
                 attempts=outcome.attempts,
                 duration_ms=outcome.duration_ms,
                 result=outcome.content,
+                handle=outcome.handle,
+                full_result=outcome.full,
             )
         )
 
     def _schema_errors(self, name: str, arguments: Any) -> list[str]:
+        if name == self.search_tool.name:
+            if self._search_validator is None:
+                self._search_validator = ArgumentValidator(name, self.search_tool.input_schema, self._warn)
+            return self._search_validator.errors(arguments)
         return self._validators[name].errors(arguments)
 
     def _warn(self, message: str) -> None:
@@ -267,6 +346,12 @@ def _parse_arguments(raw: str) -> tuple[Any, str | None]:
         return json.loads(raw), None
     except json.JSONDecodeError as error:
         return None, str(error)
+
+
+def describe_call(name: str, raw_arguments: str) -> str:
+    """A call as the excerpts and stubs name it: `tool(raw arguments)`, the arguments cut at 160 characters."""
+    shown = " ".join(raw_arguments.split()) or "{}"
+    return f"{name}({shown if len(shown) <= 160 else shown[:159] + '…'})"
 
 
 def _echo(raw: str) -> str:

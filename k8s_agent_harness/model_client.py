@@ -21,6 +21,7 @@ import openai
 
 from k8s_agent_harness import events
 from k8s_agent_harness.config import Config
+from k8s_agent_harness.context import Budget
 from k8s_agent_harness.errors import MalformedResponseError, ModelEndpointError
 from k8s_agent_harness.trace import Recorder
 
@@ -34,12 +35,20 @@ class WireState:
 
     def __init__(self) -> None:
         self._arguments: dict[str, str] = {}
+        self._positions: dict[str, int] = {}
         self.malformed: str | None = None
         """Why the last completion was unusable, or None."""
 
-    def propose(self, call_id: str, arguments: str) -> None:
-        """Remember the raw arguments of one proposed tool call (a reused id: the latest wins)."""
+    def propose(self, call_id: str, arguments: str, position: int | None = None) -> None:
+        """Remember the raw arguments of one proposed tool call (a reused id: the latest wins), and
+        its place among the calls of its response (0-based)."""
         self._arguments[call_id] = arguments
+        if position is not None:
+            self._positions[call_id] = position
+
+    def position(self, call_id: str) -> int | None:
+        """The place of a proposed call among its response's calls, if known."""
+        return self._positions.get(call_id)
 
     def arguments(self, call_id: str) -> str:
         """The raw argument string of a proposed call ("" if unknown)."""
@@ -73,9 +82,11 @@ def completion_problem(body: Any) -> str | None:
 class WireRecorder:
     """Records each chat-completions request and response as trace events and counters."""
 
-    def __init__(self, recorder: Recorder, state: WireState | None = None) -> None:
+    def __init__(self, recorder: Recorder, state: WireState | None = None, budget_bytes: int = 0) -> None:
         self._recorder = recorder
         self.state = state or WireState()
+        self._budget_bytes = budget_bytes
+        self.largest_request = 0
         self._sent: list[Any] = []
         self._started: dict[int, float] = {}
 
@@ -92,6 +103,13 @@ class WireRecorder:
             stats.model_requests += 1
         stats.model_attempts += 1
         stats.bytes_sent += len(content)
+        stats.largest_request = max(stats.largest_request, len(content))
+        if self._budget_bytes and len(content) > self._budget_bytes:
+            # Compaction keeps a margin below the budget; this says so loudly if it ever did not.
+            self._recorder.warn(
+                f"request {self._recorder.step} is {len(content):,} bytes, over the context budget of "
+                f"{self._budget_bytes:,} bytes"
+            )
         try:
             body = json.loads(content)
         except ValueError:
@@ -154,8 +172,8 @@ class WireRecorder:
         usage = body.get("usage") or {}
         stats = self._recorder.stats
         calls = message.get("tool_calls") or []
-        for call in calls:
-            self.state.propose(str(call["id"]), str(call["function"].get("arguments") or ""))
+        for position, call in enumerate(calls):
+            self.state.propose(str(call["id"]), str(call["function"].get("arguments") or ""), position)
         stats.prompt_tokens += _count(usage.get("prompt_tokens"))
         stats.completion_tokens += _count(usage.get("completion_tokens"))
         text = message.get("content")
@@ -219,7 +237,7 @@ def _cap_retry_after(response: httpx2.Response) -> None:
 
 def model_client(config: Config, recorder: Recorder, state: WireState | None = None) -> openai.AsyncOpenAI:
     """An AsyncOpenAI client for the configured endpoint, traced at the wire, with bounded retries."""
-    wire = WireRecorder(recorder, state)
+    wire = WireRecorder(recorder, state, Budget(config.context_budget).request_bytes)
     http_client = openai.DefaultAsyncHttpxClient(
         event_hooks={"request": [wire.on_request], "response": [wire.on_response]},
         verify=_tls_context(),

@@ -109,6 +109,14 @@ def tool_failed(tool: str, reason: str) -> str:
     return f"Tool call failed ({tool}): {reason}"
 
 
+def over_call_cap(position: int, cap: int) -> str:
+    """The answer to a call beyond the per-turn cap: it was not run."""
+    return (
+        f"Tool call not run: it is call {position} of this turn, and a turn may run {cap} calls at most. "
+        "Ask again for the ones you still need, fewer at a time."
+    )
+
+
 def duplicate(cached: str) -> str:
     """The answer to a repeated call: the nudge, then the cached result."""
     return f"{DUPLICATE_NUDGE}\n\n{cached}"

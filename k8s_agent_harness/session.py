@@ -20,6 +20,7 @@ import openai
 from k8s_agent_harness import events
 from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.config import Config
+from k8s_agent_harness.context import Budget, ResultStore
 from k8s_agent_harness.errors import AgentError, ConfigError, MalformedResponseError
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.grounding import Evidence, invented_names
@@ -181,6 +182,7 @@ async def open_session(
             supervisor = Supervisor(
                 max_steps=config.max_steps, max_repeats=config.max_repeats, max_seconds=config.max_seconds
             )
+            wire = WireState()
             gateway = ToolGateway(
                 mcp.tools,
                 mcp,
@@ -189,6 +191,10 @@ async def open_session(
                 Evidence(question),
                 allow_write=config.allow_write,
                 approver=approver,
+                budget=Budget(config.context_budget),
+                store=ResultStore(),
+                max_calls_per_turn=config.max_calls_per_turn,
+                position=wire.position,
             )
             recorder.emit(
                 events.ToolsListed(
@@ -206,7 +212,6 @@ async def open_session(
                         else ""
                     )
                 )
-            wire = WireState()
             async with model_client(config, recorder, wire) as model:
                 yield Session(config, question, recorder, supervisor, gateway, model, mcp, wire)
     except AgentError as error:

@@ -41,6 +41,7 @@ class RunStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     bytes_sent: int = 0
+    largest_request: int = 0
 
     def counts(self) -> events.RunCounts:
         """The counters as the trace's `run_end` records them."""
@@ -58,6 +59,7 @@ class RunStats:
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
             bytes_sent=self.bytes_sent,
+            largest_request=self.largest_request,
         )
 
     def as_dict(self) -> dict[str, Any]:

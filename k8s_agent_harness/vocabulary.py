@@ -38,6 +38,8 @@ class Outcome(StrEnum):
     """The arguments break the tool's schema."""
     FAILED = "failed"
     """The server received it and it failed (an error result, a timeout, a dead server)."""
+    SKIPPED = "skipped"
+    """Not run: the turn proposed more calls than the per-turn cap allows."""
 
     @property
     def reached_server(self) -> bool:
@@ -60,6 +62,8 @@ class Outcome(StrEnum):
                 return Rejection.INVALID_JSON
             case Outcome.INVALID_ARGS:
                 return Rejection.INVALID_ARGS
+            case Outcome.SKIPPED:
+                return Rejection.SKIPPED
 
 
 class Rejection(StrEnum):
@@ -70,6 +74,8 @@ class Rejection(StrEnum):
     INVALID_JSON = "invalid_json"
     INVALID_ARGS = "invalid_args"
     DUPLICATE = "duplicate"
+    SKIPPED = "skipped"
+    """Over the per-turn call cap."""
 
 
 class Pushback(StrEnum):

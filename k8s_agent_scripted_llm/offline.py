@@ -43,6 +43,15 @@ _POD_NAME = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
 _NOT_POD_NAMES = frozenset({"kube-node-lease", "out-of-memory", "crash-looping", "up-to-date"})
 _NODES = re.compile(r"\bnodes?\b", re.I)
 _PODS = re.compile(r"\bpods?\b|\bworkloads?\b|\bcontainers?\b", re.I)
+MAX_INVESTIGATED = 10
+"""Unhealthy pods the playbook describes and reports in detail; the rest are named."""
+MAX_NAMED = 20
+MAX_REPORT_CHARS = 16_000
+_EXCERPT = re.compile(r"^\[Result (r\d+) of ")
+_SEARCH_LINE = re.compile(r"^r\d+:\d+: ")
+_POD_COUNT = re.compile(r"^([\d,]+) pods? in (?:namespace \S+|\d+ namespaces)\.$", re.M)
+_HEALTHY_ROW = r"\s(?:Running|Completed|Succeeded)\s"
+_NOT_READY_ROW = r"\s(\d+)/(?!\1\s)\d+\s+Running\s"
 _PRESSURES = ("MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable")
 NODES_DESCRIBED_ALL_UP_TO = 10
 """Up to this many nodes the playbook describes every one (pressure shows only there); beyond, the not-Ready ones."""
@@ -158,18 +167,89 @@ def offline_model(body: dict[str, Any]) -> Step:
         arguments = {"namespace": namespace} if namespace else {}
         return Reply(tool_calls=(ToolCall("list_pods", json.dumps(arguments)),))
 
-    pods = parse_pod_table(listing)
+    view = _listing_view(chat, listing)
+    if view is None:  # an excerpt: find its unhealthy rows with the search tool first
+        return _search_excerpt(chat, listing, may_call)
+    pods, total = view
     unhealthy = [pod for pod in pods if pod.unhealthy]
-    investigated = any(chat.latest("describe_pod", pod.name) is not None for pod in unhealthy)
-    if unhealthy and not investigated and may_call and not listing.startswith("Tool call failed"):
+    chosen = unhealthy[:MAX_INVESTIGATED]
+    investigated = any(chat.latest("describe_pod", pod.name) is not None for pod in chosen)
+    if chosen and not investigated and may_call and not listing.startswith("Tool call failed"):
         round_two = []
-        for pod in unhealthy:
+        for pod in chosen:
             where = {"name": pod.name, "namespace": pod.namespace}
             round_two.append(ToolCall("describe_pod", json.dumps(where)))
             if pod.runs_code and "get_pod_logs" in chat.offered:
                 round_two.append(ToolCall("get_pod_logs", json.dumps({**where, "tail": 20})))
         return Reply(tool_calls=tuple(round_two))
-    return Reply(content=write_report(chat, listing, pods, unhealthy))
+    return Reply(content=write_report(chat, listing, pods, unhealthy, total))
+
+
+def _excerpt_handle(text: str) -> str | None:
+    match = _EXCERPT.match(text)
+    return match[1] if match else None
+
+
+def _search_tool(chat: Conversation) -> str | None:
+    return next((name for name in sorted(chat.offered) if name.endswith("search_results")), None)
+
+
+def _searches(chat: Conversation, handle: str) -> list[str]:
+    tool = _search_tool(chat)
+    return [
+        content
+        for name, arguments, content in chat.results
+        if name == tool and arguments.get("handle") == handle
+    ]
+
+
+def _search_excerpt(chat: Conversation, listing: str, may_call: bool) -> Step:
+    """Ask the search tool for the rows of a listing too large to see whole that are not healthy."""
+    handle = _excerpt_handle(listing) or ""
+    tool = _search_tool(chat)
+    if tool is None or not may_call:
+        return Reply(
+            content=f"{_report_header(chat)}\n\nThe pod listing was too large to read whole ({listing.splitlines()[0]}) "
+            "and it could not be searched."
+        )
+    searches = [
+        {"handle": handle, "pattern": _HEALTHY_ROW, "regex": True, "invert": True, "max_matches": 200},
+        {"handle": handle, "pattern": _NOT_READY_ROW, "regex": True, "max_matches": 200},
+    ]
+    return Reply(tool_calls=tuple(ToolCall(tool, json.dumps(arguments)) for arguments in searches))
+
+
+def _listing_view(chat: Conversation, listing: str) -> tuple[list[Pod], int] | None:
+    """The pods to judge and how many the listing holds in all; None while an excerpt is unsearched.
+
+    A listing seen whole is parsed whole. Of an excerpt, the pods are its header's and shown rows'
+    plus the rows the searches found (the rows that are not Running or not ready), and the total is
+    the listing's own closing count ("5000 pods in namespace x.") or its line count.
+    """
+    handle = _excerpt_handle(listing)
+    if handle is None:
+        pods = parse_pod_table(listing)
+        return pods, len(pods)
+    found = _searches(chat, handle)
+    if len(found) < 2:
+        return None
+    shown = [line for line in listing.splitlines()[1:] if not line.startswith("[")]
+    header = shown[0] if shown else ""
+    rows = [
+        row
+        for text in found
+        for line in text.splitlines()[1:]
+        if (row := _SEARCH_LINE.sub("", line)) != header
+    ]
+    by_name = {pod.name: pod for pod in parse_pod_table("\n".join(shown + rows))}
+    counted = _POD_COUNT.search(listing)
+    lines = re.search(r"^\[Result \S+ of .*?: ([\d,]+) lines", listing)
+    total = (
+        int(counted[1].replace(",", ""))
+        if counted
+        else max(len(by_name), int(lines[1].replace(",", "")) - 1 if lines else len(by_name))
+    )
+    return list(by_name.values()), total
 
 
 def _node_playbook(chat: Conversation, may_call: bool) -> Step:
@@ -387,8 +467,11 @@ def parse_pod_table(listing: str) -> list[Pod]:
     return pods
 
 
-def write_report(chat: Conversation, listing: str, pods: list[Pod], unhealthy: list[Pod]) -> str:
-    """The health report, every conclusion quoting its tool result."""
+def write_report(
+    chat: Conversation, listing: str, pods: list[Pod], unhealthy: list[Pod], total: int | None = None
+) -> str:
+    """The health report, every conclusion quoting its tool result; bounded whatever the cluster:
+    at most MAX_INVESTIGATED pods in detail, the healthy ones as a count with a few names."""
     lines = [_report_header(chat), ""]
     if listing.startswith("Tool call failed"):
         lines.append(f"Could not list the pods, so nothing could be checked. {listing}")
@@ -399,8 +482,9 @@ def write_report(chat: Conversation, listing: str, pods: list[Pod], unhealthy: l
         if "Namespaces with pods:" in said:
             lines.append("Check the namespace's name: the question may name one that does not exist.")
         return "\n".join(lines)
-    lines.append(f"{len(unhealthy)} of {len(pods)} pods are unhealthy.")
-    for number, pod in enumerate(unhealthy, start=1):
+    total = len(pods) if total is None else total
+    lines.append(f"{len(unhealthy):,} of {total:,} pods are unhealthy.")
+    for number, pod in enumerate(unhealthy[:MAX_INVESTIGATED], start=1):
         finding = diagnose(chat, pod)
         restarts = f", {pod.restarts} restarts" if pod.restarts else ""
         lines += [
@@ -411,10 +495,23 @@ def write_report(chat: Conversation, listing: str, pods: list[Pod], unhealthy: l
             f"   Fix: {finding.fix}",
         ]
         lines += [f"   Note: {note}" for note in finding.notes]
+    rest = unhealthy[MAX_INVESTIGATED:]
+    if rest:
+        names = ", ".join(pod.name for pod in rest[:MAX_NAMED])
+        more = f" and {len(rest) - MAX_NAMED:,} more" if len(rest) > MAX_NAMED else ""
+        lines += ["", f"Not investigated ({len(rest):,} more unhealthy pods): {names}{more}."]
     healthy = [pod.name for pod in pods if not pod.unhealthy]
-    if healthy:
+    healthy_count = total - len(unhealthy)
+    if healthy_count > 0 and len(healthy) == healthy_count and healthy_count <= MAX_NAMED:
         lines += ["", f"Healthy: {', '.join(healthy)}."]
-    return "\n".join(lines)
+    elif healthy_count > 0:
+        lines += ["", f"Healthy: {healthy_count:,} pods, for example {', '.join(healthy[:3])}."]
+    report = "\n".join(lines)
+    return (
+        report
+        if len(report) <= MAX_REPORT_CHARS
+        else report[: MAX_REPORT_CHARS - 40] + "\n[report cut at 16 KB]"
+    )
 
 
 def diagnose(chat: Conversation, pod: Pod) -> Finding:

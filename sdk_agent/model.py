@@ -29,14 +29,16 @@ class UniqueCallIdsModel(OpenAIChatCompletionsModel):
         """The inner response, with reused call ids renamed `<id>~<n>`."""
         response = await super().get_response(*args, **kwargs)
         output = []
+        position = 0
         for item in response.output:
             if isinstance(item, ResponseFunctionToolCall):
                 call_id = item.call_id
                 if call_id in self._seen:
                     call_id = self._fresh(call_id)
                     item = item.model_copy(update={"call_id": call_id})
-                    self._wire.propose(call_id, item.arguments)
+                    self._wire.propose(call_id, item.arguments, position)
                 self._seen.add(call_id)
+                position += 1
             output.append(item)
         response.output = output
         return response

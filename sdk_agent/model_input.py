@@ -1,24 +1,40 @@
 """`RunConfig.call_model_input_filter`: the supervisor's checkpoint before every model call.
 
-Two jobs the SDK's own loop leaves to us, both on the public input-filter hook:
+Three jobs the SDK's own loop leaves to us, all on the public input-filter hook:
 - count the turn, or stop the run where the supervisor says, even after a round the SDK never
   showed to `tool_use_behavior` (a round of unknown tools only);
 - put tool outputs back in the order the model proposed the calls: the SDK appends the answers
-  to unknown tools after the function-tool outputs, the hand-written loop answers in order.
+  to unknown tools after the function-tool outputs, the hand-written loop answers in order;
+- compact the history to the context budget, with the harness's plan (context.py) over the same
+  pieces the hand-written loop measures, so both send the same messages.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from agents.run_config import CallModelData, ModelInputData
 
+from k8s_agent_harness.context import (
+    ARGUMENTS,
+    PIECE_OVERHEAD,
+    TEXT,
+    TOOL_RESULT,
+    Budget,
+    Entry,
+    ResultStore,
+    compaction,
+    replacement,
+    size_of,
+)
+from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.supervisor import Supervisor
 from sdk_agent.behavior import StopForSummary
 
 
-def supervise_model_calls(supervisor: Supervisor) -> Any:
-    """The input filter: stop or count the turn, and restore the order of tool outputs."""
+def supervise_model_calls(supervisor: Supervisor, gateway: ToolGateway) -> Any:
+    """The input filter: stop or count the turn, restore the order of tool outputs, compact."""
 
     def check(data: CallModelData[Any]) -> ModelInputData:
         items = in_call_order(list(data.model_data.input))
@@ -26,9 +42,81 @@ def supervise_model_calls(supervisor: Supervisor) -> Any:
         if reason is not None:
             raise StopForSummary(reason, items)
         supervisor.turn_taken()
-        return ModelInputData(input=items, instructions=data.model_data.instructions)
+        tools = gateway.openai_tools()  # what the SDK offers this turn (before compaction stores more)
+        instructions = data.model_data.instructions
+        items = compact_items(items, instructions, tools, gateway.store, gateway.budget)
+        return ModelInputData(input=items, instructions=instructions)
 
     return check
+
+
+def compact_items(
+    items: list[Any],
+    instructions: str | None,
+    tools: list[dict[str, Any]],
+    store: ResultStore,
+    budget: Budget,
+) -> list[Any]:
+    """The SDK's input items with the oldest large entries compacted, as `context.compact_chat` does
+    for Chat Completions messages: the same pieces, measured the same way, the same replacements."""
+    entries: list[Entry] = []
+    places: list[int] = []
+    fixed = size_of(json.dumps(tools)) + (PIECE_OVERHEAD + size_of(instructions) if instructions else 0)
+    calls: dict[str, tuple[str, str]] = {}
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        kind, role = item.get("type"), item.get("role")
+        if kind == "function_call":
+            call_id, name, raw = (
+                str(item.get("call_id")),
+                str(item.get("name") or ""),
+                str(item.get("arguments") or ""),
+            )
+            calls[call_id] = (name, raw)
+            if raw:
+                entries.append(Entry(ARGUMENTS, size_of(raw), call_id, raw, name))
+                places.append(index)
+        elif kind == "function_call_output":
+            output = item.get("output")
+            if isinstance(output, str) and output:
+                call_id = str(item.get("call_id"))
+                name, raw = calls.get(call_id, ("", ""))
+                entries.append(Entry(TOOL_RESULT, size_of(output), call_id, output, name, raw))
+                places.append(index)
+        elif role == "assistant":
+            text = _text(item)
+            if text:
+                entries.append(Entry(TEXT, size_of(text), text=text))
+                places.append(index)
+        elif role in ("user", "system", "developer"):
+            content = item.get("content")
+            fixed += PIECE_OVERHEAD + size_of(content if isinstance(content, str) else _text(item))
+    chosen = compaction(entries, fixed, budget)
+    if not chosen:
+        return items
+    compacted_items = list(items)
+    for number in sorted(chosen):
+        entry, index = entries[number], places[number]
+        text = replacement(entry, store)
+        item = dict(compacted_items[index])
+        if entry.kind == ARGUMENTS:
+            item["arguments"] = text
+        elif entry.kind == TOOL_RESULT:
+            item["output"] = text
+        else:
+            item["content"] = [{"type": "output_text", "text": text, "annotations": []}]
+        compacted_items[index] = item
+    return compacted_items
+
+
+def _text(item: dict[str, Any]) -> str:
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(
+        str(part.get("text") or "") for part in content or [] if isinstance(part, dict) and "text" in part
+    )
 
 
 def in_call_order(items: list[Any]) -> list[Any]:

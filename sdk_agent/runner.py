@@ -39,7 +39,7 @@ from k8s_agent_harness.session import RunResult, Session, open_session
 from k8s_agent_harness.vocabulary import Impl, StopReason
 from sdk_agent.behavior import FORCE_SUMMARY, StopForSummary, is_force_summary, summary_behavior
 from sdk_agent.model import UniqueCallIdsModel
-from sdk_agent.model_input import in_call_order, supervise_model_calls
+from sdk_agent.model_input import compact_items, in_call_order, supervise_model_calls
 from sdk_agent.tools import error_formatter, function_tools
 
 IMPL = Impl.SDK
@@ -78,7 +78,7 @@ async def investigate(session: Session) -> str:
         tool_not_found_behavior="return_error_to_model",
         tool_error_formatter=error_formatter(session.gateway, session.wire),
         tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),  # calls in order, as proposed
-        call_model_input_filter=supervise_model_calls(supervisor),
+        call_model_input_filter=supervise_model_calls(supervisor, session.gateway),
     )
     history: list[Any] = [{"role": "user", "content": session.question}]
 
@@ -107,8 +107,12 @@ async def summarize(session: Session, agent: Agent[Any], history: list[Any], rea
     writer = agent.clone(tools=[], model_settings=ModelSettings(), tool_use_behavior="run_llm_again")
     instruction = {"role": "user", "content": prompts.summary_instruction(reason)}
     config = RunConfig(tracing_disabled=True, tool_not_found_behavior="return_error_to_model")
-    # No input filter on this run: put the tool outputs in call order here (see model_input.py).
-    result = await _run_sdk(session, writer, [*in_call_order(history), instruction], config, max_turns=1)
+    # No input filter on this run: order and compact the history here (see model_input.py).
+    gateway = session.gateway
+    summary_input = compact_items(
+        [*in_call_order(history), instruction], prompts.SYSTEM_PROMPT, [], gateway.store, gateway.budget
+    )
+    result = await _run_sdk(session, writer, summary_input, config, max_turns=1)
     output = result.final_output
     if is_force_summary(output) or not isinstance(output, str) or not output:
         return prompts.no_report(reason)

@@ -17,8 +17,9 @@ from k8s_agent_harness.model_client import WireState
 
 
 def function_tools(gateway: ToolGateway) -> list[FunctionTool]:
-    """One FunctionTool per allowed MCP tool, each calling the gateway with the raw arguments."""
-    return [
+    """One FunctionTool per allowed MCP tool, each calling the gateway with the raw arguments, then
+    the harness's search tool, enabled (offered) once the gateway has stored a result."""
+    tools = [
         FunctionTool(
             name=spec["function"]["name"],
             description=spec["function"]["description"],
@@ -28,8 +29,20 @@ def function_tools(gateway: ToolGateway) -> list[FunctionTool]:
             # A write tool allowed with --allow-write: the SDK pauses the run for approval (runner.py).
             needs_approval=gateway.needs_approval(spec["function"]["name"]),
         )
-        for spec in gateway.openai_tools()
+        for spec in (tool.openai_tool() for tool in gateway.tools)
     ]
+    search = gateway.search_tool.openai_tool()["function"]
+    tools.append(
+        FunctionTool(
+            name=search["name"],
+            description=search["description"],
+            params_json_schema=search["parameters"],
+            on_invoke_tool=_invoker(gateway, search["name"]),
+            strict_json_schema=False,
+            is_enabled=lambda context, agent: gateway.offers_search,
+        )
+    )
+    return tools
 
 
 def _invoker(gateway: ToolGateway, name: str) -> Any:

@@ -41,6 +41,7 @@ RUN_FIELDS: dict[str, type | tuple[type, ...]] = {
     "prompt_tokens": int,
     "completion_tokens": int,
     "bytes_sent": int,
+    "largest_request": int,
     "server_calls": int,
     "wall_seconds": float,
     "startup_seconds": float,
@@ -132,7 +133,14 @@ def test_every_run_has_every_field_with_its_type(report: dict[str, Any]) -> None
         for field, kind in RUN_FIELDS.items():
             assert isinstance(metrics[field], kind), (name, impl, field, metrics[field])
         assert set(metrics["invariants"]) == set(INVARIANTS)
-        assert set(metrics["rejected"]) == {"unknown", "refused", "invalid_json", "invalid_args", "duplicate"}
+        assert set(metrics["rejected"]) == {
+            "unknown",
+            "refused",
+            "invalid_json",
+            "invalid_args",
+            "duplicate",
+            "skipped",
+        }
         assert set(metrics["pushback_kinds"]) == {"zero_tool", "evidence"}
 
 

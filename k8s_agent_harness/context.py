@@ -1,0 +1,410 @@
+"""The context budget: large tool results kept, not sent; a search tool over them; compaction.
+
+Sizes are estimated from bytes (`BYTES_PER_TOKEN` bytes a token, no tokenizer to download). A tool
+result over the per-result budget reaches the model as an excerpt (its first and last lines, with
+exact line and byte counts and a handle); the full text is stored in the run and in the trace, and
+`search_results` (a tool the harness itself serves, through the same gateway as the server's)
+finds lines in it, literally or by regex. Before each request, when the conversation would exceed
+the budget, the oldest large entries are compacted: a tool result becomes a stub naming its handle
+(still searchable), an old long text or argument string is cut. Both agents compute the same
+compaction from the same history, so they put the same messages on the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from k8s_agent_harness.errors import ConfigError
+
+BYTES_PER_TOKEN = 4
+"""How the budget turns into bytes: an estimate that is close for English, JSON and kubectl output."""
+RESULT_SHARE = 8
+"""A tool result may take up to 1/RESULT_SHARE of the budget before it is excerpted."""
+COMPACTION_TARGET = 0.85
+"""Compaction brings the conversation under this share of the budget (the rest: wire overhead)."""
+SEARCH_TOOL = "search_results"
+MAX_LINE_SHOWN = 300
+"""Characters of one line an excerpt or a search shows (a 20 MB one-line result stays one bounded line)."""
+MAX_MATCHES = 200
+MIN_RESULT_BYTES = 2048
+"""However small the budget, an excerpt keeps this much."""
+MIN_COMPACT_BYTES = 256
+"""Entries smaller than this are never compacted: a stub would not be smaller."""
+
+
+def size_of(text: str) -> int:
+    """The size of a text on the wire, in bytes (UTF-8)."""
+    return len(text.encode("utf-8", "replace"))
+
+
+def tokens_of(size: int) -> int:
+    """The estimated tokens of `size` bytes."""
+    return -(-size // BYTES_PER_TOKEN)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The context budget of a run, in bytes (0: no budget)."""
+
+    tokens: int
+
+    @property
+    def request_bytes(self) -> int:
+        """Bytes one request may take; 0 means unlimited."""
+        return self.tokens * BYTES_PER_TOKEN
+
+    @property
+    def result_bytes(self) -> int:
+        """Bytes one tool result may take before it is excerpted; 0 means unlimited."""
+        return max(MIN_RESULT_BYTES, self.request_bytes // RESULT_SHARE) if self.tokens else 0
+
+    @property
+    def target_bytes(self) -> int:
+        """What compaction brings the conversation under."""
+        return int(self.request_bytes * COMPACTION_TARGET)
+
+
+# -- stored results --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """The full text of one tool result the model was shown only in part."""
+
+    handle: str
+    call_id: str
+    tool: str
+    call: str
+    """The call as `tool(arguments)`, to say what the result is."""
+    text: str
+
+    @property
+    def lines(self) -> list[str]:
+        """The text's lines (a text with no newline is one line)."""
+        return self.text.splitlines() or [""]
+
+
+@dataclass
+class ResultStore:
+    """Full texts of the run's excerpted and compacted results, by handle (`r1`, `r2`, ...)."""
+
+    results: dict[str, StoredResult] = field(default_factory=dict)
+    _by_call: dict[str, str] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.results)
+
+    def put(self, call_id: str, tool: str, call: str, text: str) -> StoredResult:
+        """Store a result (once per call id) and return it with its handle."""
+        handle = self._by_call.get(call_id)
+        if handle is None:
+            handle = self._by_call[call_id] = f"r{len(self.results) + 1}"
+            self.results[handle] = StoredResult(handle, call_id, tool, call, text)
+        return self.results[handle]
+
+    def handle_of(self, call_id: str) -> str | None:
+        """The handle of a call's stored result, if it was stored."""
+        return self._by_call.get(call_id)
+
+    def search(
+        self,
+        pattern: str,
+        *,
+        handle: str | None = None,
+        regex: bool = False,
+        ignore_case: bool = False,
+        invert: bool = False,
+        max_matches: int = 50,
+        max_bytes: int = 0,
+    ) -> str:
+        """Lines of stored results that match (or with `invert`, do not match), like grep -n."""
+        if handle is not None and handle not in self.results:
+            known = ", ".join(self.results) or "none yet"
+            return f"No stored result {handle!r}: the stored results are {known}."
+        try:
+            compiled = re.compile(
+                pattern if regex else re.escape(pattern), re.IGNORECASE if ignore_case else 0
+            )
+        except re.error as error:
+            return f"The pattern is not a valid regular expression: {error}. Pass regex=false to search literally."
+        chosen = [self.results[handle]] if handle is not None else list(self.results.values())
+        total = 0
+        shown: list[str] = []
+        size = 0
+        for stored in chosen:
+            for number, line in enumerate(stored.lines, start=1):
+                if (compiled.search(line) is not None) != invert:
+                    total += 1
+                    if len(shown) < max_matches:
+                        entry = (
+                            f"{stored.handle}:{number}: {clip_line(line, compiled if not invert else None)}"
+                        )
+                        if max_bytes and size + size_of(entry) + 1 > max_bytes:
+                            max_matches = len(shown)  # the output is full: count the rest only
+                            continue
+                        shown.append(entry)
+                        size += size_of(entry) + 1
+        where = (
+            f"{chosen[0].handle} ({chosen[0].call})"
+            if handle is not None
+            else f"{len(chosen)} stored results"
+        )
+        lines_in = sum(len(stored.lines) for stored in chosen)
+        how = "not matching" if invert else "matching"
+        head = f"{total} of {lines_in} lines {how} {pattern!r} in {where}"
+        if total > len(shown):
+            head += f"; the first {len(shown)} shown (narrow the pattern, or raise max_matches)"
+        return head + (":\n" + "\n".join(shown) if shown else ".")
+
+
+def clip_line(line: str, pattern: re.Pattern[str] | None = None) -> str:
+    """A line cut to MAX_LINE_SHOWN characters, around the first match when there is one."""
+    if len(line) <= MAX_LINE_SHOWN:
+        return line
+    start = 0
+    if pattern is not None and (found := pattern.search(line)) is not None:
+        start = max(0, found.start() - MAX_LINE_SHOWN // 3)
+    end = min(len(line), start + MAX_LINE_SHOWN)
+    before = f"[{start:,} characters] " if start else ""
+    after = f" [{len(line) - end:,} more characters]" if end < len(line) else ""
+    return f"{before}{line[start:end]}{after}"
+
+
+# -- excerpts --------------------------------------------------------------------------------------
+
+
+def excerpt(stored: StoredResult, budget_bytes: int) -> str:
+    """What the model sees of a large result: a header with the exact counts and the handle, then as
+    many first lines (two thirds of the room) and last lines (one third) as fit."""
+    lines = stored.lines
+    total_bytes = size_of(stored.text)
+    room = max(MIN_RESULT_BYTES, budget_bytes) - 400  # the header and the gap line
+    head: list[str] = []
+    used = 0
+    for line in lines:
+        shown = clip_line(line)
+        if used + size_of(shown) + 1 > room * 2 // 3:
+            break
+        head.append(shown)
+        used += size_of(shown) + 1
+    tail: list[str] = []
+    for line in reversed(lines[len(head) :]):
+        shown = clip_line(line)
+        if used + size_of(shown) + 1 > room:
+            break
+        tail.insert(0, shown)
+        used += size_of(shown) + 1
+    hidden = len(lines) - len(head) - len(tail)
+    shown_range = _ranges(len(head), len(lines) - len(tail) + 1, len(lines)) if tail else f"1-{len(head)}"
+    if not head and not tail:
+        shown_range = "none in full"
+    header = (
+        f"[Result {stored.handle} of {stored.call}: {len(lines):,} lines, {total_bytes:,} bytes; too large to "
+        f"show whole. Shown: lines {shown_range}. The full result is stored: search it with "
+        f'{SEARCH_TOOL}(handle="{stored.handle}", pattern="...").]'
+    )
+    if not head and not tail:  # one giant line: show its start, cut
+        return f"{header}\n{clip_line(lines[0])}"
+    gap = [f"[... {hidden:,} lines not shown ...]"] if hidden else []
+    return "\n".join([header, *head, *gap, *tail])
+
+
+def _ranges(head: int, tail_start: int, last: int) -> str:
+    first = f"1-{head}, " if head else ""
+    return f"{first}{tail_start}-{last}" if tail_start <= last else first.rstrip(", ")
+
+
+def compacted(stored: StoredResult) -> str:
+    """The stub an older result becomes when the conversation must shrink."""
+    return (
+        f"[Result {stored.handle} of {stored.call}: {len(stored.lines):,} lines, {size_of(stored.text):,} "
+        f"bytes, taken out of the conversation to keep it within the context budget. It is stored: "
+        f'search it with {SEARCH_TOOL}(handle="{stored.handle}", pattern="...").]'
+    )
+
+
+def cut_text(text: str, what: str) -> str:
+    """An older long text or argument string, cut for compaction."""
+    return f"[{what} of {size_of(text):,} bytes, cut to keep the conversation within the context budget]"
+
+
+# -- compaction ------------------------------------------------------------------------------------
+
+TOOL_RESULT = "tool_result"
+TEXT = "text"
+ARGUMENTS = "arguments"
+PIECE_OVERHEAD = 64
+"""Bytes a message, a tool call or a tool result costs on the wire beyond its text, as estimated."""
+
+
+class ContextBudgetError(ConfigError):
+    """What cannot shrink (instructions, question, tool definitions) does not fit the budget (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One compactable piece of a conversation, in order: a tool result, a text, an argument string."""
+
+    kind: str
+    size: int
+    call_id: str | None = None
+    text: str = ""
+    tool: str = ""
+    """For arguments and tool results: the tool the call named."""
+    arguments: str = ""
+    """For tool results: the raw arguments of the call it answers."""
+
+
+def replacement(entry: Entry, store: ResultStore) -> str:
+    """What a compacted entry becomes (a tool result is stored first, once, so it stays searchable)."""
+    if entry.kind == TOOL_RESULT:
+        handle = store.handle_of(entry.call_id or "")
+        stored = (
+            store.results[handle]
+            if handle is not None
+            else store.put(
+                entry.call_id or "", entry.tool, _describe(entry.tool, entry.arguments), entry.text
+            )
+        )
+        return compacted(stored)
+    if entry.kind == ARGUMENTS:
+        return json.dumps({"note": cut_text(entry.text, "arguments")})
+    return cut_text(entry.text, "an earlier answer of the model")
+
+
+def _describe(tool: str, raw_arguments: str) -> str:
+    shown = " ".join(raw_arguments.split()) or "{}"
+    return f"{tool}({shown if len(shown) <= 160 else shown[:159] + '…'})"
+
+
+def compaction(entries: Sequence[Entry], fixed: int, budget: Budget) -> set[int]:
+    """The entries to compact so that the conversation fits the budget (empty without a budget).
+
+    `fixed` is what cannot shrink: instructions, user messages and tool definitions, with the
+    overhead of every piece. Raises ContextBudgetError when that alone does not fit.
+    """
+    if not budget.tokens:
+        return set()
+    fixed += PIECE_OVERHEAD * len(entries)
+    if fixed > budget.target_bytes:
+        raise ContextBudgetError(
+            f"the instructions, the question and the tool definitions alone take about {tokens_of(fixed):,} "
+            f"tokens, more than the context budget of {budget.tokens:,} leaves room for: raise --context-budget"
+        )
+    return plan_compaction(entries, fixed, budget.target_bytes)
+
+
+def compact_chat(
+    messages: Sequence[dict[str, Any]],
+    tools: Sequence[dict[str, Any]] | None,
+    store: ResultStore,
+    budget: Budget,
+) -> list[dict[str, Any]]:
+    """Chat Completions messages as they go on the wire: the oldest large entries compacted as far as
+    the budget needs. The input is the full history and is not changed."""
+    entries: list[Entry] = []
+    places: list[tuple[int, int | None]] = []  # (message index, tool call index) of each entry
+    fixed = size_of(json.dumps(list(tools or [])))
+    calls: dict[str, tuple[str, str]] = {}
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        content = message.get("content") if isinstance(message.get("content"), str) else ""
+        if role in ("system", "user"):
+            fixed += PIECE_OVERHEAD + size_of(content or "")
+            continue
+        if role == "assistant":
+            if content:
+                entries.append(Entry(TEXT, size_of(content), text=content))
+                places.append((index, None))
+            for position, call in enumerate(message.get("tool_calls") or []):
+                function = call.get("function") or {}
+                raw = str(function.get("arguments") or "")
+                calls[str(call.get("id"))] = (str(function.get("name") or ""), raw)
+                if raw:
+                    entries.append(
+                        Entry(ARGUMENTS, size_of(raw), str(call.get("id")), raw, str(function.get("name")))
+                    )
+                    places.append((index, position))
+        elif role == "tool" and content:
+            call_id = str(message.get("tool_call_id"))
+            tool, raw = calls.get(call_id, ("", ""))
+            entries.append(Entry(TOOL_RESULT, size_of(content), call_id, content, tool, raw))
+            places.append((index, None))
+    chosen = compaction(entries, fixed, budget)
+    if not chosen:
+        return list(messages)
+    wire = [dict(message) for message in messages]
+    for number in sorted(chosen):
+        entry, (at, slot) = entries[number], places[number]
+        text = replacement(entry, store)
+        if entry.kind == ARGUMENTS and slot is not None:
+            tool_calls = [dict(call) for call in wire[at]["tool_calls"]]
+            tool_calls[slot] = {
+                **tool_calls[slot],
+                "function": {**tool_calls[slot]["function"], "arguments": text},
+            }
+            wire[at]["tool_calls"] = tool_calls
+        else:
+            wire[at]["content"] = text
+    return wire
+
+
+def plan_compaction(entries: Sequence[Entry], fixed: int, target: int) -> set[int]:
+    """The indexes of `entries` to compact: the oldest large ones first, until the conversation
+    (`fixed` bytes of what cannot shrink, plus the entries) fits `target`.
+
+    The plan depends only on the sizes, so that a loop that recomputes it from its full history
+    every turn (the SDK port) compacts the same entries as one that keeps its history compacted.
+    """
+    total = fixed + sum(entry.size for entry in entries)
+    chosen: set[int] = set()
+    for index, entry in enumerate(entries):
+        if total <= target:
+            break
+        if entry.size < MIN_COMPACT_BYTES:
+            continue
+        chosen.add(index)
+        total -= entry.size - _stub_size(entry)
+    return chosen
+
+
+def _stub_size(entry: Entry) -> int:
+    return 360 if entry.kind == TOOL_RESULT else 110
+
+
+def search_tool_spec(name: str = SEARCH_TOOL) -> dict[str, Any]:
+    """The search tool's JSON Schema and description (served by the harness, read-only)."""
+    return {
+        "name": name,
+        "description": (
+            "Search the full text of tool results too large to show whole (their excerpt names a handle such "
+            "as r1), like grep -n: exact text, or a regular expression with regex=true. Returns the number of "
+            "matching lines and the lines with their numbers. Use it to find every line about a pod, an error "
+            "or a status in a long listing, instead of guessing. invert=true lists the lines that do NOT match."
+        ),
+        "schema": {
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "minLength": 1, "description": "Text (or regex) to find."},
+                "handle": {
+                    "type": "string",
+                    "description": "Only this stored result (e.g. r1); omit for all.",
+                },
+                "regex": {"type": "boolean", "description": "Treat the pattern as a regular expression."},
+                "ignore_case": {"type": "boolean", "description": "Match regardless of case."},
+                "invert": {"type": "boolean", "description": "Return the lines that do not match."},
+                "max_matches": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_MATCHES,
+                    "description": "Most lines to return (default 50).",
+                },
+            },
+            "required": ["pattern"],
+            "additionalProperties": False,
+        },
+    }
