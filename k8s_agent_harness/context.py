@@ -32,8 +32,8 @@ MAX_LINE_SHOWN = 300
 MAX_MATCHES = 200
 MIN_RESULT_BYTES = 2048
 """However small the budget, an excerpt keeps this much."""
-MIN_COMPACT_BYTES = 256
-"""Entries smaller than this are never compacted: a stub would not be smaller."""
+MIN_COMPACT_BYTES = 1024
+"""Entries smaller than this are never made stubs (a stub is not much smaller); they leave with their turn."""
 
 
 def size_of(text: str) -> int:
@@ -237,12 +237,15 @@ def cut_text(text: str, what: str) -> str:
 TOOL_RESULT = "tool_result"
 TEXT = "text"
 ARGUMENTS = "arguments"
-PIECE_OVERHEAD = 64
+PIECE_OVERHEAD = 96
 """Bytes a message, a tool call or a tool result costs on the wire beyond its text, as estimated."""
+NOTE_BYTES = 400
+"""The note that stands for dropped turns, as estimated."""
 
 
 class ContextBudgetError(ConfigError):
-    """What cannot shrink (instructions, question, tool definitions) does not fit the budget (exit 2)."""
+    """What cannot shrink (instructions, question, tool definitions, the latest turn) does not fit
+    the budget (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -251,6 +254,8 @@ class Entry:
 
     kind: str
     size: int
+    turn: int
+    """The model turn it belongs to (its assistant message, the calls in it, their results)."""
     call_id: str | None = None
     text: str = ""
     tool: str = ""
@@ -259,43 +264,115 @@ class Entry:
     """For tool results: the raw arguments of the call it answers."""
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What to take out of a conversation before a request."""
+
+    compacted: frozenset[int] = frozenset()
+    """Entries (by index) replaced by a stub or a cut text."""
+    dropped: frozenset[int] = frozenset()
+    """Whole turns (by number) left out, one note standing for them."""
+
+
+def wire_size(text: str) -> int:
+    """A text's size as a JSON string on the wire (escapes counted, quotes not)."""
+    return len(json.dumps(text)) - 2
+
+
+def plan(entries: Sequence[Entry], fixed: int, budget: Budget) -> Plan:
+    """The smallest change that fits the conversation into the budget (nothing without a budget).
+
+    `fixed` is what cannot shrink: instructions, user messages and tool definitions, overheads
+    included. In this order, until it fits: the oldest large entries of earlier turns become stubs;
+    the oldest earlier turns are dropped whole (one note stands for them); the latest turn's large
+    entries become stubs. The plan depends only on the sizes, so that a loop that recomputes it from
+    its full history every turn (the SDK port) and one that keeps its own history (the hand-written
+    loop) take out the same things. Raises ContextBudgetError when even that does not fit.
+    """
+    if not budget.tokens:
+        return Plan()
+    target = budget.target_bytes
+    sizes = [PIECE_OVERHEAD + entry.size for entry in entries]
+    total = fixed + sum(sizes)
+    turns = sorted({entry.turn for entry in entries})
+    latest = turns[-1] if turns else None
+    compacted: set[int] = set()
+    dropped: set[int] = set()
+
+    def compact(only_latest: bool) -> None:
+        nonlocal total
+        for index, entry in enumerate(entries):
+            if total <= target:
+                return
+            if (
+                (entry.turn == latest) != only_latest
+                or entry.size < MIN_COMPACT_BYTES
+                or entry.turn in dropped
+            ):
+                continue
+            compacted.add(index)
+            smaller = PIECE_OVERHEAD + _stub_size(entry)
+            total -= sizes[index] - smaller
+            sizes[index] = smaller
+
+    compact(only_latest=False)
+    if total > target and len(turns) > 1:
+        total += NOTE_BYTES
+        for turn in turns[:-1]:
+            if total <= target:
+                break
+            dropped.add(turn)
+            total -= sum(size for size, entry in zip(sizes, entries, strict=True) if entry.turn == turn)
+    compact(only_latest=True)
+    if total > target:
+        raise ContextBudgetError(
+            f"the instructions, the question, the tool definitions and the latest turn take about "
+            f"{tokens_of(total):,} tokens, more than the context budget of {budget.tokens:,} leaves room "
+            "for: raise --context-budget (or lower --max-calls-per-turn)"
+        )
+    return Plan(
+        frozenset(compacted - {i for i, e in enumerate(entries) if e.turn in dropped}), frozenset(dropped)
+    )
+
+
+def _stub_size(entry: Entry) -> int:
+    return 360 if entry.kind == TOOL_RESULT else 110
+
+
 def replacement(entry: Entry, store: ResultStore) -> str:
     """What a compacted entry becomes (a tool result is stored first, once, so it stays searchable)."""
     if entry.kind == TOOL_RESULT:
-        handle = store.handle_of(entry.call_id or "")
-        stored = (
-            store.results[handle]
-            if handle is not None
-            else store.put(
-                entry.call_id or "", entry.tool, _describe(entry.tool, entry.arguments), entry.text
-            )
-        )
-        return compacted(stored)
+        return compacted(_stored(entry, store))
     if entry.kind == ARGUMENTS:
         return json.dumps({"note": cut_text(entry.text, "arguments")})
     return cut_text(entry.text, "an earlier answer of the model")
 
 
+def dropped_note(entries: Sequence[Entry], dropped: frozenset[int], store: ResultStore) -> str:
+    """The one message that stands for the dropped turns (their results stored, so searchable)."""
+    results = [entry for entry in entries if entry.turn in dropped and entry.kind == TOOL_RESULT]
+    handles = [_stored(entry, store).handle for entry in results]
+    stored = (
+        f"; their results are stored as {', '.join(handles)}: search them with {SEARCH_TOOL}"
+        if handles
+        else ""
+    )
+    return (
+        f"[{len(dropped):,} earlier model turns with {len(results):,} tool calls are taken out of the "
+        f"conversation to keep it within the context budget{stored}.]"
+    )
+
+
+def _stored(entry: Entry, store: ResultStore) -> StoredResult:
+    handle = store.handle_of(entry.call_id or "")
+    if handle is not None:
+        return store.results[handle]
+    return store.put(entry.call_id or "", entry.tool, _describe(entry.tool, entry.arguments), entry.text)
+
+
 def _describe(tool: str, raw_arguments: str) -> str:
     shown = " ".join(raw_arguments.split()) or "{}"
     return f"{tool}({shown if len(shown) <= 160 else shown[:159] + '…'})"
-
-
-def compaction(entries: Sequence[Entry], fixed: int, budget: Budget) -> set[int]:
-    """The entries to compact so that the conversation fits the budget (empty without a budget).
-
-    `fixed` is what cannot shrink: instructions, user messages and tool definitions, with the
-    overhead of every piece. Raises ContextBudgetError when that alone does not fit.
-    """
-    if not budget.tokens:
-        return set()
-    fixed += PIECE_OVERHEAD * len(entries)
-    if fixed > budget.target_bytes:
-        raise ContextBudgetError(
-            f"the instructions, the question and the tool definitions alone take about {tokens_of(fixed):,} "
-            f"tokens, more than the context budget of {budget.tokens:,} leaves room for: raise --context-budget"
-        )
-    return plan_compaction(entries, fixed, budget.target_bytes)
 
 
 def compact_chat(
@@ -304,41 +381,46 @@ def compact_chat(
     store: ResultStore,
     budget: Budget,
 ) -> list[dict[str, Any]]:
-    """Chat Completions messages as they go on the wire: the oldest large entries compacted as far as
-    the budget needs. The input is the full history and is not changed."""
+    """Chat Completions messages as they go on the wire, compacted as far as the budget needs.
+
+    The input is the full history and is not changed.
+    """
     entries: list[Entry] = []
     places: list[tuple[int, int | None]] = []  # (message index, tool call index) of each entry
-    fixed = size_of(json.dumps(list(tools or [])))
+    turn_of: dict[int, int] = {}  # message index -> turn
+    fixed = len(json.dumps(list(tools or [])))
     calls: dict[str, tuple[str, str]] = {}
+    turn = -1
     for index, message in enumerate(messages):
         role = message.get("role")
         content = message.get("content") if isinstance(message.get("content"), str) else ""
         if role in ("system", "user"):
-            fixed += PIECE_OVERHEAD + size_of(content or "")
+            fixed += PIECE_OVERHEAD + wire_size(content or "")
             continue
         if role == "assistant":
+            turn += 1
             if content:
-                entries.append(Entry(TEXT, size_of(content), text=content))
+                entries.append(Entry(TEXT, wire_size(content), turn, text=content))
                 places.append((index, None))
             for position, call in enumerate(message.get("tool_calls") or []):
                 function = call.get("function") or {}
-                raw = str(function.get("arguments") or "")
-                calls[str(call.get("id"))] = (str(function.get("name") or ""), raw)
-                if raw:
-                    entries.append(
-                        Entry(ARGUMENTS, size_of(raw), str(call.get("id")), raw, str(function.get("name")))
-                    )
-                    places.append((index, position))
-        elif role == "tool" and content:
+                name, raw = str(function.get("name") or ""), str(function.get("arguments") or "")
+                calls[str(call.get("id"))] = (name, raw)
+                entries.append(Entry(ARGUMENTS, wire_size(raw), turn, str(call.get("id")), raw, name))
+                places.append((index, position))
+        elif role == "tool":
             call_id = str(message.get("tool_call_id"))
-            tool, raw = calls.get(call_id, ("", ""))
-            entries.append(Entry(TOOL_RESULT, size_of(content), call_id, content, tool, raw))
+            name, raw = calls.get(call_id, ("", ""))
+            entries.append(
+                Entry(TOOL_RESULT, wire_size(content or ""), turn, call_id, content or "", name, raw)
+            )
             places.append((index, None))
-    chosen = compaction(entries, fixed, budget)
-    if not chosen:
+        turn_of[index] = turn
+    decided = plan(entries, fixed, budget)
+    if not decided.compacted and not decided.dropped:
         return list(messages)
     wire = [dict(message) for message in messages]
-    for number in sorted(chosen):
+    for number in sorted(decided.compacted):
         entry, (at, slot) = entries[number], places[number]
         text = replacement(entry, store)
         if entry.kind == ARGUMENTS and slot is not None:
@@ -350,30 +432,17 @@ def compact_chat(
             wire[at]["tool_calls"] = tool_calls
         else:
             wire[at]["content"] = text
-    return wire
-
-
-def plan_compaction(entries: Sequence[Entry], fixed: int, target: int) -> set[int]:
-    """The indexes of `entries` to compact: the oldest large ones first, until the conversation
-    (`fixed` bytes of what cannot shrink, plus the entries) fits `target`.
-
-    The plan depends only on the sizes, so that a loop that recomputes it from its full history
-    every turn (the SDK port) compacts the same entries as one that keeps its history compacted.
-    """
-    total = fixed + sum(entry.size for entry in entries)
-    chosen: set[int] = set()
-    for index, entry in enumerate(entries):
-        if total <= target:
-            break
-        if entry.size < MIN_COMPACT_BYTES:
+    if not decided.dropped:
+        return wire
+    note = {"role": "user", "content": dropped_note(entries, decided.dropped, store)}
+    kept: list[dict[str, Any]] = []
+    for index, message in enumerate(wire):
+        if turn_of.get(index) in decided.dropped:
+            if note not in kept:
+                kept.append(note)
             continue
-        chosen.add(index)
-        total -= entry.size - _stub_size(entry)
-    return chosen
-
-
-def _stub_size(entry: Entry) -> int:
-    return 360 if entry.kind == TOOL_RESULT else 110
+        kept.append(message)
+    return kept
 
 
 def search_tool_spec(name: str = SEARCH_TOOL) -> dict[str, Any]:

@@ -24,9 +24,10 @@ from k8s_agent_harness.context import (
     Budget,
     Entry,
     ResultStore,
-    compaction,
+    dropped_note,
+    plan,
     replacement,
-    size_of,
+    wire_size,
 )
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.supervisor import Supervisor
@@ -57,46 +58,56 @@ def compact_items(
     store: ResultStore,
     budget: Budget,
 ) -> list[Any]:
-    """The SDK's input items with the oldest large entries compacted, as `context.compact_chat` does
-    for Chat Completions messages: the same pieces, measured the same way, the same replacements."""
+    """The SDK's input items compacted as `context.compact_chat` compacts Chat Completions messages:
+    the same entries and turns, measured the same way, the same replacements and note."""
     entries: list[Entry] = []
     places: list[int] = []
-    fixed = size_of(json.dumps(tools)) + (PIECE_OVERHEAD + size_of(instructions) if instructions else 0)
+    turn_of: dict[int, int] = {}
+    fixed = len(json.dumps(tools)) + (PIECE_OVERHEAD + wire_size(instructions) if instructions else 0)
     calls: dict[str, tuple[str, str]] = {}
+    turn, previous = -1, None
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             continue
         kind, role = item.get("type"), item.get("role")
-        if kind == "function_call":
+        step = "call" if kind == "function_call" else "output" if kind == "function_call_output" else role
+        # A turn is the model's message and its calls: it begins at a text or at a call that does
+        # not follow the same turn's text or calls.
+        if step == "assistant" or (step == "call" and previous not in ("assistant", "call")):
+            turn += 1
+        if step == "call":
             call_id, name, raw = (
                 str(item.get("call_id")),
                 str(item.get("name") or ""),
                 str(item.get("arguments") or ""),
             )
             calls[call_id] = (name, raw)
-            if raw:
-                entries.append(Entry(ARGUMENTS, size_of(raw), call_id, raw, name))
-                places.append(index)
-        elif kind == "function_call_output":
+            entries.append(Entry(ARGUMENTS, wire_size(raw), turn, call_id, raw, name))
+            places.append(index)
+        elif step == "output":
             output = item.get("output")
-            if isinstance(output, str) and output:
-                call_id = str(item.get("call_id"))
-                name, raw = calls.get(call_id, ("", ""))
-                entries.append(Entry(TOOL_RESULT, size_of(output), call_id, output, name, raw))
-                places.append(index)
-        elif role == "assistant":
+            text = output if isinstance(output, str) else json.dumps(output)
+            call_id = str(item.get("call_id"))
+            name, raw = calls.get(call_id, ("", ""))
+            entries.append(Entry(TOOL_RESULT, wire_size(text), turn, call_id, text, name, raw))
+            places.append(index)
+        elif step == "assistant":
             text = _text(item)
             if text:
-                entries.append(Entry(TEXT, size_of(text), text=text))
+                entries.append(Entry(TEXT, wire_size(text), turn, text=text))
                 places.append(index)
-        elif role in ("user", "system", "developer"):
+        else:
             content = item.get("content")
-            fixed += PIECE_OVERHEAD + size_of(content if isinstance(content, str) else _text(item))
-    chosen = compaction(entries, fixed, budget)
-    if not chosen:
+            fixed += PIECE_OVERHEAD + wire_size(content if isinstance(content, str) else _text(item))
+            previous = step
+            continue
+        turn_of[index] = turn
+        previous = step
+    decided = plan(entries, fixed, budget)
+    if not decided.compacted and not decided.dropped:
         return items
     compacted_items = list(items)
-    for number in sorted(chosen):
+    for number in sorted(decided.compacted):
         entry, index = entries[number], places[number]
         text = replacement(entry, store)
         item = dict(compacted_items[index])
@@ -107,7 +118,17 @@ def compact_items(
         else:
             item["content"] = [{"type": "output_text", "text": text, "annotations": []}]
         compacted_items[index] = item
-    return compacted_items
+    if not decided.dropped:
+        return compacted_items
+    note = {"role": "user", "content": dropped_note(entries, decided.dropped, store)}
+    kept: list[Any] = []
+    for index, item in enumerate(compacted_items):
+        if turn_of.get(index) in decided.dropped:
+            if note not in kept:
+                kept.append(note)
+            continue
+        kept.append(item)
+    return kept
 
 
 def _text(item: dict[str, Any]) -> str:
