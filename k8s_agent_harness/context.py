@@ -155,7 +155,7 @@ class ResultStore:
         )
         lines_in = sum(len(stored.lines) for stored in chosen)
         how = "not matching" if invert else "matching"
-        head = f"{total} of {lines_in} lines {how} {pattern!r} in {where}"
+        head = f'{total} of {lines_in} lines {how} "{pattern}" in {where}'
         if total > len(shown):
             head += f"; the first {len(shown)} shown (narrow the pattern, or raise max_matches)"
         return head + (":\n" + "\n".join(shown) if shown else ".")

@@ -32,3 +32,31 @@ def test_bench_quick_prints_every_figure(tmp_path: Path) -> None:
     assert figures["investigation"]["handwritten"]["model_requests"] == 3
     assert figures["imports_agents"] == {"handwritten": False, "sdk": True}
     assert set(figures["targets_met"]) >= {"gateway_share_of_round_trip", "handwritten_never_imports_agents"}
+
+
+def test_bench_scale_quick_measures_both_implementations_with_and_without_the_budget(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "k8s_agent", "bench", "--scale", "--quick", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout)
+    rows = {(row["pods"], row["impl"], row["budget"]) for row in figures["rows"]}
+    assert rows == {
+        (pods, impl, budget)
+        for pods in (50, 500)
+        for impl in ("handwritten", "sdk")
+        for budget in (32_000, 0)
+    }
+    assert all(row["found"] == 5 for row in figures["rows"])
+    assert all(figures["targets_met"].values())
+    with_budget = [row for row in figures["rows"] if row["budget"] and row["pods"] == 500]
+    without = [row for row in figures["rows"] if not row["budget"] and row["pods"] == 500]
+    assert max(r["largest_request_bytes"] for r in with_budget) < min(
+        r["largest_request_bytes"] for r in without
+    )

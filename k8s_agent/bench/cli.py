@@ -17,10 +17,38 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--quick", action="store_true", help="fewer rounds and turns (a smoke test)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="instead: the offline model on synthetic clusters of 50 to 50,000 pods, with the context budget "
+        "and without (a few minutes; --quick: 50 and 500 pods); exit 1 if a target is missed",
+    )
+    parser.add_argument(
+        "--sizes",
+        metavar="N,N,...",
+        help="with --scale: the cluster sizes, in pods (default 50,500,5000,20000,50000)",
+    )
     parser.set_defaults(handler=_handle)
 
 
 def _handle(args: argparse.Namespace) -> int:
+    import sys
+
+    if args.scale:
+        from k8s_agent.bench import scale
+
+        try:
+            sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else None
+        except ValueError:
+            print(f"error: --sizes expects numbers separated by commas, got {args.sizes!r}", file=sys.stderr)
+            return 2
+        if sizes is not None and any(n < 5 for n in sizes):
+            print("error: --sizes: a synthetic cluster has at least 5 pods", file=sys.stderr)
+            return 2
+        return scale.main(sizes or (scale.QUICK_SIZES if args.quick else scale.SIZES), as_json=args.json)
+    if args.sizes:
+        print("error: --sizes goes with --scale", file=sys.stderr)
+        return 2
     from k8s_agent.bench.run import main
 
     return main(quick=args.quick, as_json=args.json)

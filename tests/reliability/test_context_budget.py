@@ -122,7 +122,7 @@ def test_a_huge_result_is_excerpted_searchable_and_kept_in_the_trace(
     excerpt = run.tool_messages(1)[0]["content"]
     assert excerpt.startswith("[Result r1 of get_pod_logs(") and "too large to show whole" in excerpt
     found = run.tool_messages(2)[0]["content"]
-    expected = f"{lines if 'needle' in line else 0} of {lines} lines matching 'needle' in r1"
+    expected = f'{lines if "needle" in line else 0} of {lines} lines matching "needle" in r1'
     assert found.startswith(expected), found[:300]
     assert len(found.encode()) <= 32_000 * BYTES_PER_TOKEN // 8 + 1024  # the search answer is bounded too
     (logs,) = [e for e in run.trace if e["kind"] == "tool_call" and e["tool"] == "get_pod_logs"]
