@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from k8s_agent_harness.errors import ConfigError
 
@@ -432,16 +432,27 @@ def compact_chat(
             wire[at]["tool_calls"] = tool_calls
         else:
             wire[at]["content"] = text
+    return without_dropped_turns(wire, turn_of, decided, dropped_note(entries, decided.dropped, store))
+
+
+T = TypeVar("T")
+
+
+def without_dropped_turns(
+    pieces: list[T], turn_of: dict[int, int], decided: Plan, note: str
+) -> list[T | dict[str, str]]:
+    """The pieces (messages, or input items) without the dropped turns, one user note in their place."""
     if not decided.dropped:
-        return wire
-    note = {"role": "user", "content": dropped_note(entries, decided.dropped, store)}
-    kept: list[dict[str, Any]] = []
-    for index, message in enumerate(wire):
+        return list(pieces)
+    kept: list[T | dict[str, str]] = []
+    noted = False
+    for index, piece in enumerate(pieces):
         if turn_of.get(index) in decided.dropped:
-            if note not in kept:
-                kept.append(note)
+            if not noted:
+                kept.append({"role": "user", "content": note})
+                noted = True
             continue
-        kept.append(message)
+        kept.append(piece)
     return kept
 
 

@@ -124,6 +124,7 @@ class ToolGateway:
             tool.name: ArgumentValidator(tool.name, tool.input_schema, self._warn) for tool in self.tools
         }
         self._search_validator: ArgumentValidator | None = None
+        self._turn_offer: tuple[int, list[str], bool] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -141,6 +142,7 @@ class ToolGateway:
         tools = [tool.openai_tool() for tool in self.tools]
         if self.store:
             tools.append(self.search_tool.openai_tool())
+        self._turn_offer = (self._supervisor.turns, self.names, self.offers_search)
         return tools
 
     def needs_approval(self, name: str) -> bool:
@@ -181,37 +183,17 @@ class ToolGateway:
         if self._max_calls and position is not None and position >= self._max_calls:
             message = prompts.over_call_cap(position + 1, self._max_calls)
             return self._rejected(call_id, name, Outcome.SKIPPED, message, raw)
-        if name == self.search_tool.name and self.store:
+        offered, search_offered = self._offered_this_turn()
+        if name == self.search_tool.name and search_offered:
             return await self._search(call_id, raw)
         if name not in self._by_name:
-            message = (prompts.refused_tool if name in self.refused else prompts.unknown_tool)(
-                name, self.names
-            )
+            message = (prompts.refused_tool if name in self.refused else prompts.unknown_tool)(name, offered)
             kind = Outcome.REFUSED if name in self.refused else Outcome.UNKNOWN
             return self._rejected(call_id, name, kind, message, raw)
-        arguments, problem = _parse_arguments(raw)
-        if problem is not None:
-            return self._rejected(
-                call_id, name, Outcome.INVALID_JSON, prompts.invalid_json(problem, _echo(raw)), raw
-            )
-        errors = self._schema_errors(name, arguments)
-        if errors:
-            return self._rejected(
-                call_id, name, Outcome.INVALID_ARGS, prompts.invalid_arguments(name, errors), arguments
-            )
-
-        signature = call_signature(name, arguments)
-        fingerprint = fingerprint_of(signature)
-        self._supervisor.call_seen(fingerprint)
-        if signature in self._cache:
-            return ToolOutcome(
-                call_id,
-                name,
-                Outcome.CACHED,
-                prompts.duplicate(self._cache[signature]),
-                fingerprint,
-                arguments,
-            )
+        checked = self._checked(call_id, name, raw)
+        if isinstance(checked, ToolOutcome):
+            return checked
+        arguments, signature, fingerprint = checked
 
         if self.needs_approval(name) and signature not in self._approved:
             if signature in self._denied or not await self._approver(name, arguments):
@@ -243,6 +225,39 @@ class ToolGateway:
     async def _search(self, call_id: str, raw: str) -> ToolOutcome:
         """The harness's own tool: search the stored results (validated, cached and traced like any)."""
         name = self.search_tool.name
+        checked = self._checked(call_id, name, raw)
+        if isinstance(checked, ToolOutcome):
+            return checked
+        arguments, signature, fingerprint = checked
+        content = self.store.search(
+            arguments["pattern"],
+            handle=arguments.get("handle"),
+            regex=bool(arguments.get("regex", False)),
+            ignore_case=bool(arguments.get("ignore_case", False)),
+            invert=bool(arguments.get("invert", False)),
+            max_matches=int(arguments.get("max_matches", 50)),
+            max_bytes=self.budget.result_bytes,
+        )
+        self.evidence.add(content)
+        self._cache[signature] = content
+        return ToolOutcome(call_id, name, Outcome.EXECUTED, content, fingerprint, arguments)
+
+    def _offered_this_turn(self) -> tuple[list[str], bool]:
+        """The tools the request of this turn offered (`openai_tools` notes them when a loop builds
+        the request; else, as they are when the turn's first call comes).
+
+        A call that stores a result makes the search tool appear, but only from the next request
+        on: the calls of one turn are judged against what that turn was offered, whatever order a
+        loop runs them in (the SDK runs calls to unknown tools after the others).
+        """
+        turn = self._supervisor.turns
+        if self._turn_offer is None or self._turn_offer[0] != turn:
+            self._turn_offer = (turn, self.names, self.offers_search)
+        return self._turn_offer[1], self._turn_offer[2]
+
+    def _checked(self, call_id: str, name: str, raw: str) -> ToolOutcome | tuple[Any, str, str]:
+        """JSON, schema and the duplicate cache: the outcome that ends the call here, or the parsed
+        arguments with the call's signature and fingerprint (counted by the supervisor)."""
         arguments, problem = _parse_arguments(raw)
         if problem is not None:
             return self._rejected(
@@ -259,18 +274,7 @@ class ToolGateway:
         if signature in self._cache:
             cached = prompts.duplicate(self._cache[signature])
             return ToolOutcome(call_id, name, Outcome.CACHED, cached, fingerprint, arguments)
-        content = self.store.search(
-            arguments["pattern"],
-            handle=arguments.get("handle"),
-            regex=bool(arguments.get("regex", False)),
-            ignore_case=bool(arguments.get("ignore_case", False)),
-            invert=bool(arguments.get("invert", False)),
-            max_matches=int(arguments.get("max_matches", 50)),
-            max_bytes=self.budget.result_bytes,
-        )
-        self.evidence.add(content)
-        self._cache[signature] = content
-        return ToolOutcome(call_id, name, Outcome.EXECUTED, content, fingerprint, arguments)
+        return arguments, signature, fingerprint
 
     async def _execute(
         self, call_id: str, name: str, arguments: dict[str, Any], fingerprint: str

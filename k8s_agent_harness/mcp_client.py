@@ -101,7 +101,8 @@ def flatten(result: mcp_types.CallToolResult) -> str:
         import json
 
         parts.append(json.dumps(result.structured_content, sort_keys=True, default=str))
-    return "\n".join(parts)
+    # JSON may carry lone surrogates (`"\\udcff"`) that no UTF-8 request can: keep them, escaped.
+    return "\n".join(parts).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass

@@ -80,13 +80,15 @@ async def _apply(fault: Fault) -> None:
 
 
 def _answer(method: Callable[..., str]) -> Callable[..., str]:
-    """Turn the cluster's NotFound/Invalid into tool errors the model can read."""
+    """Turn the cluster's NotFound/Invalid into tool errors the model can read; keep the text sendable."""
 
     def wrapper(*args: Any, **kwargs: Any) -> str:
         try:
-            return method(*args, **kwargs)
+            text = method(*args, **kwargs)
         except (NotFound, Invalid) as error:
             raise ToolError(str(error)) from None
+        # A fixture may hold text no JSON-RPC message can carry (a lone surrogate): show it escaped.
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
     return wrapper
 

@@ -28,6 +28,7 @@ from k8s_agent_harness.context import (
     plan,
     replacement,
     wire_size,
+    without_dropped_turns,
 )
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.supervisor import Supervisor
@@ -118,17 +119,9 @@ def compact_items(
         else:
             item["content"] = [{"type": "output_text", "text": text, "annotations": []}]
         compacted_items[index] = item
-    if not decided.dropped:
-        return compacted_items
-    note = {"role": "user", "content": dropped_note(entries, decided.dropped, store)}
-    kept: list[Any] = []
-    for index, item in enumerate(compacted_items):
-        if turn_of.get(index) in decided.dropped:
-            if note not in kept:
-                kept.append(note)
-            continue
-        kept.append(item)
-    return kept
+    return without_dropped_turns(
+        compacted_items, turn_of, decided, dropped_note(entries, decided.dropped, store)
+    )
 
 
 def _text(item: dict[str, Any]) -> str:

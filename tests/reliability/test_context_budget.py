@@ -189,3 +189,25 @@ def test_a_question_too_large_for_the_budget_is_a_clear_error(run_agent: RunAgen
     assert run.result is None and run.error is not None and run.error.exit_code == 2
     assert "more than the context budget of 4,000 leaves room for: raise --context-budget" in str(run.error)
     assert run.requests == []
+
+
+def test_text_no_request_could_carry_reaches_the_model_escaped_not_as_a_crash(
+    impl: str, tmp_path: Path
+) -> None:
+    data = cluster(5)
+    pod = next(p for p in data["pods"] if p["name"] == PLANTED[0])
+    pod["containers"][0]["logs"] = ["bad bytes: \udcff\udcfe end", "café ok", "\x00\x07 control"]
+    fixture = tmp_path / "odd.json"
+    fixture.write_text(json.dumps(data))
+
+    run = run_scenario(
+        impl,
+        [calls(tool("get_pod_logs", name=PLANTED[0], namespace="production")), text("Read.")],
+        tmp_path / "run",
+        QUESTION,
+        cluster=fixture,
+    )
+
+    (logs,) = run.tool_messages(1)
+    assert "bad bytes: \\udcff\\udcfe end" in logs["content"] and "café ok" in logs["content"]
+    assert run.answer == "Read."
