@@ -1,9 +1,10 @@
 """The hand-written agent: one plain loop over Chat Completions, guarded by the shared harness.
 
-Read it top to bottom: ask the model (tools forced on the first turn only), run every proposed
-tool call through the gateway and answer each call id, let the review policy accept each text
-answer or push back on it, and when a budget is spent (steps, repeats, time) ask once more
-without tools for the summary.
+Read it top to bottom: ask the model (tools forced on the first turn only; the report's JSON
+Schema as `response_format` on every request in json_schema mode), run every proposed tool call
+through the gateway and answer each call id, let the review policy accept each text answer or
+push back on it, and when a budget is spent (steps, repeats, time) ask once more without tools
+for the summary (a structured summary gets its one correction turn, also without tools).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import compact_chat
 from k8s_agent_harness.errors import MalformedResponseError
+from k8s_agent_harness.findings import response_format
 from k8s_agent_harness.model_client import endpoint_error
-from k8s_agent_harness.review import PushBack
+from k8s_agent_harness.review import Accept, PushBack
 from k8s_agent_harness.session import RunResult, Session, open_session
-from k8s_agent_harness.vocabulary import Impl
+from k8s_agent_harness.vocabulary import Impl, ReportFormat
 
 IMPL = Impl.HANDWRITTEN
 
@@ -36,10 +38,10 @@ async def ask(config: Config, question: str, **options: Any) -> RunResult:
         return session.finish(answer)
 
 
-async def investigate(session: Session) -> str:
+async def investigate(session: Session) -> Accept:
     """The loop: turns until the model answers acceptably or a budget ends it."""
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": prompts.SYSTEM_PROMPT},
+        {"role": "system", "content": prompts.system_prompt(session.structured)},
         {"role": "user", "content": session.question},
     ]
     supervisor = session.supervisor
@@ -58,19 +60,30 @@ async def investigate(session: Session) -> str:
             continue
 
         answer = reply.content or ""
-        verdict = session.review(answer)  # C2, C5
+        verdict = session.review(answer)  # C2, C5, C11, C12
         if isinstance(verdict, PushBack):
-            if answer:  # an empty answer says nothing worth keeping in the conversation
-                messages.append({"role": "assistant", "content": answer})
-            messages.append({"role": "user", "content": verdict.message})
+            _push_back(messages, answer, verdict)
             continue
-        return verdict.answer
+        return verdict
 
     # C4, C7: one request without tools asks for the summary.
     session.recorder.force_summary(reason)
-    messages.append({"role": "user", "content": prompts.summary_instruction(reason)})
+    messages.append({"role": "user", "content": prompts.summary_instruction(reason, session.structured)})
     reply = await ask_model(session, messages, tools=None, tool_choice=None)
-    return reply.content or prompts.no_report(reason)
+    summary = reply.content or ("" if session.structured else prompts.no_report(reason))
+    verdict = session.review_summary(summary)  # C11, C12: one tool-less correction turn
+    if isinstance(verdict, PushBack):
+        _push_back(messages, summary, verdict)
+        reply = await ask_model(session, messages, tools=None, tool_choice=None)
+        verdict = session.review_summary(reply.content or "")
+    assert isinstance(verdict, Accept)  # the correction is spent: the second report is accepted
+    return verdict
+
+
+def _push_back(messages: list[dict[str, Any]], answer: str, verdict: PushBack) -> None:
+    if answer:  # an empty answer says nothing worth keeping in the conversation
+        messages.append({"role": "assistant", "content": answer})
+    messages.append({"role": "user", "content": verdict.message})
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,8 @@ async def ask_model(
     if tools is not None:
         request["tools"] = tools
         request["tool_choice"] = tool_choice
+    if session.config.report_mode is ReportFormat.JSON_SCHEMA:  # C11: on every request, as the SDK sends it
+        request["response_format"] = response_format()
     try:
         completion: ChatCompletion = await session.model.chat.completions.create(**request)
     except openai.OpenAIError as error:

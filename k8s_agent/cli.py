@@ -132,10 +132,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="scope the question to this namespace (added to it as a line the model reads)",
     )
     add_run_options(ask)
-    ask.add_argument(
+    shown = ask.add_mutually_exclusive_group()
+    shown.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON object (answer, counts, trace) instead of the report",
+        help="print one JSON object instead of the report: the answer, the structured report with each "
+        "quote's verification (json report formats), counts, trace",
+    )
+    shown.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the report as markdown, for a ticket (each quote marked verified or not)",
     )
     ask.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     ask.set_defaults(handler=cmd_ask)
@@ -221,7 +228,7 @@ def _ask(args: argparse.Namespace) -> int:
     from k8s_agent.implementations import ask, check_inputs, scoped_question
     from k8s_agent.progress import ProgressPrinter
     from k8s_agent_harness.approval import TerminalApprover, deny_all
-    from k8s_agent_harness.report import render
+    from k8s_agent_harness.report import render, render_markdown
     from k8s_agent_harness.session import record_failed_start
     from k8s_agent_harness.trace import prune_traces
     from k8s_agent_harness.vocabulary import Impl
@@ -247,6 +254,8 @@ def _ask(args: argparse.Namespace) -> int:
         prune_traces(config.trace_dir, config.keep_traces)
     if args.json:
         print(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
+    elif args.markdown:
+        print(render_markdown(result), end="")
     else:
         print(render(result))
     return 0

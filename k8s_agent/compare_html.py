@@ -307,6 +307,8 @@ def guardrail_words(guardrail: Guardrail) -> str:
             return "pushback: the model answered before calling any tool"
         case Guardrail.EVIDENCE:
             return "pushback: the answer names what no tool returned"
+        case Guardrail.REPORT:
+            return "correction: the report does not parse, validate or verify"
         case Guardrail.FORCED_SUMMARY:
             return "forced summary"
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from k8s_agent.invariants import check_run
 from k8s_agent_harness import events, prompts
-from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl, Rejection, RunStatus
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl, Rejection, ReportFormat, RunStatus
 from k8s_agent_mock_cluster.call_log import LoggedCall
 
 SHORT = {Impl.HANDWRITTEN: "hw", Impl.SDK: "sdk"}
@@ -101,6 +101,12 @@ def record_run(
     counts = end.counts if end is not None else events.RunCounts()
     answer = end.answer if end is not None and end.status == RunStatus.OK else None
     checks = check_run(trace, requests, calls, script_problems)
+    reports = [e for e in trace if isinstance(e, events.ReportChecked)]
+    start = next((e for e in trace if isinstance(e, events.RunStart)), None)
+    report_format = start.report_format if start and start.report_format else None
+    verified = None
+    if report_format not in (None, ReportFormat.PROSE) and answer is not None:
+        verified = bool(reports) and reports[-1].parsed and not reports[-1].problems
     times: dict[str, float] = {
         e.kind: e.ts for e in trace if isinstance(e, events.RunStart | events.ToolsListed | events.RunEnd)
     }
@@ -109,7 +115,12 @@ def record_run(
         "error": end.error if end is not None else None,
         "error_type": end.error_type if end is not None else None,
         "report": bool(answer and answer.strip() and not answer.startswith(prompts.NO_REPORT_PREFIX)),
-        "grounded": answer is not None and end is not None and not end.ungrounded_names,
+        "grounded": answer is not None
+        and end is not None
+        and not end.ungrounded_names
+        and verified is not False,
+        "report_format": report_format.value if report_format else None,
+        "report_verified": verified,
         "ungrounded_names": list(end.ungrounded_names) if end is not None else [],
         "invariants_held": all(check.held is not False for check in checks),
         "invariants": {check.name: check.held for check in checks},

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from k8s_agent_harness import events
-from k8s_agent_harness.vocabulary import Guardrail
+from k8s_agent_harness.vocabulary import Guardrail, ReportFormat
 from k8s_agent_mock_cluster.call_log import LoggedCall
 
-PUSHBACKS = (Guardrail.ZERO_TOOL, Guardrail.EVIDENCE)
+PUSHBACKS = (Guardrail.ZERO_TOOL, Guardrail.EVIDENCE, Guardrail.REPORT)
 
 INVARIANTS = {
     "first_request_forced": "request 1 carries tools and tool_choice 'required' (C1)",
@@ -25,6 +25,8 @@ INVARIANTS = {
     "server_saw_only_accepted_calls": "nothing unknown, refused or invalid reached the MCP server (C3, C6, C8)",
     "request_budget": "model requests <= max_steps + pushbacks + 1 (C7)",
     "summary_without_tools": "a forced-summary request carries no tools (C4, C7)",
+    "report_checked": "a structured report is asked for on every request (json_schema) and read by the "
+    "harness, with at most one correction before it is accepted (C11, C12)",
     "script_played_exactly": "the scripted model's steps were all used, and no request came after them",
 }
 
@@ -52,6 +54,7 @@ def check_run(
         server_saw_only_accepted_calls(trace, calls),
         request_budget(trace),
         summary_without_tools(trace),
+        report_checked(trace),
         Check(
             "script_played_exactly",
             None if script_problems is None else not script_problems,
@@ -148,6 +151,37 @@ def summary_without_tools(trace: Sequence[events.Event]) -> Check:
                 "summary_without_tools", False, f"step {event.step} sent tools after the summary was forced"
             )
     return Check("summary_without_tools", True, "" if forced else "no summary forced")
+
+
+def report_checked(trace: Sequence[events.Event]) -> Check:
+    """C11, C12: in the json modes every request asks for the schema (json_schema), every answer
+    that ended the run was read as a report, and no more than one correction was asked."""
+    start = next((e for e in trace if isinstance(e, events.RunStart)), None)
+    mode = start.report_format if start else None
+    if mode in (None, ReportFormat.PROSE):
+        return Check("report_checked", True, "prose report: its names are checked (C5)")
+    end = next((e for e in reversed(trace) if isinstance(e, events.RunEnd)), None)
+    if end is None or end.status != "ok":
+        return Check("report_checked", True, "the run ended without a report")
+    wanted = "json_schema:final_output"
+    if mode is ReportFormat.JSON_SCHEMA:
+        for request in first_requests(trace):
+            if request.response_format != wanted:
+                return Check(
+                    "report_checked",
+                    False,
+                    f"step {request.step}: response_format {request.response_format!r}",
+                )
+    reports = [e for e in trace if isinstance(e, events.ReportChecked)]
+    corrections = [e for e in reports if not e.accepted]
+    if not reports or not reports[-1].accepted:
+        return Check("report_checked", False, "the answer that ended the run was not read as a report")
+    if len(corrections) > 1:
+        return Check("report_checked", False, f"{len(corrections)} corrections asked")
+    final = reports[-1]
+    return Check(
+        "report_checked", True, "verified" if final.parsed and not final.problems else "kept, unverified"
+    )
 
 
 def _signature(tool: str, arguments: Any) -> str:

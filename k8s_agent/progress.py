@@ -137,6 +137,8 @@ class ProgressPrinter:
             return line.replace(mark, f"{colour}{mark}{RESET}", 1)
         if isinstance(event, events.GuardrailFired | events.McpRestart | events.McpToolsChanged):
             return f"{MAGENTA}{line}{RESET}"
+        if isinstance(event, events.ReportChecked):
+            return f"{GREEN if not event.problems else RED}{line}{RESET}"
         if isinstance(event, events.ModelError) or (
             isinstance(event, events.ModelResponse) and event.malformed
         ):
@@ -181,6 +183,8 @@ class ProgressPrinter:
                 return f"  … {event.tool} failed ({event.reason}); retrying in {event.delay_s:g}s"
             case events.GuardrailFired():
                 return f"  ! {_guardrail_words(event)}"
+            case events.ReportChecked():
+                return f"  {_report_words(event)}"
             case events.McpRestart():
                 outcome = "restarted it" if event.ok else f"could not restart it: {event.error}"
                 return f"  ! MCP server: {event.reason}; {outcome}"
@@ -209,11 +213,25 @@ def _guardrail_words(event: events.GuardrailFired) -> str:
             return "pushback: the model answered without investigating"
         case Guardrail.EVIDENCE:
             return f"pushback: the report names things no tool returned: {', '.join(event.names)}"
+        case Guardrail.REPORT:
+            what = f" (names no tool returned: {', '.join(event.names)})" if event.names else ""
+            return f"correction: the report does not check out{what}; asking for it once more"
         case Guardrail.FORCED_SUMMARY:
             reason = event.reason.value.replace("_", " ") if event.reason else "budget"
             return f"stopping the investigation ({reason}): asking for the summary"
         case _:
             assert_never(event.guardrail)
+
+
+def _report_words(event: events.ReportChecked) -> str:
+    if not event.parsed:
+        return f"✗ the report is not readable as structured findings: {clip(event.problems[0], 120)}"
+    findings = (event.report or {}).get("findings") or []
+    quotes = [quote for finding in findings for quote in finding.get("evidence") or []]
+    verified = sum(1 for quote in quotes if quote.get("verified"))
+    mark = "✓" if not event.problems else "✗"
+    unverified = f", {plural(len(event.problems), 'problem')}" if event.problems else ""
+    return f"{mark} report: {plural(len(findings), 'finding')}, {verified}/{len(quotes)} quotes verified{unverified}"
 
 
 def _compact(arguments: Any) -> str:

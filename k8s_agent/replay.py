@@ -26,7 +26,7 @@ from k8s_agent_harness import events
 from k8s_agent_harness.config import BUDGET_SETTINGS, checked_settings
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
-from k8s_agent_harness.vocabulary import Impl
+from k8s_agent_harness.vocabulary import Impl, ReportFormat
 from k8s_agent_mock_cluster import FixtureError, load_fixture
 from k8s_agent_mock_cluster.faults import FaultPlan, FaultPlanError
 from k8s_agent_scripted_llm import HttpError, Malformed, Reply, Step, ToolCall, hang
@@ -195,6 +195,7 @@ def recorded_settings(start: events.RunStart, overrides: dict[str, Any] | None =
     except ConfigError as error:
         raise ConfigError(f"the trace's budgets cannot be used: {error}") from None
     settings["model"] = start.model or "scripted"
+    settings.setdefault("report_format", (start.report_format or ReportFormat.PROSE).value)
     return settings
 
 

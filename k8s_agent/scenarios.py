@@ -1,4 +1,4 @@
-"""The scenario library: each contract misbehaviour (C1-C10) as a scripted model, plus the offline model.
+"""The scenario library: each contract misbehaviour (C1-C12) as a scripted model, plus the offline model.
 
 A scenario is a model script (or a responder), the question and the config overrides. The
 contract tests, the side-by-side comparison and the benchmarks all run these same scenarios.
@@ -7,6 +7,7 @@ The scripts name pods of the shipped default fixture.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,34 @@ PAYMENT = "payment-service-6f7b8d9c0-ghi56"
 ANALYTICS = "analytics-worker-5c8f9e7d2-vwx78"
 REPORT = f"{PAYMENT} is in CrashLoopBackOff."
 INVENTED = "billing-api-7d8f9c6b5-xk2lm"
+LOG_LINE = "2026-11-30T04:12:02Z ERROR config validation failed: missing required field 'DB_PASSWORD'"
+"""A line of the payment pod's log in the default fixture: a quote that verifies."""
+FABRICATED = "panic: dial tcp 10.0.4.7:5432: connect: connection refused"
+"""A plausible log line that no tool of the default fixture returns: a quote that does not."""
+
+
+def report_json(*findings: dict[str, Any], healthy: int = 0, fence: bool = False) -> str:
+    """A structured report as a model writes it (findings.HealthReport's fields)."""
+    text = json.dumps(
+        {"scope": "pods in namespace production", "findings": list(findings), "healthy": {"count": healthy}}
+    )
+    return f"```json\n{text}\n```" if fence else text
+
+
+def finding(
+    name: str, *quotes: str, cause: str = "crash_config", call_id: str | None = None
+) -> dict[str, Any]:
+    """One finding of a scripted report, its evidence the given quotes."""
+    return {
+        "kind": "pod",
+        "name": name,
+        "namespace": "production",
+        "status": "CrashLoopBackOff",
+        "cause": cause,
+        "explanation": "The application exits at start-up: its configuration lacks a required field.",
+        "evidence": [{"text": quote, "call_id": call_id, "tool": "get_pod_logs"} for quote in quotes],
+        "fix": "Provide DB_PASSWORD from the pod's Secret and roll the deployment out again.",
+    }
 
 
 @dataclass(frozen=True)
@@ -127,9 +156,62 @@ C10 = Scenario(
         text("Done."),
     ],
 )
+C11 = Scenario(
+    "c11-report-schema",
+    "a report that breaks the schema gets one correction naming the validation errors",
+    script=lambda: [
+        call("list_pods", namespace="production"),
+        call("get_pod_logs", name=PAYMENT, namespace="production"),
+        text(json.dumps({"scope": "production", "findings": [{"name": PAYMENT, "cause": "crashing"}]})),
+        text(report_json(finding(PAYMENT, LOG_LINE))),
+    ],
+    overrides={"report_format": "json_schema"},
+)
+C11_TEXT = Scenario(
+    "c11-report-json-text",
+    "json_text: a prose answer gets the correction; the JSON in a fence is read",
+    script=lambda: [
+        call("list_pods", namespace="production"),
+        call("get_pod_logs", name=PAYMENT, namespace="production"),
+        text(REPORT),
+        text(report_json(finding(PAYMENT, LOG_LINE), fence=True)),
+    ],
+    overrides={"report_format": "json_text"},
+)
+C12 = Scenario(
+    "c12-fabricated-evidence",
+    "a quote in no tool result and a pod no tool returned get one correction naming both",
+    script=lambda: [
+        call("list_pods", namespace="production"),
+        call("get_pod_logs", name=PAYMENT, namespace="production"),
+        text(report_json(finding(PAYMENT, FABRICATED), finding(INVENTED, LOG_LINE))),
+        text(report_json(finding(PAYMENT, LOG_LINE))),
+    ],
+    overrides={"report_format": "json_schema"},
+)
+C12_KEPT = Scenario(
+    "c12-unverified-kept",
+    "a quote still fabricated after the correction is kept, marked unverified",
+    script=lambda: [
+        call("get_pod_logs", name=PAYMENT, namespace="production"),
+        text(report_json(finding(PAYMENT, FABRICATED))),
+        text(report_json(finding(PAYMENT, LOG_LINE, FABRICATED))),
+    ],
+    overrides={"report_format": "json_schema"},
+)
 OFFLINE = Scenario(
-    "offline-default", "the offline model diagnoses the default fixture", responder=offline_model
+    "offline-default",
+    "the offline model diagnoses the default fixture, its report structured and verified",
+    responder=offline_model,
+    overrides={"report_format": "json_schema"},
 )
 
-CONTRACT_SCENARIOS = (C1, C2, C3, C4, C4_PARALLEL, C5, C6, C7, C8, C9, C10)
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (*CONTRACT_SCENARIOS, OFFLINE)}
+OFFLINE_PROSE = Scenario(
+    "offline-prose",
+    "the offline model's prose report, checked by name grounding (--report-format prose)",
+    responder=offline_model,
+    overrides={"report_format": "prose"},
+)
+
+CONTRACT_SCENARIOS = (C1, C2, C3, C4, C4_PARALLEL, C5, C6, C7, C8, C9, C10, C11, C11_TEXT, C12, C12_KEPT)
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (*CONTRACT_SCENARIOS, OFFLINE, OFFLINE_PROSE)}

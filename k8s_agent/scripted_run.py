@@ -31,6 +31,7 @@ CALL_LOG = "calls.jsonl"
 # What a scripted run uses unless told otherwise: a scripted server never fails, so no retries.
 SCRIPTED_SETTINGS: dict[str, Any] = {
     "model": "scripted",
+    "report_format": "prose",  # the C1-C10 scripts answer in prose; C11 and C12 scenarios set a json mode
     "max_retries": 0,
     "request_timeout": 20.0,
     "tool_timeout": 10.0,

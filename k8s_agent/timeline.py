@@ -28,6 +28,8 @@ class Turn:
     tool_calls: list[events.ToolCall] = field(default_factory=list)
     guardrails: list[events.GuardrailFired] = field(default_factory=list)
     retries: list[events.ToolRetry] = field(default_factory=list)
+    reports: list[events.ReportChecked] = field(default_factory=list)
+    """The harness's reading of the structured report this turn answered with."""
 
     @property
     def offer(self) -> str:
@@ -89,6 +91,8 @@ def timeline(trace: Iterable[events.Event]) -> Timeline:
                 current.retries.append(event)
             case events.GuardrailFired():
                 current.guardrails.append(event)
+            case events.ReportChecked():
+                current.reports.append(event)
     return Timeline(start or events.RunStart(question="", started_at=""), tools, turns, end)
 
 
@@ -99,11 +103,14 @@ def turn_facts(turn: Turn) -> list[tuple[str, str]]:
     unforced request says tool_choice "auto" or omits it (the accepted C1 difference), and the order
     in which a round's calls ran (see `proposal_order`).
     """
-    facts = [("request", f"{turn.request.message_count} messages, tools {turn.offer}")]
+    wanted = f", response_format {turn.request.response_format}" if turn.request.response_format else ""
+    facts = [("request", f"{turn.request.message_count} messages, tools {turn.offer}{wanted}")]
     facts += [("model error", f"attempt {e.attempt}: HTTP {e.status}") for e in turn.http_errors]
     facts.append(("response", response_fact(turn.response)))
     for call in proposal_order(turn):
         facts.append((f"tool call {call.request_id}", f"{call.tool} {call.outcome.value}: {call.result}"))
+    for report in turn.reports:
+        facts.append(("report", report_fact(report)))
     for guardrail in turn.guardrails:
         detail = guardrail.reason.value if guardrail.reason else ", ".join(guardrail.names)
         facts.append(("guardrail", f"{guardrail.guardrail.value}{': ' + detail if detail else ''}"))
@@ -152,3 +159,17 @@ def clip(text: Any, width: int) -> str:
     """One line of at most `width` characters."""
     line = " ".join(str(text).split())
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def report_fact(report: events.ReportChecked) -> str:
+    """A report event in one line: the verdict, each finding with its marks, what is wrong."""
+    verdict = "accepted" if report.accepted else "correction asked"
+    if not report.parsed:
+        return f"{verdict}; not parsed: {'; '.join(report.problems)}"
+    findings = []
+    for finding in (report.report or {}).get("findings") or []:
+        marks = "".join("✓" if quote.get("verified") else "✗" for quote in finding.get("evidence") or [])
+        name = finding.get("name") if finding.get("name_verified") else f"{finding.get('name')} (name ✗)"
+        findings.append(f"{name} [{finding.get('cause')}] {marks}")
+    problems = f"; problems: {'; '.join(report.problems)}" if report.problems else ""
+    return f"{verdict}; findings: {', '.join(findings) or 'none'}{problems}"

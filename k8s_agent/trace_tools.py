@@ -161,6 +161,10 @@ def _details(event: events.Event, indent: str) -> list[str]:
         text = event.result
     elif isinstance(event, events.GuardrailFired) and event.message:
         text = event.message
+    elif isinstance(event, events.ReportChecked):
+        from k8s_agent.timeline import report_fact
+
+        text = report_fact(event)
     return [indent + line for line in text.splitlines()]
 
 

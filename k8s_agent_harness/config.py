@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl, ReportFormat
 
 OFFLINE_MODEL = "offline"
 CLUSTER_SERVERS = ("kubernetes-mcp-server", "mcp-server-kubernetes", "mock")
@@ -73,6 +73,15 @@ class Config:
         group=MODEL,
         metavar="NAME",
         show_default=False,
+    )
+    report_format: ReportFormat = _setting(
+        ReportFormat.AUTO,
+        "how the final report is asked for: json_schema (response_format), json_text (JSON described in "
+        "the instructions, for endpoints without response_format), prose (free text), or auto: json_schema "
+        "for api.openai.com and the offline model, json_text elsewhere",
+        env=("K8S_AGENT_REPORT_FORMAT",),
+        group=MODEL,
+        metavar="{auto,json_schema,json_text,prose}",
     )
     base_url: str | None = _setting(
         None,
@@ -250,6 +259,18 @@ class Config:
         impl: Any = self.impl
         if not isinstance(impl, Impl):  # Config(impl="sdk") in code: the enum, or a clear error
             object.__setattr__(self, "impl", _implementation(impl))
+        report_format: Any = self.report_format
+        if not isinstance(report_format, ReportFormat):
+            object.__setattr__(self, "report_format", _report_format(report_format))
+
+    @property
+    def report_mode(self) -> ReportFormat:
+        """The report format this run uses (`auto` decided by the endpoint)."""
+        if self.report_format is not ReportFormat.AUTO:
+            return self.report_format
+        if self.offline or self.base_url is None or "api.openai.com" in (self.base_url or ""):
+            return ReportFormat.JSON_SCHEMA
+        return ReportFormat.JSON_TEXT
 
     @property
     def offline(self) -> bool:
@@ -484,11 +505,22 @@ def _implementation(value: Any) -> Impl:
         ) from None
 
 
+def _report_format(value: Any) -> ReportFormat:
+    try:
+        return ReportFormat(str(value).strip().lower())
+    except ValueError:
+        raise ConfigError(
+            f"unknown report format {value!r}: choose one of {', '.join(f.value for f in ReportFormat)}"
+        ) from None
+
+
 def _coerce(name: str, value: Any) -> Any:
     hint = _TYPES[name]
     label = name.replace("_", "-")
     if hint is Impl:
         return _implementation(value)
+    if hint is ReportFormat:
+        return _report_format(value)
     if hint in (int, float):
         try:
             number = hint(value)

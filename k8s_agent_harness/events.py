@@ -30,13 +30,15 @@ from k8s_agent_harness.vocabulary import (
     Outcome,
     Pushback,
     Rejection,
+    ReportFormat,
     RunStatus,
     StopReason,
 )
 
-SCHEMA_VERSION = 1
-"""The version this code writes and reads. Raise it when a field changes meaning or goes away."""
-SUPPORTED_VERSIONS = frozenset({SCHEMA_VERSION})
+SCHEMA_VERSION = 2
+"""The version this code writes. Raise it when a field changes meaning or goes away, or a kind is
+added (a reader of version 1 refuses a kind it does not know: version 2 added `report`)."""
+SUPPORTED_VERSIONS = frozenset({1, SCHEMA_VERSION})
 
 
 class TraceError(ConfigError):
@@ -127,6 +129,9 @@ class RunStart(_Event):
     """One line on which server that is, how it was found and what it is limited to."""
     budgets: dict[str, int | float] = Field(default_factory=dict)
     """The budget settings of the run (max_steps, max_repeats, max_seconds, ...)."""
+    report_format: ReportFormat | None = None
+    """How the report was asked for (json_schema, json_text or prose; `auto` resolved); None in
+    version 1 traces, which are all prose."""
 
 
 class ToolsListed(_Event):
@@ -150,6 +155,8 @@ class ModelRequest(_Event):
     tool_count: int = 0
     tool_choice: str | dict[str, Any] = "absent"
     """`required`, `auto`, a named tool, or `absent` when the field was not sent."""
+    response_format: str | None = None
+    """`json_schema:<name>` when the request asked for the report's schema; None when not sent."""
     messages_added: list[dict[str, Any]] | None = None
     """First attempts: the messages added since the previous request (the whole list on the first)."""
     history_rewritten: bool = False
@@ -231,6 +238,23 @@ class GuardrailFired(_Event):
     """For a forced summary: why the investigation ended."""
 
 
+class ReportChecked(_Event):
+    """A structured report the harness read: whether it parsed, each finding's verification (the
+    `verified` and `name_verified` marks in `report`), what is wrong, and the verdict."""
+
+    kind: Literal["report"] = "report"
+    format: ReportFormat
+    attempt: int = 1
+    """1 for the first report, 2 for the one written after the correction turn."""
+    parsed: bool
+    report: dict[str, Any] | None = None
+    """The report as the harness marked it (findings.HealthReport); None when it did not parse."""
+    problems: list[str] = Field(default_factory=list)
+    """What did not parse, validate or verify, as the correction turn names it."""
+    accepted: bool
+    """False: a correction turn follows; True: this is the run's report (unverified parts marked)."""
+
+
 class McpRestart(_Event):
     """The MCP server died or stopped answering and was restarted (ok) or could not be (not ok)."""
 
@@ -279,6 +303,7 @@ Event = Annotated[
     | ToolCall
     | ToolRetry
     | GuardrailFired
+    | ReportChecked
     | McpRestart
     | McpToolsChanged
     | HarnessWarning

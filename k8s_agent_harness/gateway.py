@@ -205,10 +205,12 @@ class ToolGateway:
         result, attempts = await self._execute(call_id, name, arguments, fingerprint)
         if result.failure is None:
             content = self._recorder.redactor.text(result.text)
-            self.evidence.add(content)
+            self.evidence.add(content, call_id, name, arguments)
             kind = Outcome.EXECUTED
         else:
-            content = prompts.tool_failed(name, self._recorder.redactor.text(result.failure.reason))
+            reason = self._recorder.redactor.text(result.failure.reason)
+            self.evidence.add_failure(reason, call_id, name)
+            content = prompts.tool_failed(name, reason)
             kind = Outcome.FAILED
             if result.failure.kind == FailureKind.GONE:
                 self._supervisor.server_gone = True
@@ -238,7 +240,7 @@ class ToolGateway:
             max_matches=int(arguments.get("max_matches", 50)),
             max_bytes=self.budget.result_bytes,
         )
-        self.evidence.add(content)
+        self.evidence.add(content, call_id, name)
         self._cache[signature] = content
         return ToolOutcome(call_id, name, Outcome.EXECUTED, content, fingerprint, arguments)
 

@@ -32,9 +32,11 @@ word next to them.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 POD = "pod"
 NODE = "node"
@@ -164,18 +166,42 @@ class Mention:
     kind: str
 
 
+@dataclass(frozen=True)
+class ToolText:
+    """The text of one tool result of the run, with the call it answered: what a quote may cite."""
+
+    call_id: str
+    tool: str
+    text: str
+    arguments: str = ""
+    """The call's arguments as JSON, for a successful call: it names what the result is of (a log
+    has no pod name in it, but the call that read it does)."""
+
+
 class Evidence:
-    """Everything the tools returned in this run (successful results only), plus the question."""
+    """Everything the tools returned in this run (successful results only), plus the question.
+
+    `results` also keeps, per call, the text the server returned (failures' reasons included):
+    the texts a structured report's quotes are checked against (findings.py).
+    """
 
     def __init__(self, question: str = "") -> None:
         self._texts: list[str] = [question] if question else []
         self._joined: str | None = None
+        self.results: list[ToolText] = []
 
-    def add(self, text: str) -> None:
-        """Add one successful tool result."""
+    def add(self, text: str, call_id: str = "", tool: str = "", arguments: Any = None) -> None:
+        """Add one successful tool result (and the arguments of the call that returned it)."""
         if text:
             self._texts.append(text)
             self._joined = None
+            named = json.dumps(arguments, ensure_ascii=False) if isinstance(arguments, dict) else ""
+            self.results.append(ToolText(call_id, tool, text, named))
+
+    def add_failure(self, reason: str, call_id: str = "", tool: str = "") -> None:
+        """Add what a failed call's server said (quotable, but names in it do not ground a report)."""
+        if reason:
+            self.results.append(ToolText(call_id, tool, reason))
 
     @property
     def text(self) -> str:

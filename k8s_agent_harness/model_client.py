@@ -124,6 +124,7 @@ class WireRecorder:
             tools_sent="tools" in body,
             tool_count=len(body.get("tools") or []),
             tool_choice=tool_choice if isinstance(tool_choice, str | dict) else str(tool_choice),
+            response_format=_response_format(body.get("response_format")),
         )
         if retry == 0:
             added, rewritten = self._delta(messages)
@@ -300,3 +301,14 @@ def public_url(url: str) -> str:
     parts = urlsplit(url)
     netloc = parts.netloc.rpartition("@")[2]
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _response_format(value: Any) -> str | None:
+    """`json_schema:<name>`, `json_object`, `text` or None (absent), as the trace records it."""
+    if not isinstance(value, dict):
+        return None
+    kind = str(value.get("type") or "")
+    schema = value.get("json_schema")
+    if kind == "json_schema" and isinstance(schema, dict) and schema.get("name"):
+        return f"json_schema:{schema['name']}"
+    return kind or None

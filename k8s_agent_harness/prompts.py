@@ -25,6 +25,32 @@ The final report:
 - Say what you could not check, if a tool failed.
 """
 
+
+def system_prompt(structured: bool) -> str:
+    """The system prompt: with how to write the JSON report when the report is structured."""
+    if not structured:
+        return SYSTEM_PROMPT
+    from k8s_agent_harness.findings import instructions
+
+    return f"{SYSTEM_PROMPT}\n{instructions()}\n"
+
+
+MAX_PROBLEMS_LISTED = 12
+
+
+def report_correction(problems: Iterable[str]) -> str:
+    """The one correction turn for a report that does not parse, validate or verify (C11, C12)."""
+    problems = list(problems)
+    listed = "; ".join(problems[:MAX_PROBLEMS_LISTED])
+    if len(problems) > MAX_PROBLEMS_LISTED:
+        listed += f"; and {len(problems) - MAX_PROBLEMS_LISTED} more"
+    return (
+        f"Your report cannot be accepted as it is: {listed}. Reply with the whole report again as one JSON "
+        "object; quote only text that appears in a tool result of this conversation, and name only resources "
+        "the tools returned."
+    )
+
+
 ZERO_TOOL_PUSHBACK = (
     "You have not called any tool yet. Investigate the cluster with the provided tools before answering."
 )
@@ -66,14 +92,15 @@ def evidence_pushback(invented: Iterable[str]) -> str:
     )
 
 
-def summary_instruction(reason: StopReason) -> str:
+def summary_instruction(reason: StopReason, structured: bool = False) -> str:
     """The instruction that ends the investigation and asks for the report without tools."""
     why = stop_reason_words(reason)
-    return (
+    text = (
         f"Stop investigating: {why}. Do not call any more tools. Write the final health report now from "
         "the tool results above: for each unhealthy pod its status, the evidence line and a fix, and say "
         "what you could not check."
     )
+    return text + (" Write it as the JSON report the instructions describe." if structured else "")
 
 
 def unknown_tool(name: str, available: Iterable[str]) -> str:

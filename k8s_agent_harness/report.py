@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 from k8s_agent_harness.config import OFFLINE_MODEL
 from k8s_agent_harness.session import RunResult
 
 OFFLINE_NOTE = "offline (deterministic playbook, not an LLM)"
 RULE = "─" * 78
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Text safe to print: control characters (a log line's terminal escapes, say) shown as `\\x1b`,
+    never sent to the terminal. Newlines and tabs stay."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match[0]):02x}", text)
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -35,7 +44,44 @@ def render(result: RunResult) -> str:
         result.answer.strip(),
         RULE,
     ]
+    verification = verification_line(result)
+    if verification:
+        lines.append(verification)
     if result.ungrounded:
         lines.append(f"Unverified names (in no tool result): {', '.join(result.ungrounded)}")
     lines.append(f"Trace: {result.trace}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))
+
+
+def verification_line(result: RunResult) -> str | None:
+    """What the harness checked of a structured report, in one line; None for prose."""
+    if result.verified is None:
+        return None
+    if result.report is None:
+        return "Verification: the answer is not a structured report: nothing in it is verified."
+    quotes = [quote for finding in result.report.findings for quote in finding.evidence]
+    verified = sum(1 for quote in quotes if quote.verified)
+    counted = f"{verified} of {plural(len(quotes), 'quote')} found verbatim in this run's tool results"
+    if result.verified:
+        return f"Verification: {counted}; every finding names a resource a tool returned."
+    return f"Verification: {counted}; UNVERIFIED: {'; '.join(result.report_problems)}"
+
+
+def render_markdown(result: RunResult) -> str:
+    """The report as markdown for a ticket: the findings, what was verified, and where the run is."""
+    from k8s_agent_harness.findings import render_markdown as findings_markdown
+
+    model = OFFLINE_NOTE if result.model == OFFLINE_MODEL else result.model
+    if result.report is not None:
+        body = findings_markdown(result.report)
+    else:
+        body = (
+            "## Health report\n\n"
+            + "\n".join(f"    {line}" for line in result.answer.strip().splitlines())
+            + "\n"
+        )
+    footer = [f"_k8s-agent, {result.impl} agent, model {model}; trace `{result.trace.name}`._"]
+    verification = verification_line(result)
+    if verification:
+        footer.insert(0, f"_{verification}_")
+    return printable(body + "\n" + "\n\n".join(footer) + "\n")

@@ -1,22 +1,50 @@
-"""The review policy: accept a final answer, or push back on it once (C2, C5).
+"""The review policy: accept a final answer, or push back on it once (C2, C5, C11, C12).
 
-Both loops call `review` on every text answer the model gives while it may still investigate,
-and only carry out the verdict in their own way (a message appended; a Runner re-run). The rules:
+Both loops call `review` on every text answer the model gives while it may still investigate
+(and on the forced summary when the report is structured), and only carry out the verdict in
+their own way (a message appended; a Runner re-run). The rules:
 
 1. an answer before any tool ran gets the zero-tool pushback, once per run (C2);
-2. an answer naming pods, nodes or namespaces that no tool returned gets the evidence pushback,
-   naming them, once per run (C5);
-3. anything else, and any answer after its pushback was spent, is accepted.
+2. prose reports (`--report-format prose`): an answer naming pods, nodes or namespaces that no
+   tool returned gets the evidence pushback, naming them, once per run (C5);
+3. structured reports (`json_schema`, `json_text`): an answer that does not parse or fit the
+   schema (C11), or whose quotes appear in no tool result or whose findings name a resource no
+   tool returned (C12), gets one correction turn naming exactly what is wrong;
+4. anything else, and any answer after its pushback was spent, is accepted: a structured report
+   with what is still unverified marked so (or, unreadable, as written and said to be unverified).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from k8s_agent_harness import prompts
+from k8s_agent_harness.findings import HealthReport, Verification, parse_report, verify
 from k8s_agent_harness.grounding import Evidence, invented_names
 from k8s_agent_harness.vocabulary import Pushback
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A structured answer as the harness read it: the report (verified and marked) or why not."""
+
+    text: str
+    verification: Verification | None
+    problem: str | None = None
+    """Why the text is no report (not JSON, or not the schema); None when it parsed."""
+
+    @property
+    def problems(self) -> list[str]:
+        """Everything wrong with it, in the words the correction turn sends."""
+        if self.verification is None:
+            return [self.problem or "the answer is not a report"]
+        return self.verification.problems
+
+    @property
+    def report(self) -> HealthReport | None:
+        """The report with the harness's marks, when the answer parsed."""
+        return self.verification.report if self.verification else None
 
 
 @dataclass(frozen=True)
@@ -24,6 +52,8 @@ class Accept:
     """The answer is the report."""
 
     answer: str
+    checked: Checked | None = None
+    """For structured reports: what the harness made of the answer."""
 
 
 @dataclass(frozen=True)
@@ -33,19 +63,46 @@ class PushBack:
     kind: Pushback
     message: str
     names: tuple[str, ...] = ()
-    """For the evidence pushback: the names no tool returned."""
+    """For the evidence and report pushbacks: the names no tool returned."""
+    checked: Checked | None = field(default=None, compare=False)
 
 
 Verdict = Accept | PushBack
 
 
-def review(answer: str, *, tools_ran: int, evidence: Evidence, spent: Collection[Pushback]) -> Verdict:
+def check_report(answer: str, evidence: Evidence) -> Checked:
+    """Parse, validate and verify a structured answer against the run's tool results."""
+    report, problem = parse_report(answer)
+    if report is None:
+        return Checked(answer, None, problem)
+    return Checked(answer, verify(report, evidence.results))
+
+
+def review(
+    answer: str,
+    *,
+    tools_ran: int,
+    evidence: Evidence,
+    spent: Collection[Pushback],
+    structured: bool = False,
+) -> Verdict:
     """The verdict on one answer, given how many tool calls reached the server and which pushbacks
     this run has already given."""
     if tools_ran == 0 and Pushback.ZERO_TOOL not in spent:
         return PushBack(Pushback.ZERO_TOOL, prompts.ZERO_TOOL_PUSHBACK)
+    if structured:
+        return review_report(answer, evidence=evidence, spent=spent)
     if Pushback.EVIDENCE not in spent:
         invented = invented_names(answer, evidence)
         if invented:
             return PushBack(Pushback.EVIDENCE, prompts.evidence_pushback(invented), tuple(invented))
     return Accept(answer)
+
+
+def review_report(answer: str, *, evidence: Evidence, spent: Collection[Pushback]) -> Verdict:
+    """Rules 3 and 4: one correction turn for a report that does not parse, validate or verify."""
+    checked = check_report(answer, evidence)
+    if checked.problems and Pushback.REPORT not in spent:
+        names = tuple(checked.verification.unverified_names) if checked.verification else ()
+        return PushBack(Pushback.REPORT, prompts.report_correction(checked.problems), names, checked)
+    return Accept(answer, checked)

@@ -22,16 +22,17 @@ from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget, ResultStore
 from k8s_agent_harness.errors import AgentError, ConfigError, MalformedResponseError
+from k8s_agent_harness.findings import HealthReport, render_text
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.grounding import Evidence, invented_names
 from k8s_agent_harness.mcp_client import McpClient
 from k8s_agent_harness.model_client import WireState, model_client, public_url
 from k8s_agent_harness.redact import Redactor
-from k8s_agent_harness.review import PushBack, Verdict, review
+from k8s_agent_harness.review import Accept, Checked, PushBack, Verdict, review, review_report
 from k8s_agent_harness.servers import resolve_server
 from k8s_agent_harness.supervisor import Supervisor
 from k8s_agent_harness.trace import Observer, Recorder, RunStats, TraceWriter, new_run_id, trace_path
-from k8s_agent_harness.vocabulary import Impl, Pushback, RunStatus
+from k8s_agent_harness.vocabulary import Impl, Pushback, ReportFormat, RunStatus
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,18 @@ class RunResult:
     stats: RunStats
     wall_seconds: float
     ungrounded: tuple[str, ...] = ()
+    report_format: ReportFormat = ReportFormat.PROSE
+    report: HealthReport | None = None
+    """The structured report with the harness's marks (json modes, when the answer parsed)."""
+    report_problems: tuple[str, ...] = ()
+    """What is still unverified (or why the answer is no report) after the correction turn."""
+
+    @property
+    def verified(self) -> bool | None:
+        """Whether the structured report checked out entirely; None for a prose report."""
+        if self.report_format is ReportFormat.PROSE:
+            return None
+        return self.report is not None and not self.report_problems
 
     def as_json(self) -> dict[str, Any]:
         """The `ask --json` object."""
@@ -55,6 +68,10 @@ class RunResult:
             "model": self.model,
             "run_id": self.run_id,
             "trace": str(self.trace),
+            "report_format": self.report_format.value,
+            "report": self.report.model_dump(mode="json") if self.report is not None else None,
+            "report_verified": self.verified,
+            "report_problems": list(self.report_problems),
             **self.stats.as_dict(),
             "ungrounded_names": list(self.ungrounded),
             "wall_seconds": round(self.wall_seconds, 3),
@@ -79,15 +96,42 @@ class Session:
         """Every successful tool result so far."""
         return self.gateway.evidence
 
+    @property
+    def structured(self) -> bool:
+        """Whether this run asks for the report as JSON (json_schema or json_text)."""
+        return self.config.report_mode is not ReportFormat.PROSE
+
+    def _spent(self) -> set[Pushback]:
+        return {kind for kind in Pushback if self.recorder.stats.pushbacks[kind]}
+
     def review(self, answer: str) -> Verdict:
         """The review policy's verdict on a text answer; a pushback is recorded and spends its turn."""
-        stats = self.recorder.stats
         verdict = review(
             answer,
-            tools_ran=stats.tool_calls_executed,
+            tools_ran=self.recorder.stats.tool_calls_executed,
             evidence=self.evidence,
-            spent={kind for kind in Pushback if stats.pushbacks[kind]},
+            spent=self._spent(),
+            structured=self.structured,
         )
+        return self._recorded(verdict)
+
+    def review_summary(self, answer: str) -> Verdict:
+        """The verdict on the forced summary: a structured report still gets its one correction turn
+        (asked without tools); prose is accepted as it is."""
+        if not self.structured:
+            return Accept(answer)
+        return self._recorded(review_report(answer, evidence=self.evidence, spent=self._spent()))
+
+    def _recorded(self, verdict: Verdict) -> Verdict:
+        checked = verdict.checked
+        if checked is not None:
+            self.recorder.report_checked(
+                self.config.report_mode,
+                parsed=checked.report is not None,
+                report=checked.report.model_dump(mode="json") if checked.report is not None else None,
+                problems=checked.problems,
+                accepted=isinstance(verdict, Accept),
+            )
         if isinstance(verdict, PushBack):
             self.supervisor.pushback_given()
             self.recorder.pushback(verdict.kind, verdict.message, list(verdict.names))
@@ -100,10 +144,31 @@ class Session:
                 f"the model endpoint sent a malformed response: {self.wire.malformed}"
             )
 
-    def finish(self, answer: str) -> RunResult:
-        """Record the end of a successful run and return its result."""
+    def finish(self, outcome: Accept | str) -> RunResult:
+        """Record the end of a successful run and return its result.
+
+        A structured report is rendered from its checked structure (each quote marked); one that
+        never parsed is kept as written, said to be unverified.
+        """
+        verdict = outcome if isinstance(outcome, Accept) else Accept(outcome)
+        checked = verdict.checked
+        mode = self.config.report_mode
+        if checked is None and self.structured:  # a summary nobody could review (no report at all)
+            checked = Checked(verdict.answer, None, "no report was written")
+        report: HealthReport | None = None
+        problems: tuple[str, ...] = ()
+        if checked is None:
+            answer = verdict.answer
+            ungrounded = tuple(invented_names(answer, self.evidence))
+        else:
+            report, problems = checked.report, tuple(checked.problems)
+            if report is not None and checked.verification is not None:
+                answer = render_text(report)
+                ungrounded = tuple(checked.verification.unverified_names)
+            else:
+                answer = _unreadable(checked)
+                ungrounded = ()
         answer = self.recorder.redactor.text(answer)
-        ungrounded = tuple(invented_names(answer, self.evidence))
         wall = self.recorder.elapsed()
         self.recorder.emit(
             events.RunEnd(
@@ -123,7 +188,16 @@ class Session:
             stats=self.recorder.stats,
             wall_seconds=wall,
             ungrounded=ungrounded,
+            report_format=mode,
+            report=report,
+            report_problems=problems,
         )
+
+
+def _unreadable(checked: Checked) -> str:
+    """A structured answer that never became a report: kept whole, and said to be unverified."""
+    text = checked.text.strip() or "(the model wrote nothing)"
+    return f"UNVERIFIED: the model's answer is not a report the harness could check ({checked.problem}).\n\n{text}"
 
 
 @asynccontextmanager
@@ -164,6 +238,7 @@ async def open_session(
             mcp_command=list(launch.command),
             mcp_server=launch.description,
             budgets=config.budgets(),
+            report_format=config.report_mode,
         )
     )
     try:

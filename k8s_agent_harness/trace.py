@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from k8s_agent_harness import events
 from k8s_agent_harness.redact import Redactor
-from k8s_agent_harness.vocabulary import Guardrail, Impl, Pushback, Rejection, StopReason
+from k8s_agent_harness.vocabulary import Guardrail, Impl, Pushback, Rejection, ReportFormat, StopReason
 
 Observer = Callable[[events.Event], None]
 E = TypeVar("E", bound=BaseModel)
@@ -164,6 +164,7 @@ class Recorder:
         self.observer = observer
         self.stats = RunStats()
         self.step = 0
+        self.reports_checked = 0
         self.started = time.monotonic()
 
     @property
@@ -190,6 +191,28 @@ class Recorder:
         """Record a pushback the review policy gave."""
         self.stats.pushbacks[kind] += 1
         self.emit(events.GuardrailFired(guardrail=Guardrail(kind.value), message=message, names=names or []))
+
+    def report_checked(
+        self,
+        report_format: ReportFormat,
+        *,
+        parsed: bool,
+        report: dict[str, Any] | None,
+        problems: list[str],
+        accepted: bool,
+    ) -> None:
+        """Record the harness's reading of a structured report (one event per report reviewed)."""
+        self.reports_checked += 1
+        self.emit(
+            events.ReportChecked(
+                format=report_format,
+                attempt=self.reports_checked,
+                parsed=parsed,
+                report=report,
+                problems=problems,
+                accepted=accepted,
+            )
+        )
 
     def force_summary(self, reason: StopReason) -> None:
         """Record the decision to stop investigating and ask for a tool-less summary (once)."""

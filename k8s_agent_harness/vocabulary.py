@@ -85,6 +85,8 @@ class Pushback(StrEnum):
     """The model answered before any tool ran (C2)."""
     EVIDENCE = "evidence"
     """The answer names pods, nodes or namespaces no tool returned (C5)."""
+    REPORT = "report"
+    """The structured report does not parse, validate or verify: one correction turn (C11, C12)."""
 
 
 class Guardrail(StrEnum):
@@ -92,6 +94,7 @@ class Guardrail(StrEnum):
 
     ZERO_TOOL = "zero_tool"
     EVIDENCE = "evidence"
+    REPORT = "report"
     FORCED_SUMMARY = "forced_summary"
 
 
@@ -119,6 +122,19 @@ class FailureKind(StrEnum):
     """The server is gone for good: every later call fails at once."""
     REFUSED = "refused"
     """The server changed its tool list during the run: calls to it are refused."""
+
+
+class ReportFormat(StrEnum):
+    """How the final report is asked for and read (findings.py)."""
+
+    AUTO = "auto"
+    """json_schema for api.openai.com and the offline model, json_text for other endpoints."""
+    JSON_SCHEMA = "json_schema"
+    """`response_format` with the report's JSON Schema on every request."""
+    JSON_TEXT = "json_text"
+    """The schema described in the instructions; the JSON read from the answer's text."""
+    PROSE = "prose"
+    """Free text, checked by name grounding only."""
 
 
 class RunStatus(StrEnum):

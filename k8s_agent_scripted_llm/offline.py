@@ -29,6 +29,8 @@ from typing import Any
 from k8s_agent_scripted_llm.script import Reply, Step, ToolCall
 
 HEADER = "deterministic offline model: a scripted SRE playbook, not an LLM"
+JSON_REPORT_INSTRUCTIONS = "Write the final report as one JSON object"
+"""How the harness's system prompt asks for the JSON report in json_text mode (findings.instructions)."""
 HEALTHY = frozenset({"Running", "Completed", "Succeeded"})
 # Statuses of containers that started and died: their logs exist. (CreateContainerConfigError and the
 # image-pull errors are not among them: those containers never started.)
@@ -105,6 +107,11 @@ class Finding:
     cause: str = ""
     fix: str = ""
     notes: list[str] = field(default_factory=list)
+    category: str = "unknown"
+    """The cause in the report's taxonomy (findings.Cause)."""
+    hint: str = ""
+    """A second telling line, from the logs, when the evidence is an event."""
+    unchecked: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -114,6 +121,11 @@ class Conversation:
     question: str
     offered: set[str]
     results: list[tuple[str, dict[str, Any], str]]  # (tool, arguments, content)
+    call_ids: list[str] = field(default_factory=list)
+    """The call id of each result, in the same order."""
+    report_format: str = "prose"
+    """How the request wants the report: json_schema (`response_format`), json_text (the JSON
+    report described in the system prompt), or prose."""
 
     @classmethod
     def parse(cls, body: dict[str, Any]) -> Conversation:
@@ -122,6 +134,7 @@ class Conversation:
         offered = {t.get("function", {}).get("name") for t in body.get("tools") or []}
         calls: dict[str, tuple[str, dict[str, Any]]] = {}
         results = []
+        call_ids = []
         for message in messages:
             for call in message.get("tool_calls") or []:
                 function = call.get("function") or {}
@@ -136,14 +149,38 @@ class Conversation:
             if message.get("role") == "tool" and message.get("tool_call_id") in calls:
                 name, arguments = calls[message["tool_call_id"]]
                 results.append((name, arguments, _text(message.get("content"))))
-        return cls(str(question), {n for n in offered if n}, results)
+                call_ids.append(str(message["tool_call_id"]))
+        system = " ".join(_text(m.get("content")) for m in messages if m.get("role") == "system")
+        wanted = body.get("response_format") or {}
+        report_format = (
+            "json_schema"
+            if isinstance(wanted, dict) and wanted.get("type") == "json_schema"
+            else "json_text"
+            if JSON_REPORT_INSTRUCTIONS in system
+            else "prose"
+        )
+        return cls(str(question), {n for n in offered if n}, results, call_ids, report_format)
 
     def latest(self, tool: str, pod: str | None = None, key: str = "name") -> str | None:
         """The last result of `tool` (for the object named `pod`), or None."""
-        for name, arguments, content in reversed(self.results):
+        found = self._latest(tool, pod, key)
+        return None if found is None else self.results[found][2]
+
+    def latest_id(self, tool: str, pod: str | None = None, key: str = "name") -> str | None:
+        """The call id of that result, or None."""
+        found = self._latest(tool, pod, key)
+        return None if found is None or found >= len(self.call_ids) else self.call_ids[found]
+
+    def _latest(self, tool: str, pod: str | None, key: str) -> int | None:
+        for index in range(len(self.results) - 1, -1, -1):
+            name, arguments, _ = self.results[index]
             if name == tool and (pod is None or arguments.get(key) == pod):
-                return str(content)
+                return index
         return None
+
+    def quote(self, text: str, tool: str, pod: str | None = None, key: str = "name") -> dict[str, Any]:
+        """A quote of the report: the text, with the call whose result it is from."""
+        return {"text": text, "call_id": self.latest_id(tool, pod, key), "tool": tool}
 
 
 def offline_model(body: dict[str, Any]) -> Step:
@@ -158,11 +195,9 @@ def offline_model(body: dict[str, Any]) -> Step:
     listing = chat.latest("list_pods")
     if listing is None:
         if not may_call:
-            return Reply(
-                content=_report_header(chat) + "\nNo tool results: the cluster could not be inspected."
-            )
+            return _said(chat, _report_header(chat), NO_RESULTS, _pods_scope(chat))
         if "list_pods" not in chat.offered:
-            return Reply(content=f"{_report_header(chat)}\n{_unknown_tools(chat)}")
+            return _said(chat, _report_header(chat), _unknown_tools(chat), _pods_scope(chat))
         namespace = question_namespace(chat.question)
         arguments = {"namespace": namespace} if namespace else {}
         return Reply(tool_calls=(ToolCall("list_pods", json.dumps(arguments)),))
@@ -182,6 +217,8 @@ def offline_model(body: dict[str, Any]) -> Step:
             if pod.runs_code and "get_pod_logs" in chat.offered:
                 round_two.append(ToolCall("get_pod_logs", json.dumps({**where, "tail": 20})))
         return Reply(tool_calls=tuple(round_two))
+    if chat.report_format != "prose":
+        return _structured(chat, pods_draft(chat, listing, pods, unhealthy, total))
     return Reply(content=write_report(chat, listing, pods, unhealthy, total))
 
 
@@ -208,10 +245,8 @@ def _search_excerpt(chat: Conversation, listing: str, may_call: bool) -> Step:
     handle = _excerpt_handle(listing) or ""
     tool = _search_tool(chat)
     if tool is None or not may_call:
-        return Reply(
-            content=f"{_report_header(chat)}\n\nThe pod listing was too large to read whole ({listing.splitlines()[0]}) "
-            "and it could not be searched."
-        )
+        said = f"The pod listing was too large to read whole ({listing.splitlines()[0]}) and it could not be searched."
+        return _said(chat, _report_header(chat) + "\n", said, _pods_scope(chat))
     searches = [
         {"handle": handle, "pattern": _HEALTHY_ROW, "regex": True, "invert": True, "max_matches": 200},
         {"handle": handle, "pattern": _NOT_READY_ROW, "regex": True, "max_matches": 200},
@@ -256,11 +291,11 @@ def _node_playbook(chat: Conversation, may_call: bool) -> Step:
     """List the nodes, describe them, report the ones not Ready or under pressure."""
     header = f"Node report ({HEADER})"
     if not {"list_nodes", "describe_node"} <= chat.offered and may_call:
-        return Reply(content=f"{header}\n{_unknown_tools(chat)}")
+        return _said(chat, header, _unknown_tools(chat), "nodes")
     listing = chat.latest("list_nodes")
     if listing is None:
         if not may_call:
-            return Reply(content=f"{header}\nNo tool results: the cluster could not be inspected.")
+            return _said(chat, header, NO_RESULTS, "nodes")
         return Reply(tool_calls=(ToolCall("list_nodes", "{}"),))
     nodes = parse_table(listing)
     chosen = [n for n in nodes if len(nodes) <= NODES_DESCRIBED_ALL_UP_TO or n.get("STATUS") != "Ready"]
@@ -269,6 +304,8 @@ def _node_playbook(chat: Conversation, may_call: bool) -> Step:
         return Reply(
             tool_calls=tuple(ToolCall("describe_node", json.dumps({"name": n["NAME"]})) for n in chosen)
         )
+    if chat.report_format != "prose":
+        return _structured(chat, nodes_draft(chat, listing, nodes))
     return Reply(content=write_node_report(chat, header, listing, nodes))
 
 
@@ -355,15 +392,17 @@ def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
     listing = chat.latest("list_pods")
     if listing is None:
         if not may_call:
-            return Reply(content=f"{header}\nNo tool results: the cluster could not be inspected.")
+            return _said(chat, header, NO_RESULTS, f"pod {name}")
         if "list_pods" not in chat.offered:
-            return Reply(content=f"{header}\n{_unknown_tools(chat)}")
+            return _said(chat, header, _unknown_tools(chat), f"pod {name}")
         arguments = {"namespace": namespace} if namespace else {}
         return Reply(tool_calls=(ToolCall("list_pods", json.dumps(arguments)),))
     pod = next((p for p in parse_pod_table(listing) if p.name == name), None)
     if pod is None:
         scope = f"namespace {namespace}" if namespace else "any namespace"
-        return Reply(content=f"{header}\n\nThere is no pod named {name} in {scope} (list_pods).")
+        return _said(
+            chat, header + "\n", f"There is no pod named {name} in {scope} (list_pods).", f"pod {name}"
+        )
     pod.namespace = pod.namespace or namespace or ""
     where = {"name": pod.name, "namespace": pod.namespace}
     if chat.latest("describe_pod", pod.name) is None and may_call:
@@ -374,8 +413,14 @@ def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
     lines = [header, ""]
     if not pod.unhealthy:
         lines.append(f"{pod.name} ({pod.namespace}) is healthy: {pod.status}, READY {pod.ready} (list_pods).")
+        if chat.report_format != "prose":
+            return _structured(chat, _draft(f"pod {pod.name}", healthy=1, examples=[pod.name]))
         return Reply(content="\n".join(lines))
     finding = diagnose(chat, pod)
+    if chat.report_format != "prose":
+        return _structured(
+            chat, _draft(f"pod {pod.name}", [pod_finding(chat, finding)], unchecked=finding.unchecked)
+        )
     lines += [
         f"{pod.name} ({pod.namespace}): {pod.status}, READY {pod.ready}"
         + (f", {pod.restarts} restarts" if pod.restarts else ""),
@@ -514,6 +559,132 @@ def write_report(
     )
 
 
+NO_RESULTS = "No tool results: the cluster could not be inspected."
+MAX_EXAMPLES = 5
+
+
+def _said(chat: Conversation, header: str, message: str, scope: str) -> Reply:
+    """A report with nothing to diagnose: the prose line, or a report whose `unchecked` says it."""
+    if chat.report_format == "prose":
+        return Reply(content=f"{header}\n{message}")
+    return _structured(chat, _draft(scope, unchecked=[message]))
+
+
+def _draft(
+    scope: str,
+    findings: list[dict[str, Any]] | None = None,
+    *,
+    healthy: int = 0,
+    examples: list[str] | None = None,
+    unchecked: list[str] | None = None,
+) -> dict[str, Any]:
+    """The JSON report (findings.HealthReport's fields)."""
+    return {
+        "scope": scope,
+        "findings": findings or [],
+        "healthy": {"count": healthy, "examples": (examples or [])[:MAX_EXAMPLES]},
+        "unchecked": unchecked or [],
+    }
+
+
+def _structured(chat: Conversation, draft: dict[str, Any]) -> Reply:
+    """The JSON report: bare for json_schema, in a ```json fence for json_text (as many models write it)."""
+    text = json.dumps(draft, ensure_ascii=False, indent=1)
+    return Reply(content=text if chat.report_format == "json_schema" else f"```json\n{text}\n```")
+
+
+def _pods_scope(chat: Conversation) -> str:
+    namespace = question_namespace(chat.question)
+    return f"pods in namespace {namespace}" if namespace else "pods in all namespaces"
+
+
+def pod_finding(chat: Conversation, finding: Finding) -> dict[str, Any]:
+    """One finding of the JSON report, its evidence quoted verbatim with the call it came from."""
+    pod = finding.pod
+    by_pod = finding.source != "list_pods"
+    evidence = [chat.quote(finding.evidence, finding.source, pod.name if by_pod else None)]
+    if finding.hint:
+        evidence.append(chat.quote(finding.hint, "get_pod_logs", pod.name))
+    restarts = f", {pod.restarts} restarts" if pod.restarts else ""
+    return {
+        "kind": "pod",
+        "name": pod.name,
+        "namespace": pod.namespace or None,
+        "status": f"{pod.status}, READY {pod.ready}{restarts}",
+        "cause": finding.category,
+        "explanation": finding.cause,
+        "evidence": evidence,
+        "fix": finding.fix,
+    }
+
+
+def pods_draft(
+    chat: Conversation, listing: str, pods: list[Pod], unhealthy: list[Pod], total: int
+) -> dict[str, Any]:
+    """The JSON report of the pods playbook: what write_report says, as data."""
+    scope = _pods_scope(chat)
+    if listing.startswith("Tool call failed"):
+        return _draft(scope, unchecked=[f"Could not list the pods: {listing}"])
+    if not pods:
+        said = listing.strip().splitlines()[-1] if listing.strip() else ""
+        return _draft(scope, unchecked=[f"list_pods returned no pods: {said}"])
+    findings, unchecked = [], []
+    for pod in unhealthy[:MAX_INVESTIGATED]:
+        finding = diagnose(chat, pod)
+        findings.append(pod_finding(chat, finding))
+        unchecked += finding.unchecked
+    rest = unhealthy[MAX_INVESTIGATED:]
+    if rest:
+        names = ", ".join(pod.name for pod in rest[:MAX_NAMED])
+        more = f" and {len(rest) - MAX_NAMED:,} more" if len(rest) > MAX_NAMED else ""
+        unchecked.append(f"{len(rest):,} more unhealthy pods not investigated: {names}{more}")
+    healthy = [pod.name for pod in pods if not pod.unhealthy]
+    return _draft(
+        scope, findings, healthy=max(0, total - len(unhealthy)), examples=healthy, unchecked=unchecked
+    )
+
+
+def nodes_draft(chat: Conversation, listing: str, nodes: list[dict[str, str]]) -> dict[str, Any]:
+    """The JSON report of the node playbook."""
+    if listing.startswith("Tool call failed") or not nodes:
+        return _draft("nodes", unchecked=[f"Could not list the nodes: {listing.strip()}"])
+    findings, bad = [], set()
+    for node in nodes:
+        name = node["NAME"]
+        description = chat.latest("describe_node", name, key="name") or ""
+        conditions = _true_pressures(description)
+        if node.get("STATUS") == "Ready" and not conditions:
+            continue
+        bad.add(name)
+        lines = [line.strip() for line in description.splitlines() if _condition_line(line, conditions)]
+        if lines:
+            evidence = [chat.quote(line, "describe_node", name) for line in lines]
+        else:
+            row = next((line.strip() for line in listing.splitlines() if line.split()[:1] == [name]), name)
+            evidence = [chat.quote(row, "list_nodes")]
+        cause, fix = _node_cause_and_fix(node, lines)
+        findings.append(
+            {
+                "kind": "node",
+                "name": name,
+                "namespace": None,
+                "status": node.get("STATUS", ""),
+                "cause": "node_not_ready" if node.get("STATUS") != "Ready" else "node_pressure",
+                "explanation": cause,
+                "evidence": evidence,
+                "fix": fix,
+            }
+        )
+    unchecked = []
+    undescribed = [n["NAME"] for n in nodes if chat.latest("describe_node", n["NAME"], key="name") is None]
+    if undescribed and len(nodes) > NODES_DESCRIBED_ALL_UP_TO:
+        unchecked.append(
+            f"{len(undescribed)} nodes not described (Ready in the listing; pressure not checked)"
+        )
+    healthy = [n["NAME"] for n in nodes if n["NAME"] not in bad]
+    return _draft("nodes", findings, healthy=len(healthy), examples=healthy, unchecked=unchecked)
+
+
 def diagnose(chat: Conversation, pod: Pod) -> Finding:
     """Pick the evidence line for a pod and match it to a cause and a fix."""
     finding = Finding(pod)
@@ -523,7 +694,7 @@ def diagnose(chat: Conversation, pod: Pod) -> Finding:
     if description and not description.startswith("Tool call failed"):
         last_reason = re.search(r"Last State:\s+Terminated\s*\n\s+Reason:\s+(\w+)", description)
         if last_reason and last_reason[1] == "OOMKilled":
-            candidates.append((0, "describe_pod", f"Last State: Terminated, Reason: {last_reason[1]}"))
+            candidates.append((0, "describe_pod", " ".join(last_reason[0].split())))
         for rank, (reason, message) in enumerate(_warning_events(description), start=10):
             priority = (
                 _WARNING_PRIORITY.index(reason) if reason in _WARNING_PRIORITY else len(_WARNING_PRIORITY)
@@ -535,6 +706,7 @@ def diagnose(chat: Conversation, pod: Pod) -> Finding:
             candidates.append((10 + priority * 10 + rank % 10, "describe_pod", message))
     elif description:
         finding.notes.append(f"describe_pod failed: {description}")
+        finding.unchecked.append(f"{pod.name}: describe_pod failed: {description}")
     if logs and not logs.startswith(("Tool call failed", "[Duplicate call]")) and logs != "(no log lines)":
         line = _telling_log_line(logs)
         if line:
@@ -543,6 +715,7 @@ def diagnose(chat: Conversation, pod: Pod) -> Finding:
             candidates.append((rank, "get_pod_logs", line))
     elif logs and logs.startswith("Tool call failed"):
         finding.notes.append(f"logs unavailable: {logs}")
+        finding.unchecked.append(f"{pod.name}: logs unavailable: {logs}")
     if not candidates:
         finding.source = "list_pods"
         finding.evidence = next(
@@ -555,7 +728,9 @@ def diagnose(chat: Conversation, pod: Pod) -> Finding:
         )
     else:
         _, finding.source, finding.evidence = min(candidates)
-    finding.cause, finding.fix = _cause_and_fix(pod, finding.evidence, description or "", logs or "")
+    finding.category, finding.cause, finding.fix = _cause_and_fix(
+        pod, finding.evidence, description or "", logs or ""
+    )
     if (
         finding.source == "describe_pod"
         and logs
@@ -565,10 +740,11 @@ def diagnose(chat: Conversation, pod: Pod) -> Finding:
         hint = _telling_log_line(logs)
         if hint and hint != finding.evidence and _ERRORISH.search(hint):
             finding.notes.append(f"the logs (get_pod_logs) say: {hint}")
+            finding.hint = hint
     return finding
 
 
-def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tuple[str, str]:
+def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tuple[str, str, str]:
     quoted = re.search(r"'([^']+)'|\"([^\"]+)\"", evidence)
     subject = (quoted[1] or quoted[2]) if quoted else None
     limit = re.search(r"Limits:.*memory=(\S+)", description)
@@ -576,17 +752,20 @@ def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tupl
     if "OOMKilled" in evidence:
         current = f" (now {limit[1]})" if limit else ""
         return (
+            "oom_killed",
             "the container exceeds its memory limit and is killed (OOMKilled)",
             f"raise the container's memory limit{current} or reduce its memory use, then roll it out again",
         )
     if re.search(r"(?i)missing required|not set|is required|undefined variable|no such env", evidence):
         what = f"'{subject}'" if subject else "a required setting"
         return (
+            "crash_config",
             f"the application exits at start-up because its configuration lacks {what}",
             f"provide {what} to the container (e.g. an env entry from its Secret) and roll the deployment out again",
         )
     if re.search(r"(?i)(secret|configmap) .* not found|CreateContainerConfigError", evidence + pod.status):
         return (
+            "missing_config_reference",
             "the container cannot be created: it references a Secret or ConfigMap that does not exist",
             "create the missing object in this namespace, or fix the reference in the pod spec",
         )
@@ -595,15 +774,18 @@ def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tupl
         name = f" {image[1]}" if image else ""
         if re.search(r"(?i)manifest unknown|not found", evidence):
             return (
+                "image_not_found",
                 f"the image{name} does not exist in the registry (wrong or unpublished tag)",
                 "push that tag, or set the image to a published tag and roll out again",
             )
         if re.search(r"(?i)unauthorized|denied|authentication required|forbidden", evidence):
             return (
+                "image_unauthorized",
                 f"the registry refuses to serve the image{name} without credentials",
                 "add or fix the imagePullSecrets of the pod's service account",
             )
         return (
+            "image_pull_failed",
             f"the image{name} cannot be pulled",
             "check the image name, the registry's reachability and credentials",
         )
@@ -612,44 +794,52 @@ def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tupl
         if short:
             wanted = f" (requests: {requests[1].strip()})" if requests else ""
             return (
+                "insufficient_resources",
                 f"no node has enough free {' and '.join(sorted(set(short)))} for the pod's requests{wanted}",
                 "lower the pod's requests, free capacity on the nodes, or add a node (or let the autoscaler)",
             )
         if re.search(r"(?i)affinity|selector", evidence):
             return (
+                "node_selector_mismatch",
                 "no node matches the pod's node selector or affinity",
                 "fix the selector/affinity or label a node",
             )
         if re.search(r"(?i)taint", evidence):
             return (
+                "untolerated_taint",
                 "every node has a taint the pod does not tolerate",
                 "add the toleration or remove the taint",
             )
         if re.search(r"(?i)persistentvolumeclaim", evidence):
             return (
+                "unbound_volume",
                 "the pod waits for a PersistentVolumeClaim that is not bound",
                 "create or fix the PVC and its storage class",
             )
         return (
+            "unschedulable",
             "the scheduler cannot place the pod",
             "read the scheduler's message above and adjust the pod spec",
         )
     if re.search(r"(?i)readiness probe failed", evidence):
         return (
+            "readiness_probe_failure",
             "the container runs but fails its readiness probe, so it receives no traffic",
             "fix what the probe checks (see the logs: a dependency may be down) or correct the probe's path/port",
         )
     if re.search(r"(?i)liveness probe failed", evidence):
         return (
+            "liveness_probe_failure",
             "the container fails its liveness probe and is restarted by the kubelet",
             "fix the health endpoint or give the probe a realistic delay and timeout",
         )
     if CRASHING.search(pod.status) or pod.restarts:
         return (
+            "crash_application",
             "the container crashes shortly after start",
             "fix the error the logs show, then roll the deployment out again",
         )
-    return (f"the pod is {pod.status}", "inspect the pod's events and logs further")
+    return ("unknown", f"the pod is {pod.status}", "inspect the pod's events and logs further")
 
 
 def _warning_events(description: str) -> list[tuple[str, str]]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from agents import FunctionToolResult, RunContextWrapper, ToolsToFinalOutputResult
 
+from k8s_agent_harness.findings import HealthReport
 from k8s_agent_harness.supervisor import Supervisor
 from k8s_agent_harness.vocabulary import StopReason
 
@@ -25,8 +26,22 @@ FORCE_SUMMARY = f"\x00FORCE_SUMMARY:{uuid.uuid4().hex}"
 
 
 def is_force_summary(output: Any) -> bool:
-    """Whether a run's final output is the sentinel."""
+    """Whether a run's final output is the sentinel (as text, or as the placeholder report)."""
+    if isinstance(output, HealthReport):
+        return output.scope == FORCE_SUMMARY
     return isinstance(output, str) and output == FORCE_SUMMARY
+
+
+def placeholder_report(scope: str) -> HealthReport:
+    """A report that is no report: what an error handler must return for an agent whose output type
+    is the HealthReport (the SDK validates a handler's final output against it). Its scope is a
+    nonce string no model writes."""
+    return HealthReport(scope=scope)
+
+
+UNREAD_REPORT = f"\x00UNREAD_REPORT:{uuid.uuid4().hex}"
+"""The scope of the placeholder for an answer the SDK could not validate: the harness reads the
+model's text itself (findings.parse_report), so both agents judge the same bytes the same way."""
 
 
 class StopForSummary(Exception):

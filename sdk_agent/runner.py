@@ -9,7 +9,11 @@ The SDK runs the inner loop (model turn, tool calls, next turn). Around it:
   clone of the agent writes the summary;
 - the outer loop hands each answer to the shared review policy and re-runs `Runner` once per
   pushback with the remaining step budget, without forcing tools again;
-- `max_turns` stays a hard backstop, turned into the sentinel by `error_handlers`.
+- `max_turns` stays a hard backstop, turned into the sentinel by `error_handlers`;
+- the structured report (json_schema mode) is the agent's output type, `AgentOutputSchema(HealthReport,
+  strict_json_schema=False)`, so the SDK sends its schema as `response_format`; an answer the SDK
+  cannot validate becomes a placeholder (`error_handlers["invalid_final_output"]`), and the shared
+  review reads the model's own text either way (C11, C12), as the hand-written loop does.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from typing import Any
 
 from agents import (
     Agent,
+    AgentOutputSchema,
+    ItemHelpers,
     ModelSettings,
     RunConfig,
     RunErrorHandlerInput,
@@ -28,16 +34,25 @@ from agents import (
     set_tracing_disabled,
 )
 from agents.exceptions import AgentsException, ModelBehaviorError
+from agents.items import MessageOutputItem
 from openai import OpenAIError
 
 from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import MalformedResponseError
+from k8s_agent_harness.findings import HealthReport
 from k8s_agent_harness.model_client import endpoint_error
-from k8s_agent_harness.review import PushBack
+from k8s_agent_harness.review import Accept, PushBack
 from k8s_agent_harness.session import RunResult, Session, open_session
-from k8s_agent_harness.vocabulary import Impl, StopReason
-from sdk_agent.behavior import FORCE_SUMMARY, StopForSummary, is_force_summary, summary_behavior
+from k8s_agent_harness.vocabulary import Impl, ReportFormat, StopReason
+from sdk_agent.behavior import (
+    FORCE_SUMMARY,
+    UNREAD_REPORT,
+    StopForSummary,
+    is_force_summary,
+    placeholder_report,
+    summary_behavior,
+)
 from sdk_agent.model import UniqueCallIdsModel
 from sdk_agent.model_input import compact_items, in_call_order, supervise_model_calls
 from sdk_agent.tools import error_formatter, function_tools
@@ -62,16 +77,25 @@ async def ask(config: Config, question: str, **options: Any) -> RunResult:
         return session.finish(answer)
 
 
-async def investigate(session: Session) -> str:
+def output_type(session: Session) -> Any:
+    """The agent's output type: the report's schema in json_schema mode (non-strict: the schema has
+    optional fields and defaults), text otherwise (json_text is parsed by the harness)."""
+    if session.config.report_mode is ReportFormat.JSON_SCHEMA:
+        return AgentOutputSchema(HealthReport, strict_json_schema=False)
+    return str
+
+
+async def investigate(session: Session) -> Accept:
     """The outer loop around `Runner.run`: pushbacks, forced summary, failures."""
     supervisor = session.supervisor
     agent = Agent(
         name="k8s-sre",
-        instructions=prompts.SYSTEM_PROMPT,
+        instructions=prompts.system_prompt(session.structured),
         model=UniqueCallIdsModel(model=session.config.model, openai_client=session.model, wire=session.wire),
         tools=list(function_tools(session.gateway)),
         model_settings=ModelSettings(tool_choice="required"),  # C1: the first run only
         tool_use_behavior=summary_behavior(supervisor),
+        output_type=output_type(session),
     )
     run_config = RunConfig(
         tracing_disabled=True,
@@ -94,29 +118,65 @@ async def investigate(session: Session) -> str:
 
         # Re-runs continue the conversation: they must not force a tool again (C1).
         agent = agent.clone(model_settings=ModelSettings())
-        verdict = session.review(str(result.final_output or ""))  # C2, C5
+        verdict = session.review(answer_text(result))  # C2, C5, C11, C12
         if isinstance(verdict, PushBack):
             history.append({"role": "user", "content": verdict.message})
             continue
-        return verdict.answer
+        return verdict
 
 
-async def summarize(session: Session, agent: Agent[Any], history: list[Any], reason: StopReason) -> str:
-    """C4, C7: one tool-less run of a clone of the agent over the history plus the instruction."""
+async def summarize(session: Session, agent: Agent[Any], history: list[Any], reason: StopReason) -> Accept:
+    """C4, C7: one tool-less run of a clone of the agent over the history plus the instruction
+    (and, for a structured report that does not check out, one more with the correction)."""
     session.recorder.force_summary(reason)
     writer = agent.clone(tools=[], model_settings=ModelSettings(), tool_use_behavior="run_llm_again")
-    instruction = {"role": "user", "content": prompts.summary_instruction(reason)}
+    instruction = {"role": "user", "content": prompts.summary_instruction(reason, session.structured)}
     config = RunConfig(tracing_disabled=True, tool_not_found_behavior="return_error_to_model")
-    # No input filter on this run: order and compact the history here (see model_input.py).
+    items = [*in_call_order(history), instruction]
+    answer, written = await _write_summary(session, writer, items, config)
+    if not answer and not session.structured:
+        answer = prompts.no_report(reason)
+    verdict = session.review_summary(answer)  # C11, C12: one tool-less correction turn
+    if isinstance(verdict, PushBack):
+        items = [*items, *written, {"role": "user", "content": verdict.message}]
+        answer, _ = await _write_summary(session, writer, items, config)
+        verdict = session.review_summary(answer)
+    assert isinstance(verdict, Accept)  # the correction is spent: the second report is accepted
+    return verdict
+
+
+async def _write_summary(
+    session: Session, writer: Agent[Any], items: list[Any], config: RunConfig
+) -> tuple[str, list[Any]]:
+    """One tool-less turn: the answer's text and the items it added to the conversation."""
+    # No input filter on this run: compact the history here (see model_input.py).
     gateway = session.gateway
-    summary_input = compact_items(
-        [*in_call_order(history), instruction], prompts.SYSTEM_PROMPT, [], gateway.store, gateway.budget
-    )
+    summary_input = compact_items(items, writer.instructions, [], gateway.store, gateway.budget)  # type: ignore[arg-type]
     result = await _run_sdk(session, writer, summary_input, config, max_turns=1)
-    output = result.final_output
-    if is_force_summary(output) or not isinstance(output, str) or not output:
-        return prompts.no_report(reason)
-    return output
+    if is_force_summary(result.final_output):
+        return "", []
+    return answer_text(result), [item.to_input_item() for item in result.new_items]
+
+
+def answer_text(result: Any) -> str:
+    """The text of the model's last message in a run: what the review reads, whatever the SDK made of
+    it (the text of a str output, the JSON behind a parsed report, an answer it could not parse)."""
+    if isinstance(result.final_output, str):
+        return result.final_output
+    messages = [item for item in result.new_items if isinstance(item, MessageOutputItem)]
+    if messages:
+        return ItemHelpers.text_message_output(messages[-1])
+    for response in reversed(result.raw_responses):  # a handler kept the answer out of the history
+        text = ItemHelpers.text_message_outputs(
+            [
+                MessageOutputItem(agent=result.last_agent, raw_item=raw)
+                for raw in response.output
+                if raw.type == "message"
+            ]
+        )
+        if text:
+            return text
+    return ""
 
 
 async def _run_sdk(
@@ -125,7 +185,7 @@ async def _run_sdk(
     """`Runner.run` with the run's failures translated: endpoint errors end the run, max_turns does not."""
     try:
         result = await Runner.run(
-            agent, history, max_turns=max_turns, run_config=config, error_handlers={"max_turns": _backstop}
+            agent, history, max_turns=max_turns, run_config=config, error_handlers=HANDLERS
         )
         while result.interruptions:  # write tools wait for the operator's approval
             state = result.to_state()
@@ -136,7 +196,7 @@ async def _run_sdk(
                     refusal = await session.gateway.call(item.call_id or "", item.name or "", item.arguments)
                     state.reject(item, rejection_message=refusal.content)
             result = await Runner.run(
-                agent, state, max_turns=max_turns, run_config=config, error_handlers={"max_turns": _backstop}
+                agent, state, max_turns=max_turns, run_config=config, error_handlers=HANDLERS
             )
     except StopForSummary:
         raise
@@ -158,4 +218,15 @@ async def _run_sdk(
 
 def _backstop(data: RunErrorHandlerInput[Any]) -> RunErrorHandlerResult:
     """max_turns exceeded: not a crash, the same forced summary as any spent budget."""
-    return RunErrorHandlerResult(final_output=FORCE_SUMMARY, include_in_history=False)
+    structured = not isinstance(data.run_data.last_agent.output_type, type)  # AgentOutputSchema
+    output = placeholder_report(FORCE_SUMMARY) if structured else FORCE_SUMMARY
+    return RunErrorHandlerResult(final_output=output, include_in_history=False)
+
+
+def _unread(data: RunErrorHandlerInput[Any]) -> RunErrorHandlerResult:
+    """An answer the output type does not validate (or no text at all): the placeholder, so that the
+    shared review reads the model's text and asks for the correction (C11)."""
+    return RunErrorHandlerResult(final_output=placeholder_report(UNREAD_REPORT), include_in_history=False)
+
+
+HANDLERS: Any = {"max_turns": _backstop, "invalid_final_output": _unread}

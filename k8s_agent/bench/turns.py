@@ -26,7 +26,7 @@ from k8s_agent_harness.config import Config
 from k8s_agent_harness.mcp_client import McpClient
 from k8s_agent_harness.prompts import SYSTEM_PROMPT
 from k8s_agent_harness.servers import mock_cluster_command
-from k8s_agent_harness.vocabulary import Impl
+from k8s_agent_harness.vocabulary import Impl, ReportFormat
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
 
 MOCK = mock_cluster_command()
@@ -81,6 +81,7 @@ async def agent_run(impl: Impl, url: str, mcp: McpClient, turns: int, trace_dir:
         api_key="k",
         trace_dir=trace_dir,
         max_retries=0,
+        report_format=ReportFormat.PROSE,  # the loop's overhead, measured on the same bytes as the plain loops
         max_steps=turns + 2,
         max_repeats=turns + 2,
     )

@@ -51,6 +51,28 @@ def last_model_text(trace: list[dict[str, Any]]) -> str:
     return next(str(e["text"]) for e in reversed(trace) if e["kind"] == "model_response" and e.get("text"))
 
 
+def assert_verified_report(out: dict[str, Any], trace: list[dict[str, Any]]) -> None:
+    """`--json` carries the model's last answer as data, each quote checked against the tool results."""
+    written = json.loads(last_model_text(trace))  # the offline model answers with the JSON report
+    report = out["report"]
+    assert out["report_format"] == "json_schema" and out["report_verified"] is True
+    assert [f["name"] for f in report["findings"]] == [f["name"] for f in written["findings"]]
+    assert report["healthy"] == written["healthy"] and report["scope"] == written["scope"]
+    results = "\n".join(
+        " ".join(str(e.get("full_result") or e.get("result")).split())
+        for e in trace
+        if e["kind"] == "tool_call" and e["outcome"] == "executed"
+    )
+    quotes = [q for f in report["findings"] for q in f["evidence"]]
+    assert quotes and all(q["verified"] is True for q in quotes)
+    assert all(" ".join(q["text"].split()) in results for q in quotes)
+    assert all(f["name_verified"] is True for f in report["findings"])
+    (checked,) = [e for e in trace if e["kind"] == "report"]
+    assert checked["accepted"] is True and checked["problems"] == [] and checked["report"] == report
+    for finding in report["findings"]:  # the terminal rendering is made from the structure
+        assert f"{finding['kind']} {finding['name']}" in out["answer"]
+
+
 @pytest.mark.parametrize("impl", ["handwritten", "sdk"])
 def test_ask_json_prints_the_model_s_report_and_what_the_agent_did(impl: str, tmp_path: Path) -> None:
     done = ask(DEFAULT_QUESTION, "--impl", impl, "--json", cwd=tmp_path)
@@ -65,7 +87,7 @@ def test_ask_json_prints_the_model_s_report_and_what_the_agent_did(impl: str, tm
     assert out["model_requests"] == len(requests) == 3
     assert out["tool_calls_executed"] == len(executed) == 8
     assert out["tool_calls_rejected"] == 0 and out["pushbacks"] == 0 and out["forced_summary"] is False
-    assert out["answer"] == last_model_text(trace)  # the report is the model's, relayed as written
+    assert_verified_report(out, trace)
     assert trace[-1]["kind"] == "run_end" and trace[-1]["answer"] == out["answer"]
     assert "step 1: asking the model" in done.stderr and "✓ list_pods(namespace=production)" in done.stderr
 
@@ -78,8 +100,18 @@ def test_ask_prints_the_report_between_a_header_and_the_trace(tmp_path: Path) ->
     head, counts, rule, *body = done.stdout.splitlines()
     assert head == "k8s-agent report · handwritten agent · model offline (deterministic playbook, not an LLM)"
     assert counts.startswith("3 model requests · 8 tool calls · ")
-    assert rule == "─" * 78 and body[-2] == rule and body[-1].startswith("Trace: traces/")
-    assert "\n".join(body[:-2]) == last_model_text(trace).strip()
+    assert rule == "─" * 78 and body[-3] == rule and body[-1].startswith("Trace: traces/")
+    written = json.loads(last_model_text(trace))
+    quotes = sum(len(finding["evidence"]) for finding in written["findings"])
+    assert body[-2] == (
+        f"Verification: {quotes} of {quotes} quotes found verbatim in this run's tool results; "
+        "every finding names a resource a tool returned."
+    )
+    assert "\n".join(body[:-3]) == trace[-1]["answer"].strip()
+    assert body[0] == f"Health report: {written['scope']}"
+    for finding in written["findings"]:
+        for quote in finding["evidence"]:
+            assert f"✓: {quote['text']}" in done.stdout
     assert done.stderr == ""
 
 
@@ -106,7 +138,8 @@ def test_ask_with_a_fixture_investigates_that_cluster(impl: str, tmp_path: Path)
     assert calls[0] == ("list_pods", {"namespace": "shop"})
     assert "cart-api-6d5f7c8b9-k2m4p" in tool_results(trace)  # the fixture's pods, not the shipped ones
     assert "payment-service" not in tool_results(trace)
-    assert out["answer"] == last_model_text(trace)
+    assert_verified_report(out, trace)
+    assert "cart-api-6d5f7c8b9-k2m4p" in [f["name"] for f in out["report"]["findings"]]
     assert out["ungrounded_names"] == []
 
 

@@ -377,7 +377,7 @@ def test_counts_are_worded_in_the_singular_when_there_is_one(tmp_path: Path) -> 
 
 
 def test_trace_show_full_prints_the_answer_once(tmp_path: Path) -> None:
-    trace = recorded_trace(tmp_path)
+    trace = recorded_trace(tmp_path, "--report-format", "prose")  # the answer is the model's text
 
     done = cli("trace", "show", str(trace), "--full", cwd=tmp_path)
 
@@ -409,7 +409,10 @@ def test_a_question_about_nodes_gets_a_node_investigation(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     (trace,) = traces(tmp_path)
     assert {tool for tool, _ in calls_of(trace)} == {"list_nodes", "describe_node"}
-    assert json.loads(done.stdout)["answer"].startswith("Node report")
+    out = json.loads(done.stdout)
+    assert out["answer"].startswith("Health report: nodes") and out["report"]["scope"] == "nodes"
+    listed = next(e["result"] for e in trace if e["kind"] == "tool_call" and e["tool"] == "list_nodes")
+    assert out["report"]["healthy"]["count"] + len(out["report"]["findings"]) == len(listed.splitlines()) - 1
 
 
 @pytest.mark.parametrize(
@@ -427,7 +430,9 @@ def test_the_namespace_is_read_in_any_case_and_all_means_all(
     assert done.returncode == 0, done.stderr
     (trace,) = traces(tmp_path)
     assert calls_of(trace)[0] == ("list_pods", first)
-    assert "pods are unhealthy" in json.loads(done.stdout)["answer"]
+    out = json.loads(done.stdout)
+    assert out["report"]["findings"] and out["report_verified"] is True
+    assert f"{len(out['report']['findings'])} unhealthy, " in out["answer"]
 
 
 def test_a_namespace_that_does_not_exist_gets_the_ones_that_do(tmp_path: Path) -> None:

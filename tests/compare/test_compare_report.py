@@ -24,6 +24,8 @@ RUN_FIELDS: dict[str, type | tuple[type, ...]] = {
     "error_type": type(None),
     "report": bool,
     "grounded": bool,
+    "report_format": str,
+    "report_verified": (bool, type(None)),
     "ungrounded_names": list,
     "invariants_held": bool,
     "invariants": dict,
@@ -83,7 +85,12 @@ EXPECTED: dict[str, tuple[int, int, int, dict[str, int], dict[str, int], str | N
         None,
         True,
     ),
+    "c11-report-schema": (4, 2, 0, {}, {"report": 1}, None, True),
+    "c11-report-json-text": (4, 2, 0, {}, {"report": 1}, None, True),
+    "c12-fabricated-evidence": (4, 2, 0, {}, {"report": 1}, None, True),
+    "c12-unverified-kept": (3, 1, 0, {}, {"report": 1}, None, False),
     "offline-default": (3, 8, 0, {}, {}, None, True),
+    "offline-prose": (3, 8, 0, {}, {}, None, True),
 }
 
 
@@ -141,7 +148,7 @@ def test_every_run_has_every_field_with_its_type(report: dict[str, Any]) -> None
             "duplicate",
             "skipped",
         }
-        assert set(metrics["pushback_kinds"]) == {"zero_tool", "evidence"}
+        assert set(metrics["pushback_kinds"]) == {"zero_tool", "evidence", "report"}
 
 
 @pytest.mark.parametrize("name", EXPECTED)
@@ -155,7 +162,11 @@ def test_each_scenario_counts_what_its_script_does_on_both_implementations(
         assert metrics["status"] == "ok" and metrics["error"] is None, impl
         assert metrics["report"] is True
         assert metrics["grounded"] is grounded
-        assert bool(metrics["ungrounded_names"]) is not grounded
+        unverified = bool(metrics["ungrounded_names"]) or metrics["report_verified"] is False
+        assert unverified is not grounded
+        report_format = SCENARIOS[name].overrides.get("report_format", "prose")
+        assert metrics["report_format"] == report_format
+        assert (metrics["report_verified"] is None) is (report_format == "prose")
         assert metrics["model_requests"] == metrics["model_attempts"] == requests
         assert metrics["tool_calls_executed"] == executed
         assert metrics["tool_calls_failed"] == failed

@@ -150,3 +150,39 @@ def test_request_bodies_are_rebuilt_from_the_trace_deltas() -> None:
 
     assert [len(body["messages"]) for body in bodies] == [1, 4, 1]
     assert ["tools" in body for body in bodies] == [True, True, False]
+
+
+def structured_run(*steps: Event, report_format: str = "json_schema") -> list[Event]:
+    start = event("run_start", budgets={"max_steps": 4}, report_format=report_format)
+    return [start, *steps, event("run_end", status="ok", answer="a")]
+
+
+def schema_request(step: int, response_format: str | None = "json_schema:final_output") -> Event:
+    return event(
+        "model_request", step, attempt=1, tools_sent=True, tool_choice="auto", response_format=response_format
+    )
+
+
+def report(accepted: bool, problems: list[str] | None = None) -> Event:
+    return event(
+        "report", format="json_schema", parsed=True, report={}, problems=problems or [], accepted=accepted
+    )
+
+
+def test_a_json_schema_request_without_the_schema_breaks_c11() -> None:
+    run = structured_run(schema_request(1), schema_request(2, None), report(True))
+
+    assert verdicts(check_run(run))["report_checked"] is False
+    (check,) = [c for c in check_run(run) if c.name == "report_checked"]
+    assert check.detail == "step 2: response_format None"
+
+
+def test_an_answer_not_read_as_a_report_or_two_corrections_break_c11_c12() -> None:
+    unread = structured_run(schema_request(1))
+    twice = structured_run(schema_request(1), report(False), schema_request(2), report(False), report(True))
+    kept = structured_run(schema_request(1), report(False, ["q"]), schema_request(2), report(True, ["q"]))
+
+    assert verdicts(check_run(unread))["report_checked"] is False
+    assert verdicts(check_run(twice))["report_checked"] is False
+    (check,) = [c for c in check_run(kept) if c.name == "report_checked"]
+    assert (check.held, check.detail) == (True, "kept, unverified")  # kept and marked is the contract

@@ -1,4 +1,4 @@
-"""The loop contract C1-C10 (docs/contract.md), observed on the wire, for every implementation.
+"""The loop contract C1-C12 (docs/contract.md), observed on the wire, for every implementation.
 
 Each test drives a scripted, misbehaving model over real HTTP against the real mock cluster over
 stdio, and asserts on the recorded requests and on the MCP server's call log. Every run also
@@ -7,11 +7,12 @@ checks C10 (every tool call id answered exactly once) in the `run_agent` fixture
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from k8s_agent import scenarios
-from k8s_agent.scenarios import ANALYTICS, INVENTED, PAYMENT, REPORT
-from k8s_agent_harness import prompts
+from k8s_agent.scenarios import ANALYTICS, FABRICATED, INVENTED, LOG_LINE, PAYMENT, REPORT
+from k8s_agent_harness import findings, prompts
 from k8s_agent_scripted_llm import call, text
 from tests.conftest import RunAgent
 
@@ -63,7 +64,11 @@ def test_c2_an_answer_before_any_tool_call_gets_one_pushback_and_the_second_is_a
     assert tool_choice(run.requests[1]) in NOT_FORCED
     assert run.answer == "Still healthy, I am sure."
     assert run.calls == []
-    assert run.result is not None and run.result.stats.pushbacks == {"zero_tool": 1, "evidence": 0}
+    assert run.result is not None and run.result.stats.pushbacks == {
+        "zero_tool": 1,
+        "evidence": 0,
+        "report": 0,
+    }
 
 
 def test_c2_the_pushback_is_not_given_once_a_tool_was_called(run_agent: RunAgent) -> None:
@@ -130,7 +135,11 @@ def test_c5_a_grounded_report_gets_no_pushback(run_agent: RunAgent) -> None:
     )
 
     assert len(run.requests) == 2
-    assert run.result is not None and run.result.stats.pushbacks == {"zero_tool": 0, "evidence": 0}
+    assert run.result is not None and run.result.stats.pushbacks == {
+        "zero_tool": 0,
+        "evidence": 0,
+        "report": 0,
+    }
 
 
 def test_c6_an_unknown_tool_gets_the_whitelist_and_never_reaches_the_server(run_agent: RunAgent) -> None:
@@ -216,3 +225,132 @@ def test_c10_an_endpoint_that_reuses_call_ids_still_gets_every_call_answered(run
     assert run.tool_messages(2)[0]["content"].startswith("[Duplicate call]")
     assert run.tool_messages(3)[0]["content"].startswith("NAME ")
     assert run.answer == REPORT
+
+
+# -- C11, C12: the structured report, checked against the tool results ------------------------------
+
+
+def report_event(run: Any) -> list[dict[str, Any]]:
+    return [e for e in run.trace if e["kind"] == "report"]
+
+
+def test_c11_every_request_asks_for_the_report_schema_and_a_schema_violation_gets_one_correction(
+    run_agent: RunAgent,
+) -> None:
+    run = run_agent(scenarios.C11)
+
+    assert len(run.requests) == 4
+    assert all(request["response_format"] == findings.response_format() for request in run.requests)
+    assert findings.instructions() in run.requests[0]["messages"][0]["content"]  # the system prompt
+    bad, correction = run.requests[3]["messages"][-2:]
+    assert bad["role"] == "assistant" and json.loads(bad["content"])["findings"][0]["cause"] == "crashing"
+    assert correction["role"] == "user"
+    assert correction["content"].startswith(
+        "Your report cannot be accepted as it is: the report does not fit the schema: "
+    )
+    for wrong in ("findings.0.status: Field required", "findings.0.cause: Input should be", "findings.0.fix"):
+        assert wrong in correction["content"]
+    assert tool_choice(run.requests[3]) in NOT_FORCED and "tools" in run.requests[3]
+    first, second = report_event(run)
+    assert (first["parsed"], first["accepted"], second["parsed"], second["accepted"]) == (
+        False,
+        False,
+        True,
+        True,
+    )
+    assert run.result is not None and run.result.verified is True
+    assert run.result.report is not None and [f.name for f in run.result.report.findings] == [PAYMENT]
+
+
+def test_c11_json_text_asks_in_the_instructions_and_reads_a_fenced_answer(run_agent: RunAgent) -> None:
+    run = run_agent(scenarios.C11_TEXT)
+
+    assert all("response_format" not in request for request in run.requests)
+    assert findings.instructions() in run.requests[0]["messages"][0]["content"]
+    assert last_message(run.requests[3])["content"].startswith(
+        "Your report cannot be accepted as it is: the report is not valid JSON: "
+    )
+    assert run.result is not None and run.result.verified is True
+    assert f"pod {PAYMENT} (production): CrashLoopBackOff" in run.answer
+    assert f"Evidence (get_pod_logs) ✓: {LOG_LINE}" in run.answer
+
+
+def test_c12_a_fabricated_quote_and_an_invented_pod_get_one_correction_naming_both(
+    run_agent: RunAgent,
+) -> None:
+    run = run_agent(scenarios.C12)
+
+    assert len(run.requests) == 4
+    correction = last_message(run.requests[3])["content"]
+    assert f"the quote {FABRICATED!r} (finding {PAYMENT}) appears in no tool result of this run" in correction
+    assert f"finding {INVENTED!r} names a pod that no tool returned" in correction
+    assert LOG_LINE not in correction  # the quote that was found is not among the problems
+    first, second = report_event(run)
+    marks = [
+        (f["name"], f["name_verified"], [q["verified"] for q in f["evidence"]])
+        for f in first["report"]["findings"]
+    ]
+    assert marks == [(PAYMENT, True, [False]), (INVENTED, False, [True])]
+    assert first["accepted"] is False and second["accepted"] is True and second["problems"] == []
+    guardrails = [e for e in run.trace if e["kind"] == "guardrail"]
+    assert [(g["guardrail"], g["names"]) for g in guardrails] == [("report", [INVENTED])]
+    # The corrected quote is tied to the call whose result holds it.
+    logs_call = next(
+        e["request_id"] for e in run.trace if e["kind"] == "tool_call" and e["tool"] == "get_pod_logs"
+    )
+    (quote,) = second["report"]["findings"][0]["evidence"]
+    assert quote == {"text": LOG_LINE, "call_id": logs_call, "tool": "get_pod_logs", "verified": True}
+    assert run.result is not None and run.result.verified is True and run.result.ungrounded == ()
+
+
+def test_c12_what_is_still_unverified_after_the_correction_is_kept_and_marked(run_agent: RunAgent) -> None:
+    run = run_agent(scenarios.C12_KEPT)
+
+    assert len(run.requests) == 3  # one correction, then the report is accepted as it is
+    assert run.result is not None and run.result.verified is False
+    report = run.result.report
+    assert report is not None
+    assert [(q.text, q.verified) for q in report.findings[0].evidence] == [
+        (LOG_LINE, True),
+        (FABRICATED, False),
+    ]
+    assert f"✗ unverified: {FABRICATED}" in run.answer and f"✓: {LOG_LINE}" in run.answer
+    assert run.result.report_problems == (
+        f"the quote {FABRICATED!r} (finding {PAYMENT}) appears in no tool result of this run",
+    )
+    end = run.trace[-1]
+    assert end["kind"] == "run_end" and end["answer"] == run.answer
+
+
+def test_c12_an_answer_that_never_parses_is_kept_whole_and_said_to_be_unverified(run_agent: RunAgent) -> None:
+    run = run_agent(
+        [call("list_pods", namespace="production"), text(REPORT), text("Still prose: " + REPORT)],
+        report_format="json_text",
+    )
+
+    assert len(run.requests) == 3
+    assert run.answer.startswith("UNVERIFIED: the model's answer is not a report the harness could check")
+    assert run.answer.endswith("Still prose: " + REPORT)
+    assert run.result is not None and run.result.verified is False and run.result.report is None
+
+
+def test_c11_the_forced_summary_asks_for_the_report_and_gets_its_correction_without_tools(
+    run_agent: RunAgent,
+) -> None:
+    run = run_agent(
+        [
+            call("list_pods", namespace="production"),
+            call("get_pod_logs", name=PAYMENT, namespace="production"),
+            text("Summary: " + REPORT),
+            text(scenarios.report_json(scenarios.finding(PAYMENT, LOG_LINE))),
+        ],
+        report_format="json_schema",
+        max_steps=2,
+    )
+
+    summary, correction = run.requests[2:]
+    assert "tools" not in summary and "tools" not in correction
+    assert summary["response_format"] == correction["response_format"] == findings.response_format()
+    assert last_message(summary)["content"] == prompts.summary_instruction("step_budget", structured=True)
+    assert last_message(correction)["content"].startswith("Your report cannot be accepted as it is: ")
+    assert run.result is not None and run.result.verified is True

@@ -49,8 +49,9 @@ def test_the_offline_model_on_5000_pods_finds_every_failure_within_the_budget(
         assert sum(request_sizes(run)) <= 512 * 1024, impl
         assert all(pod in run.answer for pod in PLANTED), impl
         assert len(run.answer.encode()) <= 16 * 1024
-        assert "5 of 5,000 pods are unhealthy." in run.answer
-        assert "Healthy: 4,995 pods, for example" in run.answer
+        assert "5 unhealthy, 4,995 healthy." in run.answer and "Healthy: 4,995, for example" in run.answer
+        assert run.result is not None and run.result.verified is True  # every quote found in a full result
+        assert {f.name for f in run.result.report.findings} == set(PLANTED)  # type: ignore[union-attr]
         listing = next(e for e in run.trace if e["kind"] == "tool_call" and e["tool"] == "list_pods")
         assert listing["handle"] == "r1" and len(listing["full_result"]) > 400_000  # kept whole in the trace
         assert listing["result"].startswith(

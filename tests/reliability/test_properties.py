@@ -120,7 +120,9 @@ class Rig:
     traces: Path
     validators: dict[str, Draft202012Validator]
 
-    def run(self, impl: str, script: list[Step], tight: bool = False) -> RunResult:
+    def run(
+        self, impl: str, script: list[Step], tight: bool = False, report_format: str = "prose"
+    ) -> RunResult:
         """One run of `impl` on `script`, on the shared servers (call log and script reset first).
 
         `tight`: a context budget so small that most results are excerpted and the history is
@@ -137,6 +139,7 @@ class Rig:
             max_steps=MAX_STEPS,
             max_repeats=2,
             max_retries=0,
+            report_format=report_format,
             request_timeout=10,
             tool_timeout=10,
             context_budget=TIGHT_BUDGET if tight else 32_000,

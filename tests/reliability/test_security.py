@@ -143,6 +143,7 @@ def run_with_write_tools(
             mcp_command=command,
             trace_dir=workdir / "traces",
             max_retries=0,
+            report_format="prose",
             allow_write=options.pop("allow_write", ()),
         )
         result = asyncio.run(ask_function(impl)(config, "Clean up the crashing pod.", **options))

@@ -13,7 +13,15 @@ from k8s_agent_harness import events
 from k8s_agent_harness.events import SCHEMA_VERSION, TraceError, parse_trace, read_trace
 from k8s_agent_harness.redact import Redactor
 from k8s_agent_harness.trace import Recorder, TraceWriter
-from k8s_agent_harness.vocabulary import Guardrail, Impl, Outcome, Pushback, RunStatus, StopReason
+from k8s_agent_harness.vocabulary import (
+    Guardrail,
+    Impl,
+    Outcome,
+    Pushback,
+    ReportFormat,
+    RunStatus,
+    StopReason,
+)
 
 
 def recorder(path: Path, **kwargs: Any) -> Recorder:
@@ -140,6 +148,9 @@ def written(tmp_path: Path) -> Path:
             request_id="c1", tool="list_pods", arguments={}, fingerprint="f", outcome=Outcome.EXECUTED
         ),
         events.GuardrailFired(guardrail=Guardrail.FORCED_SUMMARY, reason=StopReason.STEP_BUDGET),
+        events.ReportChecked(
+            format=ReportFormat.JSON_SCHEMA, parsed=False, problems=["not JSON"], accepted=True
+        ),
         events.McpRestart(reason="died", ok=True),
         events.McpToolsChanged(detail="list_changed"),
         events.HarnessWarning(message="w"),
@@ -177,7 +188,19 @@ def test_a_trace_of_an_unknown_schema_version_is_refused_with_the_version(
 
     with pytest.raises(TraceError, match=message) as error:
         read_trace(path)
-    assert f"this k8s-agent reads schema version {SCHEMA_VERSION}" in str(error.value)
+    assert f"this k8s-agent reads schema version 1, {SCHEMA_VERSION}" in str(error.value)
+
+
+def test_a_version_1_trace_is_still_read(tmp_path: Path) -> None:
+    path = written(tmp_path)
+    first, *rest = lines(path)
+    first["schema_version"] = 1
+    del first["report_format"]
+    path.write_text("".join(json.dumps(e) + "\n" for e in [first, *rest]))
+
+    trace = read_trace(path)
+
+    assert trace.start.schema_version == 1 and trace.start.report_format is None
 
 
 def test_an_event_that_breaks_the_schema_is_named_by_line_and_field(tmp_path: Path) -> None:
@@ -198,7 +221,7 @@ def test_a_last_line_cut_off_by_a_killed_run_is_skipped_with_a_warning(
         file.write('{"kind": "model_req')
 
     assert len(read_trace(path)) == len(events.EVENT_TYPES)
-    assert "trace.jsonl:13 is not JSON" in capsys.readouterr().err
+    assert f"trace.jsonl:{len(events.EVENT_TYPES) + 1} is not JSON" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
