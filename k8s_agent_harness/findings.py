@@ -219,7 +219,10 @@ def verify(report: HealthReport, results: Sequence[Any]) -> Verification:
     Each failure is listed, in words the correction turn can send back.
     """
     sources = [(str(r.call_id), str(r.tool), _readings(str(r.text))) for r in results]
-    named = [*(reading for _, _, readings in sources for reading in readings), *(r.arguments for r in results)]
+    named = [
+        *(reading for _, _, readings in sources for reading in readings),
+        *(r.arguments for r in results),
+    ]
     checked = report.model_copy(deep=True)
     problems: list[str] = []
     for finding in checked.findings:
