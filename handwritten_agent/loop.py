@@ -9,6 +9,7 @@ for the summary (a structured summary gets its one correction turn, also without
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,13 +103,15 @@ async def ask_model(
 ) -> AssistantMessage:
     """One chat-completions request, its history compacted to the context budget; endpoint failures
     and malformed answers end the run."""
-    wire = compact_chat(messages, tools, session.gateway.store, session.gateway.budget)
+    schema = response_format() if session.config.report_mode is ReportFormat.JSON_SCHEMA else None
+    extra = len(json.dumps(schema)) if schema else 0
+    wire = compact_chat(messages, tools, session.gateway.store, session.gateway.budget, extra)
     request: dict[str, Any] = {"model": session.config.model, "messages": wire}
     if tools is not None:
         request["tools"] = tools
         request["tool_choice"] = tool_choice
-    if session.config.report_mode is ReportFormat.JSON_SCHEMA:  # C11: on every request, as the SDK sends it
-        request["response_format"] = response_format()
+    if schema is not None:  # C11: on every request, as the SDK sends it for its output type
+        request["response_format"] = schema
     try:
         completion: ChatCompletion = await session.model.chat.completions.create(**request)
     except openai.OpenAIError as error:

@@ -380,15 +380,17 @@ def compact_chat(
     tools: Sequence[dict[str, Any]] | None,
     store: ResultStore,
     budget: Budget,
+    extra: int = 0,
 ) -> list[dict[str, Any]]:
     """Chat Completions messages as they go on the wire, compacted as far as the budget needs.
 
-    The input is the full history and is not changed.
+    The input is the full history and is not changed. `extra`: bytes the request carries besides
+    its messages and tools (the report's `response_format`).
     """
     entries: list[Entry] = []
     places: list[tuple[int, int | None]] = []  # (message index, tool call index) of each entry
     turn_of: dict[int, int] = {}  # message index -> turn
-    fixed = len(json.dumps(list(tools or [])))
+    fixed = len(json.dumps(list(tools or []))) + extra
     calls: dict[str, tuple[str, str]] = {}
     turn = -1
     for index, message in enumerate(messages):

@@ -35,8 +35,9 @@ from k8s_agent_harness.supervisor import Supervisor
 from sdk_agent.behavior import StopForSummary
 
 
-def supervise_model_calls(supervisor: Supervisor, gateway: ToolGateway) -> Any:
-    """The input filter: stop or count the turn, restore the order of tool outputs, compact."""
+def supervise_model_calls(supervisor: Supervisor, gateway: ToolGateway, extra: int = 0) -> Any:
+    """The input filter: stop or count the turn, restore the order of tool outputs, compact
+    (`extra`: the request's bytes besides messages and tools, as `context.compact_chat` takes it)."""
 
     def check(data: CallModelData[Any]) -> ModelInputData:
         items = in_call_order(list(data.model_data.input))
@@ -46,7 +47,7 @@ def supervise_model_calls(supervisor: Supervisor, gateway: ToolGateway) -> Any:
         supervisor.turn_taken()
         tools = gateway.openai_tools()  # what the SDK offers this turn (before compaction stores more)
         instructions = data.model_data.instructions
-        items = compact_items(items, instructions, tools, gateway.store, gateway.budget)
+        items = compact_items(items, instructions, tools, gateway.store, gateway.budget, extra)
         return ModelInputData(input=items, instructions=instructions)
 
     return check
@@ -58,13 +59,15 @@ def compact_items(
     tools: list[dict[str, Any]],
     store: ResultStore,
     budget: Budget,
+    extra: int = 0,
 ) -> list[Any]:
     """The SDK's input items compacted as `context.compact_chat` compacts Chat Completions messages:
     the same entries and turns, measured the same way, the same replacements and note."""
     entries: list[Entry] = []
     places: list[int] = []
     turn_of: dict[int, int] = {}
-    fixed = len(json.dumps(tools)) + (PIECE_OVERHEAD + wire_size(instructions) if instructions else 0)
+    fixed = len(json.dumps(tools)) + extra
+    fixed += PIECE_OVERHEAD + wire_size(instructions) if instructions else 0
     calls: dict[str, tuple[str, str]] = {}
     turn, previous = -1, None
     for index, item in enumerate(items):

@@ -18,6 +18,7 @@ The SDK runs the inner loop (model turn, tool calls, next turn). Around it:
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from agents import (
@@ -40,7 +41,7 @@ from openai import OpenAIError
 from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import MalformedResponseError
-from k8s_agent_harness.findings import HealthReport
+from k8s_agent_harness.findings import HealthReport, response_format
 from k8s_agent_harness.model_client import endpoint_error
 from k8s_agent_harness.review import Accept, PushBack
 from k8s_agent_harness.session import RunResult, Session, open_session
@@ -85,6 +86,13 @@ def output_type(session: Session) -> Any:
     return str
 
 
+def schema_bytes(session: Session) -> int:
+    """The bytes the report's `response_format` adds to every request (0 unless json_schema)."""
+    if session.config.report_mode is not ReportFormat.JSON_SCHEMA:
+        return 0
+    return len(json.dumps(response_format()))
+
+
 async def investigate(session: Session) -> Accept:
     """The outer loop around `Runner.run`: pushbacks, forced summary, failures."""
     supervisor = session.supervisor
@@ -102,7 +110,7 @@ async def investigate(session: Session) -> Accept:
         tool_not_found_behavior="return_error_to_model",
         tool_error_formatter=error_formatter(session.gateway, session.wire),
         tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),  # calls in order, as proposed
-        call_model_input_filter=supervise_model_calls(supervisor, session.gateway),
+        call_model_input_filter=supervise_model_calls(supervisor, session.gateway, schema_bytes(session)),
     )
     history: list[Any] = [{"role": "user", "content": session.question}]
 
@@ -151,7 +159,14 @@ async def _write_summary(
     """One tool-less turn: the answer's text and the items it added to the conversation."""
     # No input filter on this run: compact the history here (see model_input.py).
     gateway = session.gateway
-    summary_input = compact_items(items, writer.instructions, [], gateway.store, gateway.budget)  # type: ignore[arg-type]
+    summary_input = compact_items(
+        items,
+        writer.instructions,  # type: ignore[arg-type]
+        [],
+        gateway.store,
+        gateway.budget,
+        schema_bytes(session),
+    )
     result = await _run_sdk(session, writer, summary_input, config, max_turns=1)
     if is_force_summary(result.final_output):
         return "", []

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from k8s_agent_harness.findings import instructions, parse_report, response_format, verify
+from k8s_agent_harness.grounding import ToolText
 from k8s_agent_mock_cluster import Cluster, Invalid, NotFound, default_fixture_path, load_fixture
 from k8s_agent_scripted_llm import Reply, offline_model
 from k8s_agent_scripted_llm.offline import HEADER
@@ -29,18 +31,27 @@ TOOLS = (
 
 
 def play(
-    cluster: Cluster, question: str, max_turns: int = 6
+    cluster: Cluster,
+    question: str,
+    max_turns: int = 6,
+    *,
+    extra: dict[str, Any] | None = None,
+    system: str | None = None,
+    record: list[ToolText] | None = None,
 ) -> tuple[list[tuple[str, dict[str, Any]]], str, str]:
     """Ask the playbook turn by turn, running its calls on `cluster` as a tool server would.
 
-    Returns the calls it made, the report, and every tool result it was shown.
+    Returns the calls it made, the report, and every tool result it was shown (`record` gets
+    each with its call id). `extra` joins every request body; `system` is the system prompt.
     """
     messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
+    if system is not None:
+        messages.insert(0, {"role": "system", "content": system})
     tools = [{"type": "function", "function": {"name": name, "parameters": {}}} for name in TOOLS]
     made: list[tuple[str, dict[str, Any]]] = []
     shown: list[str] = []
     for turn in range(max_turns):
-        step = offline_model({"messages": messages, "tools": tools})
+        step = offline_model({"messages": messages, "tools": tools, **(extra or {})})
         assert isinstance(step, Reply)
         if not step.tool_calls:
             return made, step.content or "", "\n".join(shown)
@@ -61,6 +72,8 @@ def play(
             except (NotFound, Invalid) as error:
                 result = f"Tool call failed ({tool_call.name}): {error}"
             shown.append(result)
+            if record is not None:
+                record.append(ToolText(f"t{turn}-{number}", tool_call.name, result))
             messages.append({"role": "tool", "tool_call_id": f"t{turn}-{number}", "content": result})
     raise AssertionError(f"no report after {max_turns} turns")
 
@@ -250,3 +263,91 @@ def test_a_pod_that_does_not_exist_is_said_to_be_missing() -> None:
 
     assert calls == [("list_pods", {})]
     assert "There is no pod named billing-api-7d8f9c6b5-xk2lm in any namespace" in report
+
+
+# -- the structured report (json_schema / json_text) -------------------------------------------------
+
+
+def play_structured(cluster: Cluster, question: str, fence: bool = False) -> tuple[Any, list[ToolText], str]:
+    """The playbook asked for the JSON report (response_format, or the instructions for json_text)."""
+    results: list[ToolText] = []
+    if fence:
+        _, written, _ = play(cluster, question, system="You are an SRE.\n" + instructions(), record=results)
+    else:
+        _, written, _ = play(cluster, question, extra={"response_format": response_format()}, record=results)
+    report, problem = parse_report(written)
+    assert report is not None, problem
+    return report, results, written
+
+
+@pytest.mark.parametrize(
+    ("fixture", "question", "causes"),
+    [
+        (
+            load_fixture(),
+            DEFAULT_QUESTION,
+            {
+                "payment-service-6f7b8d9c0-ghi56": "crash_config",
+                "inventory-service-59d8f7c6a-mno90": "image_not_found",
+                "order-service-7d4c9b8a1-stu34": "readiness_probe_failure",
+                "analytics-worker-5c8f9e7d2-vwx78": "insufficient_resources",
+                "search-indexer-8b2a7c6d4-yza12": "insufficient_resources",
+            },
+        ),
+        (
+            shop_fixture(),
+            "Which pods in the shop namespace are unhealthy, and why?",
+            {
+                "cart-api-6d5f7c8b9-k2m4p": "oom_killed",
+                "pricing-engine-84c9d7f6b-q8r2t": "image_unauthorized",
+                "search-api-5b7c9d8e7-w3x5y": "node_selector_mismatch",
+                "mailer-7f8e9d6c5-h4j6k": "missing_config_reference",
+            },
+        ),
+        (
+            node_trouble_fixture(),
+            "Are any of my nodes unhealthy or under pressure?",
+            {"edge-node-b": "node_not_ready", "edge-node-c": "node_pressure"},
+        ),
+        (
+            load_fixture(),
+            "Why is payment-service-6f7b8d9c0-ghi56 crashing?",
+            {"payment-service-6f7b8d9c0-ghi56": "crash_config"},
+        ),
+    ],
+    ids=["default", "shop", "nodes", "one-pod"],
+)
+def test_the_json_report_names_each_failure_with_its_cause_and_verbatim_quotes_tied_to_their_calls(
+    fixture: dict[str, Any], question: str, causes: dict[str, str]
+) -> None:
+    report, results, _ = play_structured(Cluster(fixture), question)
+
+    assert {f.name: f.cause.value for f in report.findings} == causes
+    checked = verify(report, results)
+    assert checked.problems == []
+    by_id = {r.call_id: r for r in results}
+    for finding, original in zip(checked.report.findings, report.findings, strict=True):
+        for quote, cited in zip(finding.evidence, original.evidence, strict=True):
+            # The playbook cites the call whose result holds the quote: the harness keeps its citation.
+            assert cited.call_id == quote.call_id and cited.tool == by_id[quote.call_id].tool
+            assert " ".join(quote.text.split()) in " ".join(by_id[quote.call_id].text.split())
+
+
+def test_in_json_text_mode_the_report_comes_in_a_fence_and_parses_the_same() -> None:
+    bare, _, written = play_structured(Cluster(load_fixture()), DEFAULT_QUESTION)
+    fenced, _, fenced_text = play_structured(Cluster(load_fixture()), DEFAULT_QUESTION, fence=True)
+
+    assert written.startswith("{") and fenced_text.startswith("```json\n")
+    assert fenced == bare
+
+
+def test_the_json_report_counts_the_healthy_and_says_what_it_could_not_check() -> None:
+    report, _, _ = play_structured(
+        Cluster(load_fixture()), "Which pods in the prodution namespace are unhealthy?"
+    )
+
+    assert report.findings == [] and report.healthy.count == 0
+    (unchecked,) = report.unchecked
+    assert "Namespaces with pods: batch, kube-system, production, staging." in unchecked
+    shop, _, _ = play_structured(Cluster(shop_fixture()), "Which pods in the shop namespace are unhealthy?")
+    assert (shop.healthy.count, shop.healthy.examples) == (1, ["storefront-5c6d7e8f9-a1b2c"])

@@ -28,9 +28,10 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from k8s_agent.implementations import ask_function
-from k8s_agent.scenarios import ANALYTICS, PAYMENT
+from k8s_agent.scenarios import ANALYTICS, FABRICATED, INVENTED, LOG_LINE, PAYMENT, finding, report_json
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import BYTES_PER_TOKEN
+from k8s_agent_harness.findings import parse_report
 from k8s_agent_harness.mcp_client import McpClient
 from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_harness.session import RunResult
@@ -217,6 +218,99 @@ def test_both_implementations_put_the_same_wire_for_any_script(tight: bool, rig:
         for impl in ("handwritten", "sdk"):
             result = rig.run(impl, script, tight)
             views[impl] = (wire_view(list(rig.server.requests)), result.answer)
+            result.trace.unlink()
+        assert views["sdk"] == views["handwritten"]
+
+    check()
+
+
+# -- C11, C12: structured reports, any mix of valid, broken, fabricated and invented ----------------
+
+QUOTES = [
+    LOG_LINE,  # in the payment pod's logs (when a call read them)
+    "CrashLoopBackOff",  # in the listing and the descriptions
+    FABRICATED,  # in no tool result
+    "  CrashLoopBackOff \n",  # whitespace differs: still verbatim once normalised
+]
+NAMES = [PAYMENT, ANALYTICS, INVENTED]
+report_findings = st.lists(
+    st.tuples(st.sampled_from(NAMES), st.lists(st.sampled_from(QUOTES), min_size=1, max_size=3)),
+    max_size=3,
+).map(lambda found: [finding(name, *quotes) for name, quotes in found])
+REPORT_BREAKS = [
+    "{not a report",
+    f"{PAYMENT} is in CrashLoopBackOff.",
+    json.dumps({"scope": "x", "findings": [{"name": PAYMENT}]}),  # misses required fields
+    json.dumps({"findings": "none"}),
+    "",
+]
+report_texts = st.one_of(
+    st.tuples(report_findings, st.booleans()).map(lambda r: report_json(*r[0], fence=r[1])),
+    st.sampled_from(REPORT_BREAKS),
+)
+structured_turns = st.one_of(
+    st.lists(st.sampled_from(VALID_CALLS[:5]), min_size=1, max_size=3).map(
+        lambda calls: Reply(tool_calls=tuple(ToolCall(name, json.dumps(args)) for name, args in calls))
+    ),
+    report_texts.map(text),
+)
+structured_scripts = st.lists(structured_turns, min_size=1, max_size=MAX_STEPS + 3)
+
+
+def tool_texts(trace: list[dict[str, Any]]) -> list[str]:
+    """Every result the server returned, whole, whitespace-normalised (the trace's own record)."""
+    return [
+        " ".join(str(e.get("full_result") or e["result"]).split())
+        for e in trace
+        if e["kind"] == "tool_call" and e["outcome"] == "executed"
+    ]
+
+
+@pytest.mark.parametrize("report_format", ["json_schema", "json_text"])
+@pytest.mark.parametrize("impl", ["handwritten", "sdk"])
+def test_any_report_is_checked_corrected_at_most_once_and_never_loses_a_finding(
+    impl: str, report_format: str, rig: Rig
+) -> None:
+    @examples(max(EXAMPLES // 5, 40))
+    @given(script=structured_scripts)
+    def check(script: list[Step]) -> None:
+        result = rig.run(impl, script, report_format=report_format)
+
+        requests = list(rig.server.requests)
+        assert all(("response_format" in body) is (report_format == "json_schema") for body in requests)
+        assert result.stats.pushbacks["report"] <= 1 and result.stats.pushbacks["evidence"] == 0
+        assert len(requests) <= MAX_STEPS + result.stats.as_dict()["pushbacks"] + 2
+        assert_every_call_answered(requests)
+        trace = read_jsonl(result.trace)
+        assert trace[-1]["kind"] == "run_end" and trace[-1]["status"] == "ok"
+        reports = [e for e in trace if e["kind"] == "report"]
+        assert reports and reports[-1]["accepted"] and all(not e["accepted"] for e in reports[:-1])
+        written = next(e["text"] or "" for e in reversed(trace) if e["kind"] == "model_response")
+        results = tool_texts(trace)
+        if result.report is None:  # never a report: kept whole, said to be unverified
+            assert result.verified is False and result.answer.startswith("UNVERIFIED")
+            assert written.strip() in result.answer
+        else:  # every finding kept; each quote verified exactly when a result holds it
+            assert len(result.report.findings) == len(parse_report(written)[0].findings)  # type: ignore[union-attr]
+            for found in result.report.findings:
+                for quote in found.evidence:
+                    held = any(" ".join(quote.text.split()) in text for text in results)
+                    assert quote.verified is held, (quote.text, held)
+                    assert ("✓" if held else "✗ unverified") in result.answer
+            assert result.verified is (not result.report_problems)
+        result.trace.unlink()
+
+    check()
+
+
+def test_both_implementations_put_the_same_wire_for_any_report(rig: Rig) -> None:
+    @examples(max(EXAMPLES // 8, 30))
+    @given(script=structured_scripts)
+    def check(script: list[Step]) -> None:
+        views = {}
+        for impl in ("handwritten", "sdk"):
+            result = rig.run(impl, script, report_format="json_schema")
+            views[impl] = (wire_view(list(rig.server.requests)), result.answer, result.report)
             result.trace.unlink()
         assert views["sdk"] == views["handwritten"]
 

@@ -1,0 +1,189 @@
+"""The report schema, how an answer is read, the verification rule and the renderings (findings.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from k8s_agent_harness import prompts
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.findings import (
+    REPORT_JSON_SCHEMA,
+    Cause,
+    HealthReport,
+    parse_report,
+    render_markdown,
+    render_text,
+    response_format,
+    verify,
+)
+from k8s_agent_harness.grounding import ToolText
+from k8s_agent_harness.vocabulary import ReportFormat
+
+LOGS = ToolText(
+    "call_2",
+    "get_pod_logs",
+    "2026-11-30T04:12:02Z ERROR   config validation failed:\n   missing required field 'DB_PASSWORD'",
+    '{"name": "api-7d9f8-x2x", "namespace": "shop"}',
+)
+LISTING = ToolText(
+    "call_1", "list_pods", "NAME            READY   STATUS\napi-7d9f8-x2x   0/1     CrashLoopBackOff"
+)
+JSON_RESULT = ToolText(
+    "call_3", "pods_get", json.dumps({"status": {"message": 'back-off 5m0s "api"\nrestarting'}})
+)
+
+
+def report(*findings: dict[str, Any], **fields: Any) -> HealthReport:
+    return HealthReport.model_validate(
+        {"scope": "pods in namespace shop", "findings": list(findings), **fields}
+    )
+
+
+def finding(name: str, *quotes: str, call_id: str | None = None, kind: str = "pod") -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "name": name,
+        "status": "CrashLoopBackOff",
+        "cause": "crash_config",
+        "explanation": "It lacks a setting.",
+        "evidence": [{"text": quote, "call_id": call_id} for quote in quotes],
+        "fix": "Set it.",
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"scope": "s"}',
+        '```json\n{"scope": "s"}\n```',
+        'Here is the report:\n```\n{"scope": "s"}\n```\nThanks.',
+        'The report: {"scope": "s"} (end)',
+    ],
+    ids=["bare", "fenced", "fence-in-prose", "braces-in-prose"],
+)
+def test_a_report_is_read_bare_or_fenced(text: str) -> None:
+    parsed, problem = parse_report(text)
+
+    assert problem is None and parsed is not None and parsed.scope == "s" and parsed.findings == []
+
+
+def test_what_does_not_parse_or_validate_is_named_exactly() -> None:
+    assert (
+        parse_report("all good")[1]
+        == "the report is not valid JSON: Expecting value: line 1 column 1 (char 0)"
+    )
+    _, problem = parse_report(json.dumps({"scope": "s", "findings": [{"name": "x", "cause": "bad luck"}]}))
+    assert problem is not None and problem.startswith("the report does not fit the schema: ")
+    assert "findings.0.cause: Input should be 'crash_config'" in problem
+    assert "findings.0.evidence: Field required" in problem and "findings.0.fix: Field required" in problem
+    _, empty = parse_report(json.dumps({"scope": "s", "findings": [{**finding("x"), "evidence": []}]}))
+    assert empty is not None and "findings.0.evidence: List should have at least 1 item" in empty
+
+
+def test_a_quote_is_verified_when_a_result_holds_it_whitespace_normalised() -> None:
+    quote = "config validation failed: missing required field 'DB_PASSWORD'"
+    checked = verify(
+        report(finding("api-7d9f8-x2x", quote, "ERROR config validation", call_id="call_1")), [LISTING, LOGS]
+    )
+
+    assert checked.problems == []
+    first, second = checked.report.findings[0].evidence
+    # Cited the listing, but the text is in the logs: the harness points at where it really is.
+    assert (first.verified, first.call_id, first.tool) == (True, "call_2", "get_pod_logs")
+    assert (second.verified, second.call_id) == (True, "call_2")
+
+
+def test_a_quote_of_a_json_value_is_read_without_its_escapes() -> None:
+    checked = verify(
+        report(finding("api-7d9f8-x2x", 'back-off 5m0s "api" restarting')), [LISTING, JSON_RESULT]
+    )
+
+    assert checked.problems == [] and checked.report.findings[0].evidence[0].call_id == "call_3"
+
+
+def test_a_quote_in_no_result_and_a_name_no_tool_returned_are_each_named() -> None:
+    made_up = "panic: connection refused"
+    checked = verify(
+        report(finding("api-7d9f8-x2x", made_up), finding("api-7d9f8", "CrashLoopBackOff")), [LISTING]
+    )
+
+    assert checked.problems == [
+        f"the quote {made_up!r} (finding api-7d9f8-x2x) appears in no tool result of this run",
+        "finding 'api-7d9f8' names a pod that no tool returned",  # a prefix of a name is not the name
+    ]
+    assert checked.unverified_names == ["api-7d9f8"]
+    assert [f.name_verified for f in checked.report.findings] == [True, False]
+    assert checked.report.findings[0].evidence[0].verified is False
+
+
+def test_a_successful_call_s_arguments_name_what_it_read() -> None:
+    checked = verify(report(finding("api-7d9f8-x2x", "missing required field")), [LOGS])
+
+    assert checked.problems == []  # the logs do not name the pod; the call that read them does
+
+
+def test_the_model_cannot_mark_its_own_quotes_verified() -> None:
+    claimed = finding("api-7d9f8-x2x", "invented")
+    claimed["evidence"][0]["verified"] = True
+    checked = verify(report({**claimed, "name_verified": True}), [LISTING])
+
+    assert checked.report.findings[0].evidence[0].verified is False and len(checked.problems) == 1
+
+
+def test_the_terminal_and_markdown_renderings_mark_each_quote() -> None:
+    checked = verify(
+        report(
+            finding("api-7d9f8-x2x", "CrashLoopBackOff", "made `up`"),
+            healthy={"count": 3, "examples": ["web-1"]},
+        ),
+        [LISTING],
+    ).report
+
+    text = render_text(checked)
+    assert text.startswith("Health report: pods in namespace shop\n\n1 unhealthy, 3 healthy.")
+    assert "   Evidence (list_pods) ✓: CrashLoopBackOff" in text
+    assert "   Evidence (tool result) ✗ unverified: made `up`" in text
+    assert "Healthy: 3, for example web-1." in text
+    markdown = render_markdown(checked)
+    assert "### pod `api-7d9f8-x2x`: CrashLoopBackOff" in markdown
+    assert "- **Evidence** (list_pods, verified): `CrashLoopBackOff`" in markdown
+    assert "- **Evidence** (tool result, **unverified**): `` made `up` ``" in markdown
+
+
+def test_the_schema_is_versioned_data_the_sdk_would_send_the_same() -> None:
+    assert REPORT_JSON_SCHEMA["title"] == "HealthReport" and "findings" in REPORT_JSON_SCHEMA["properties"]
+    causes = REPORT_JSON_SCHEMA["$defs"]["Cause"]["enum"]
+    assert causes == [cause.value for cause in Cause] and "unknown" in causes
+    assert response_format() == {
+        "type": "json_schema",
+        "json_schema": {"name": "final_output", "strict": False, "schema": REPORT_JSON_SCHEMA},
+    }
+
+
+def test_the_correction_names_at_most_a_dozen_problems() -> None:
+    message = prompts.report_correction([f"problem {n}" for n in range(30)])
+
+    assert "problem 11; and 18 more." in message and "problem 12" not in message
+
+
+@pytest.mark.parametrize(
+    ("settings", "mode"),
+    [
+        ({}, ReportFormat.JSON_SCHEMA),  # the offline model
+        ({"model": "gpt-4.1"}, ReportFormat.JSON_SCHEMA),  # api.openai.com
+        ({"model": "gpt-4.1", "base_url": "https://api.openai.com/v1"}, ReportFormat.JSON_SCHEMA),
+        ({"model": "llama3.1", "base_url": "http://localhost:11434/v1"}, ReportFormat.JSON_TEXT),
+        (
+            {"model": "x", "base_url": "http://vllm:8000/v1", "report_format": "json_schema"},
+            ReportFormat.JSON_SCHEMA,
+        ),
+        ({"model": "x", "report_format": "PROSE"}, ReportFormat.PROSE),
+    ],
+)
+def test_auto_picks_json_schema_for_openai_and_the_offline_model_and_json_text_elsewhere(
+    settings: dict[str, Any], mode: ReportFormat
+) -> None:
+    assert Config(**settings).report_mode is mode
