@@ -143,7 +143,7 @@ def scorecard_markdown(rows: Sequence[Any]) -> str:
     ]
     for row in rows:
         tests = (
-            f"`tests/contract` `test_{row.id.lower()}_*`"
+            "`tests/contract` " + " ".join(f"`test_{part.lower()}_*`" for part in row.id.split("/"))
             if row.id.startswith("C")
             else "`tests/reliability/test_faults.py`"
         )

@@ -247,6 +247,32 @@ def _forced_summary(fact: _Facts) -> str | None:
     )
 
 
+def c11_c12_structured_report(fact: _Facts) -> tuple[str, str]:
+    """C11, C12: the report as an output type, its correction as a re-run."""
+    if fact("output_type", "response_format_type") != "json_schema":
+        return (
+            STUCK,
+            "an output type does not send its schema as response_format (output_type.response_format_type)",
+        )
+    if fact("output_type", "response_format_strict") is not False:
+        return REDESIGN, "the output schema is sent strict: optional fields need a strict-compatible schema"
+    if (
+        fact("output_type", "handler_saw_text") == ABSENT
+        or fact("output_type", "history_keeps_answer") is not True
+    ):
+        return STUCK, "an answer that breaks the output type is lost (output_type.handler_saw_text)"
+    caveat = (
+        "" if fact("output_type", "sentinel_passes") is True else "; the forced-summary sentinel is validated"
+    )
+    return (
+        REDESIGN,
+        "AgentOutputSchema(strict_json_schema=False) sends the schema on every request "
+        "(output_type.same_on_tool_and_answer_turns); an answer that breaks it goes to "
+        "error_handlers['invalid_final_output'] with its text, kept in to_input_list() for the "
+        "correction re-run; the harness verifies the quotes, the SDK has no hook for that" + caveat,
+    )
+
+
 RULES: tuple[tuple[str, str, Callable[[_Facts], tuple[str, str]]], ...] = (
     ("C1", "forced first step", c1_forced_first_step),
     ("C2", "zero-tool pushback", c2_zero_tool_pushback),
@@ -258,6 +284,7 @@ RULES: tuple[tuple[str, str, Callable[[_Facts], tuple[str, str]]], ...] = (
     ("C8", "invalid JSON arguments", c8_invalid_json),
     ("C9", "tool failure", c9_tool_failure),
     ("C10", "protocol invariant", c10_protocol_invariant),
+    ("C11/C12", "structured report, verified quotes", c11_c12_structured_report),
     ("R1", "one retry layer (client's)", r1_one_retry_layer),
     ("R2", "endpoint failure is an error", r2_endpoint_failure),
 )

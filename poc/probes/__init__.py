@@ -7,6 +7,7 @@ from poc.probes import (
     features,
     forced_summary,
     invalid_json,
+    output_type,
     port_hooks,
     rerun,
     retries,
@@ -31,6 +32,7 @@ PROBES: tuple[Probe, ...] = (
     empty_choices.PROBE,
     rerun.PROBE,
     port_hooks.PROBE,
+    output_type.PROBE,
 )
 
 __all__ = ["PROBES"]

@@ -38,6 +38,7 @@ def test_the_pinned_version_scores_every_guardrail() -> None:
         "C8": CLEAN,
         "C9": CLEAN,
         "C10": REDESIGN,
+        "C11/C12": REDESIGN,
         "R1": CLEAN,
         "R2": CLEAN,
     }
