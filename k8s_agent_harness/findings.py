@@ -108,6 +108,9 @@ class Healthy(_Model):
 class HealthReport(_Model):
     """The final report of an investigation."""
 
+    schema_version: int = Field(
+        default=REPORT_SCHEMA_VERSION, description="Set by the harness: the version of this schema."
+    )
     scope: str = Field(description="What was checked, e.g. 'pods in namespace production'.")
     findings: list[Finding] = Field(default_factory=list)
     healthy: Healthy = Field(default_factory=lambda: Healthy(count=0))
@@ -223,7 +226,7 @@ def verify(report: HealthReport, results: Sequence[Any]) -> Verification:
         *(reading for _, _, readings in sources for reading in readings),
         *(r.arguments for r in results),
     ]
-    checked = report.model_copy(deep=True)
+    checked = report.model_copy(deep=True, update={"schema_version": REPORT_SCHEMA_VERSION})
     problems: list[str] = []
     for finding in checked.findings:
         pattern = _names(finding.name.strip()) if finding.name.strip() else None
