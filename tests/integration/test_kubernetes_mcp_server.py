@@ -6,6 +6,7 @@ model received, what the fake Kubernetes API received, and the run's trace.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -208,3 +209,52 @@ def test_the_preset_alone_reaches_the_cluster_and_hides_the_kubeconfig_token(
     assert secret.startswith("Tool call failed (resources_get): ") and "resource not allowed" in secret
     assert [r.path for r in cluster.requests if "secrets" in r.path] == []
     assert leaked(run, FAKE_TOKEN) == []
+
+
+def test_a_structured_report_is_verified_against_what_the_real_server_returned(
+    impl: str, kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    def report(*quotes: str) -> str:
+        return json.dumps(
+            {
+                "scope": "pods in namespace shop",
+                "findings": [
+                    {
+                        "kind": "pod",
+                        "name": CRASHING,
+                        "namespace": "shop",
+                        "status": "CrashLoopBackOff",
+                        "cause": "dependency_down",
+                        "explanation": "The database it needs is unreachable.",
+                        "evidence": [{"text": quote, "tool": "pods_log"} for quote in quotes],
+                        "fix": "Make the database reachable, then restart the pod.",
+                    }
+                ],
+            }
+        )
+
+    invented = "FATAL: password authentication failed for user app"
+    script = [
+        call("pods_list_in_namespace", namespace="shop"),
+        call("pods_log", name=CRASHING, namespace="shop", previous=True),
+        text(report(invented)),
+        text(report(LOG_LINE, "CrashLoopBackOff")),
+    ]
+
+    run = diagnose(
+        impl,
+        tmp_path,
+        script,
+        preset(kubernetes_mcp_server, kubeconfig, tmp_path),
+        report_format="json_schema",
+    )
+
+    correction = run.requests[3]["messages"][-1]["content"]
+    assert f"the quote {invented!r} (finding {CRASHING}) appears in no tool result of this run" in correction
+    assert run.result is not None and run.result.verified is True and run.result.report is not None
+    log_quote, status_quote = run.result.report.findings[0].evidence
+    assert (log_quote.tool, status_quote.tool) == (
+        "pods_log",
+        "pods_list_in_namespace",
+    )  # where each really is
+    assert f"Evidence (pods_log) ✓: {LOG_LINE}" in run.answer
