@@ -94,6 +94,10 @@ class ProgressPrinter:
 
     def __call__(self, event: events.Event) -> None:
         line = self.line(event)
+        if line:
+            from k8s_agent_harness.redact import printable
+
+            line = printable(line)  # tool results and names can carry terminal escapes; colours come after
         with self._lock:
             self._stop_waiting()
             if line:

@@ -146,7 +146,9 @@ def show(trace: events.Trace, *, full: bool = False) -> str:
             lines += _details(event, " " * (len(stamp) + 6))
             if isinstance(event, events.ModelResponse) and event.text:
                 shown_text = event.text
-    return "\n".join(lines) + "\n"
+    from k8s_agent_harness.redact import printable
+
+    return printable("\n".join(lines) + "\n")  # a trace holds what tools returned: no terminal escapes
 
 
 def _details(event: events.Event, indent: str) -> list[str]:

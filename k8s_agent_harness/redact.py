@@ -149,3 +149,12 @@ _SECRET_KEY_RE = re.compile(rf"(?i)^{_SECRET_KEY}$")
 @functools.lru_cache(maxsize=1024)
 def _looks_secret_key(key: str) -> bool:
     return key not in _NOT_SECRET and bool(_SECRET_KEY_RE.match(key))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Text safe to print: control characters (a log line's terminal escapes, say) shown as `\\x1b`,
+    never sent to the terminal. Newlines and tabs stay."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match[0]):02x}", text)

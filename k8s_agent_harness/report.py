@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 from k8s_agent_harness.config import OFFLINE_MODEL
+from k8s_agent_harness.redact import printable
 from k8s_agent_harness.session import RunResult
 
 OFFLINE_NOTE = "offline (deterministic playbook, not an LLM)"
 RULE = "─" * 78
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """Text safe to print: control characters (a log line's terminal escapes, say) shown as `\\x1b`,
-    never sent to the terminal. Newlines and tabs stay."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match[0]):02x}", text)
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:

@@ -500,3 +500,16 @@ def test_kubeconfig_and_context_are_for_a_real_cluster(
     missing = ("ask", DEFAULT_QUESTION, "--kubeconfig", "nope", "--mcp-command", "x")
     code, _, err = in_process(*missing, cwd=tmp_path, capsys=capsys, monkeypatch=monkeypatch)
     assert code == 2 and "kubeconfig not found: nope" in err
+
+
+def test_trace_show_prints_a_result_s_terminal_escapes_as_text(tmp_path: Path) -> None:
+    trace = recorded_trace(tmp_path)
+    events = read_jsonl(trace)
+    call = next(e for e in events if e["kind"] == "tool_call")
+    call["result"] = "\x1b]0;owned\x07\x1b[2Jcleared"
+    trace.write_text("".join(json.dumps(event) + "\n" for event in events), encoding="utf-8")
+
+    done = cli("trace", "show", str(trace), "--full", cwd=tmp_path)
+
+    assert done.returncode == 0
+    assert "\x1b" not in done.stdout and "\\x1b]0;owned\\x07\\x1b[2Jcleared" in done.stdout
