@@ -22,6 +22,7 @@ EXIT_INTERRUPTED = 130
 # the work (and any heavy import) happens in its handler.
 SUBCOMMANDS: tuple[str, ...] = (
     "k8s_agent.compare",
+    "k8s_agent.contract",
     "k8s_agent.trace_tools",
     "poc.cli",
     "k8s_agent.bench.cli",

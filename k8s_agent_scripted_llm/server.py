@@ -37,6 +37,8 @@ class ScriptedModelServer:
         self._responder = responder
         self.model = model
         self.requests: list[dict[str, Any]] = []
+        self.replies: list[dict[str, Any]] = []
+        """The assistant message of every completion sent, in order (call ids as assigned)."""
         self.headers: list[dict[str, str]] = []
         self.extra_requests: list[int] = []
         self.errors: list[str] = []
@@ -84,6 +86,7 @@ class ScriptedModelServer:
         with self._lock:
             self._script = deque(script)
             self.requests.clear()
+            self.replies.clear()
             self.headers.clear()
             self.extra_requests.clear()
             self.errors.clear()
@@ -131,6 +134,8 @@ class ScriptedModelServer:
                 }
                 for call in reply.tool_calls
             ]
+        with self._lock:
+            self.replies.append(message)
         finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
         written = len(reply.content or "") + sum(len(c.name) + len(c.arguments) for c in reply.tool_calls)
         usage = reply.usage or {

@@ -36,3 +36,28 @@ async def run_plain(client: AsyncOpenAI, server: MCPServerStdio, question: str) 
     )
     result = await Runner.run(agent, question, max_turns=100, run_config=RunConfig(tracing_disabled=True))
     return len(result.raw_responses)
+
+
+async def run_documented(
+    base_url: str, api_key: str, model: str, command: Sequence[str], question: str, max_turns: int
+) -> str:
+    """The `plain-sdk` subject of `k8s-agent contract`: Agent + MCPServerStdio + Runner as the SDK's
+    documentation shows them, on a Chat Completions endpoint; the final output as text.
+
+    The only choices are the ones any user makes: the endpoint and model, our system prompt (the
+    same question asked the same way), `max_turns` (the scenario's step budget) and tracing off.
+    """
+    set_tracing_disabled(True)
+    set_trace_processors([])
+    client = AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+    async with native_server(command) as server:
+        agent: Agent[Any] = Agent(
+            name="plain",
+            instructions=SYSTEM_PROMPT,
+            model=OpenAIChatCompletionsModel(model=model, openai_client=client),
+            mcp_servers=[server],
+        )
+        result = await Runner.run(
+            agent, question, max_turns=max_turns, run_config=RunConfig(tracing_disabled=True)
+        )
+    return str(result.final_output)

@@ -1,0 +1,104 @@
+"""The contract report as markdown (a matrix, then the evidence of every failure) and as one HTML file."""
+
+from __future__ import annotations
+
+from html import escape
+
+from k8s_agent.contract.judge import FAILS, HOLDS, ITEMS, UNOBSERVABLE, Judgement
+from k8s_agent.contract.run import ContractReport
+
+MARKS = {HOLDS: "✓ holds", FAILS: "✗ fails", UNOBSERVABLE: "○ not observable"}
+
+
+def markdown(report: ContractReport) -> str:
+    """The matrix (items x subjects), then per subject each failing item with its evidence."""
+    names = [result.subject for result in report.results]
+    lines = [
+        "| item | behaviour | " + " | ".join(names) + " |",
+        "|---|---|" + "---|" * len(names),
+    ]
+    by_subject = {result.subject: {j.item: j for j in result.judgements} for result in report.results}
+    for item, behaviour in ITEMS.items():
+        cells = [MARKS[by_subject[name][item].verdict] for name in names]
+        lines.append(f"| {item} | {behaviour} | " + " | ".join(cells) + " |")
+    failures = [
+        (result.subject, j) for result in report.results for j in result.judgements if j.verdict == FAILS
+    ]
+    if failures:
+        lines += ["", "Where an item fails, and the evidence:", ""]
+        for subject, judgement in failures:
+            lines.append(f"- **{subject} {judgement.item}** ({ITEMS[judgement.item]}): {judgement.summary}")
+            lines += [f"  - {_md(line)}" for line in judgement.evidence]
+    unobservable = [
+        (result.subject, j)
+        for result in report.results
+        for j in result.judgements
+        if j.verdict == UNOBSERVABLE
+    ]
+    if unobservable:
+        lines += ["", "Not observable:", ""]
+        lines += [f"- {subject} {j.item}: {j.summary}" for subject, j in unobservable]
+    lines += [
+        "",
+        f"{len(report.scenarios)} scenarios x {len(names)} subjects in {report.wall_seconds:.1f} s; "
+        f"each run's files in {report.workdir}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em; color: #1d1d1f; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #ccc; padding: 6px 10px; vertical-align: top; text-align: left; }
+th { background: #f4f4f6; }
+td.holds summary { color: #137333; }
+td.fails { background: #fdecea; }
+td.fails summary { color: #b3261e; font-weight: 600; }
+td.not-observable summary { color: #6b6b70; }
+details p, details li { max-width: 42em; font-size: 13px; }
+code { font-size: 12px; }
+"""
+
+
+def html(report: ContractReport) -> str:
+    """One self-contained HTML file: the matrix, each cell opening its verdict's evidence."""
+    names = [result.subject for result in report.results]
+    by_subject = {result.subject: {j.item: j for j in result.judgements} for result in report.results}
+    head = "".join(f"<th>{escape(name)}</th>" for name in names)
+    rows = []
+    for item, behaviour in ITEMS.items():
+        cells = "".join(_cell(by_subject[name][item], name) for name in names)
+        rows.append(f'<tr data-item="{item}"><th>{item}</th><td>{escape(behaviour)}</td>{cells}</tr>')
+    subjects = "".join(
+        f"<li><b>{escape(result.subject)}</b>: {escape(result.description)}</li>" for result in report.results
+    )
+    failed = sum(1 for result in report.results for j in result.judgements if j.verdict == FAILS)
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<title>k8s-agent contract</title>"
+        f"<style>{STYLE}</style></head><body>"
+        "<h1>The loop contract, black-box</h1>"
+        f"<p>{len(report.scenarios)} scenarios x {len(names)} subjects in {report.wall_seconds:.1f} s; "
+        f'<span id="failed">{failed}</span> failing items. Open a cell for its evidence.</p>'
+        f"<ul>{subjects}</ul>"
+        f'<table id="matrix"><tr><th>item</th><th>behaviour</th>{head}</tr>{"".join(rows)}</table>'
+        "</body></html>\n"
+    )
+
+
+def _cell(judgement: Judgement, subject: str) -> str:
+    css = judgement.verdict.replace(" ", "-")
+    evidence = "".join(f"<li><code>{escape(line)}</code></li>" for line in judgement.evidence)
+    scenarios = ", ".join(judgement.scenarios)
+    return (
+        f'<td class="{css}" data-subject="{escape(subject)}" data-verdict="{escape(judgement.verdict)}">'
+        f"<details><summary>{escape(MARKS[judgement.verdict])}</summary>"
+        f"<p>{escape(judgement.summary)}</p>"
+        + (f"<ul>{evidence}</ul>" if evidence else "")
+        + (f"<p>scenarios: {escape(scenarios)}</p>" if scenarios else "")
+        + "</details></td>"
+    )

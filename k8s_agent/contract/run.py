@@ -1,0 +1,230 @@
+"""Running the contract: every contract scenario, per subject, against a scripted model and the mock cluster.
+
+Per (subject, scenario): a scripted model server plays the scenario's script (tool names fitted to
+what the subject offers: an agent that prefixes MCP tool names still gets the planted calls), a
+fresh mock cluster logs every call it receives, the subject runs against both, and what crossed
+the wire is kept as an `Observed` for the judge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from k8s_agent.contract.judge import FAILS, ITEMS, Judgement, Observed, judge_all
+from k8s_agent.contract.subjects import Setup, Subject
+from k8s_agent.scenarios import CONTRACT_SCENARIOS, QUESTION, Scenario
+from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.servers import mock_cluster_command
+from k8s_agent_mock_cluster.call_log import read_call_log
+from k8s_agent_scripted_llm import HttpError, Reply, ScriptedModelServer, Step
+
+CALL_LOG = "calls.jsonl"
+API_KEY = "contract-scripted"  # the scripted model takes any key; never a real one
+MODEL = "scripted"
+
+
+class ScriptPlayer:
+    """A responder that plays a script, fitting each call's tool name to the tools a request offers.
+
+    A scripted `list_pods` goes out as the one offered tool whose name ends in `list_pods` (e.g.
+    `mock_cluster__list_pods`) when `list_pods` itself is not offered; a tool offered under no such
+    name stays as scripted (an unknown tool, as the scenario means it).
+    """
+
+    def __init__(self, steps: Sequence[Step]) -> None:
+        self._steps = list(steps)
+        self._lock = threading.Lock()
+        self.played = 0
+        self.extra = 0
+
+    @property
+    def left(self) -> int:
+        """Steps never asked for."""
+        return len(self._steps) - self.played
+
+    def __call__(self, body: dict[str, Any]) -> Step:
+        with self._lock:
+            if self.played >= len(self._steps):
+                self.extra += 1
+                return HttpError(400, "scripted model: no step left", {"x-should-retry": "false"})
+            step = self._steps[self.played]
+            self.played += 1
+        offered = [str((t.get("function") or {}).get("name")) for t in body.get("tools") or []]
+        if isinstance(step, Reply) and step.tool_calls:
+            calls = tuple(replace(call, name=fit(call.name, offered)) for call in step.tool_calls)
+            return replace(step, tool_calls=calls)
+        return step
+
+
+def fit(name: str, offered: Sequence[str]) -> str:
+    """The offered tool a scripted name means: itself, else the one offered name ending in it."""
+    if name in offered or not offered:
+        return name
+    matches = [tool for tool in offered if tool.endswith(name) and not tool[: -len(name)][-1:].isalnum()]
+    return matches[0] if len(matches) == 1 else name
+
+
+@dataclass
+class SubjectResult:
+    """One subject's runs and verdicts."""
+
+    subject: str
+    description: str
+    judgements: list[Judgement]
+    runs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per scenario: requests, server calls, answer, error, seconds, workdir."""
+
+    @property
+    def failed(self) -> list[Judgement]:
+        """The items that fail."""
+        return [j for j in self.judgements if j.verdict == FAILS]
+
+
+@dataclass
+class ContractReport:
+    """Every subject's verdicts on every item."""
+
+    results: list[SubjectResult]
+    scenarios: list[str]
+    wall_seconds: float
+    workdir: Path
+
+    @property
+    def any_failed(self) -> bool:
+        """Whether some item fails for some subject."""
+        return any(result.failed for result in self.results)
+
+
+def select_scenarios(names: Sequence[str] | None) -> list[Scenario]:
+    """The contract scenarios, narrowed to `names` (in the library's order)."""
+    if not names:
+        return list(CONTRACT_SCENARIOS)
+    known = {scenario.name for scenario in CONTRACT_SCENARIOS}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ConfigError(
+            f"unknown contract scenario {', '.join(unknown)}: choose from {', '.join(sorted(known))}"
+        )
+    return [scenario for scenario in CONTRACT_SCENARIOS if scenario.name in names]
+
+
+async def observe(subject: Subject, scenario: Scenario, workdir: Path) -> tuple[Observed, dict[str, Any]]:
+    """One run of a subject on one scenario, and what it left on the wire and at the server."""
+    await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
+    call_log = workdir / CALL_LOG
+    await asyncio.to_thread(call_log.unlink, missing_ok=True)
+    assert scenario.script is not None  # the contract scenarios are scripts
+    player = ScriptPlayer(scenario.script())
+    server = ScriptedModelServer(responder=player).start()
+    try:
+        setup = Setup(
+            base_url=server.url,
+            api_key=API_KEY,
+            model=MODEL,
+            mcp_command=mock_cluster_command(call_log=call_log),
+            question=scenario.question or QUESTION,
+            workdir=workdir,
+            overrides=dict(scenario.overrides),
+        )
+        outcome = await subject.run(setup)
+        requests, replies = list(server.requests), list(server.replies)
+    finally:
+        await asyncio.to_thread(server.stop)
+    calls = [dict(call) for call in read_call_log(call_log)]
+    observed = Observed(
+        scenario=scenario.name,
+        requests=requests,
+        replies=replies,
+        calls=calls,
+        answer=outcome.answer,
+        error=outcome.error,
+        steps_left=player.left,
+    )
+    record = {
+        "requests": len(requests),
+        "server_calls": [f"{c.get('tool')}({c.get('arguments')})" for c in calls],
+        "steps_left": player.left,
+        "extra_requests": player.extra,
+        "answer": outcome.answer,
+        "error": outcome.error,
+        "seconds": round(outcome.seconds, 3),
+        "workdir": str(workdir),
+    }
+    return observed, record
+
+
+async def run_contract(
+    subjects: Sequence[Subject],
+    scenarios: Sequence[Scenario],
+    workdir: Path,
+    *,
+    jobs: int = 2,
+    progress: Callable[[str], None] = lambda line: None,
+) -> ContractReport:
+    """Every scenario for every subject (`jobs` runs at a time), judged per subject."""
+    started = time.perf_counter()
+    slot = asyncio.Semaphore(max(1, jobs))
+    total = len(subjects) * len(scenarios)
+    done = 0
+
+    async def one(subject: Subject, scenario: Scenario) -> tuple[Observed, dict[str, Any]]:
+        nonlocal done
+        async with slot:
+            observed, record = await observe(subject, scenario, workdir / subject.name / scenario.name)
+        done += 1
+        outcome = f"error: {record['error']}" if record["error"] else "answered"
+        progress(
+            f"[{done:>{len(str(total))}}/{total}] {subject.name:<12} {scenario.name:<26} "
+            f"{record['requests']} requests, {len(record['server_calls'])} server calls, "
+            f"{record['seconds']:.1f} s · {outcome[:120]}"
+        )
+        return observed, record
+
+    results = []
+    for subject in subjects:
+        runs = await asyncio.gather(*(one(subject, scenario) for scenario in scenarios))
+        observed = {o.scenario: o for o, _ in runs}
+        budgets = {s.name: int(s.overrides["max_steps"]) for s in scenarios if "max_steps" in s.overrides}
+        judgements = judge_all(observed, budgets)
+        results.append(
+            SubjectResult(subject.name, subject.description, judgements, {o.scenario: r for o, r in runs})
+        )
+    return ContractReport(
+        results, [s.name for s in scenarios], round(time.perf_counter() - started, 3), workdir
+    )
+
+
+def as_json(report: ContractReport) -> dict[str, Any]:
+    """The report as one JSON object."""
+    return {
+        "kind": "k8s-agent-contract",
+        "items": ITEMS,
+        "scenarios": report.scenarios,
+        "wall_seconds": report.wall_seconds,
+        "workdir": str(report.workdir),
+        "subjects": [
+            {
+                "subject": result.subject,
+                "description": result.description,
+                "verdicts": {j.item: j.verdict for j in result.judgements},
+                "judgements": [
+                    {
+                        "item": j.item,
+                        "verdict": j.verdict,
+                        "summary": j.summary,
+                        "evidence": j.evidence,
+                        "scenarios": j.scenarios,
+                    }
+                    for j in result.judgements
+                ],
+                "runs": result.runs,
+            }
+            for result in report.results
+        ],
+    }

@@ -1,0 +1,258 @@
+"""The agents the contract is run against: small adapters that say how to launch each and where its answer is.
+
+- `handwritten`, `sdk`: ours, run in this process (`ask` on a Config pointed at the servers);
+- `plain-sdk`: the OpenAI Agents SDK as its documentation shows it: Agent + MCPServerStdio +
+  Runner, defaults everywhere (our system prompt, `max_turns` the scenario's step budget);
+- `holmesgpt`: HolmesGPT, pinned, installed on demand into a cached venv (holmes.py);
+- `--agent-cmd TEMPLATE`: any CLI agent, launched with the placeholders filled in.
+
+Each adapter gets a `Setup` (the model endpoint, the MCP server's command, the question, the
+scenario's budgets) and returns an `Outcome` (the answer, or how the run failed). The judge never
+sees an adapter's internals: only the wire and the server's call log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.vocabulary import Impl
+
+DEFAULT_MAX_STEPS = 10
+COMMAND_TIMEOUT = 300.0
+PLACEHOLDERS = (
+    "base_url",
+    "api_key",
+    "model",
+    "mcp_command",
+    "question",
+    "max_steps",
+    "workdir",
+    "answer_file",
+)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a subject is launched against, for one scenario."""
+
+    base_url: str
+    api_key: str
+    model: str
+    mcp_command: tuple[str, ...]
+    question: str
+    workdir: Path
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    """The scenario's settings (max_steps, max_repeats, report_format): each adapter passes what its agent has."""
+
+    @property
+    def max_steps(self) -> int:
+        """The scenario's step budget, or our default."""
+        return int(self.overrides.get("max_steps", DEFAULT_MAX_STEPS))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a subject's run ended: its answer, or why there is none."""
+
+    answer: str | None = None
+    error: str | None = None
+    seconds: float = 0.0
+
+
+class Subject(Protocol):
+    """An agent the contract can be run against."""
+
+    @property
+    def name(self) -> str:
+        """How the report names it."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """One line: what it is and how it is launched."""
+        ...
+
+    async def run(self, setup: Setup) -> Outcome:
+        """Run the agent once against the setup's servers."""
+        ...
+
+
+@dataclass(frozen=True)
+class OurAgent:
+    """One of this project's agents, in this process."""
+
+    impl: Impl
+
+    @property
+    def name(self) -> str:
+        return self.impl.value
+
+    @property
+    def description(self) -> str:
+        return f"this project's {self.impl.value} agent (report format prose, or the scenario's)"
+
+    async def run(self, setup: Setup) -> Outcome:
+        from k8s_agent.implementations import ask_function
+        from k8s_agent_harness.config import Config
+        from k8s_agent_harness.errors import AgentError
+
+        started = time.perf_counter()
+        settings = {
+            k: v for k, v in setup.overrides.items() if k in ("max_steps", "max_repeats", "report_format")
+        }
+        config = Config(
+            impl=self.impl,
+            model=setup.model,
+            base_url=setup.base_url,
+            api_key=setup.api_key,
+            mcp_command=setup.mcp_command,
+            trace_dir=setup.workdir,
+            max_retries=0,
+            request_timeout=20.0,
+            tool_timeout=10.0,
+            # The C1-C10 scripts answer in prose: a JSON report is asked for only where a scenario says.
+            **{"report_format": "prose", **settings},
+        )
+        try:
+            result = await ask_function(self.impl)(config, setup.question)
+        except AgentError as error:
+            return Outcome(error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
+        return Outcome(answer=result.answer, seconds=time.perf_counter() - started)
+
+
+@dataclass(frozen=True)
+class PlainSdk:
+    """The OpenAI Agents SDK with its native MCP integration and its defaults."""
+
+    name: str = "plain-sdk"
+    description: str = "openai-agents as documented: Agent + MCPServerStdio + Runner, defaults everywhere"
+
+    async def run(self, setup: Setup) -> Outcome:
+        from k8s_agent.bench.plain_sdk import run_documented
+
+        started = time.perf_counter()
+        try:
+            answer = await run_documented(
+                setup.base_url, setup.api_key, setup.model, setup.mcp_command, setup.question, setup.max_steps
+            )
+        except Exception as error:  # boundary: however the SDK fails, it is this subject's outcome
+            return Outcome(error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
+        return Outcome(answer=answer, seconds=time.perf_counter() - started)
+
+
+@dataclass(frozen=True)
+class CommandAgent:
+    """Any CLI agent: a command template with placeholders, run without a shell.
+
+    Placeholders: {base_url} {api_key} {model} {mcp_command} (one shell-quoted string) {question}
+    {max_steps} {workdir} (a scratch folder of the run, for config files) {answer_file} (when the
+    template names it, the answer is read from that file; else from stdout).
+    """
+
+    template: str
+    name: str = "agent-cmd"
+    environ: Mapping[str, str] | None = None
+    timeout: float = COMMAND_TIMEOUT
+
+    @property
+    def description(self) -> str:
+        return f"command: {self.template}"
+
+    def argv(self, setup: Setup) -> list[str]:
+        """The command line for one run (each placeholder one argument, never split by the shell)."""
+        values = placeholder_values(setup)
+        try:
+            words = shlex.split(self.template)
+        except ValueError as error:
+            raise ConfigError(f"--agent-cmd is not a valid command line: {error}") from None
+        try:
+            return [word.format(**values) for word in words]
+        except (KeyError, IndexError) as error:
+            raise ConfigError(
+                f"--agent-cmd names an unknown placeholder {error}; known: "
+                + ", ".join("{" + name + "}" for name in PLACEHOLDERS)
+            ) from None
+
+    async def run(self, setup: Setup) -> Outcome:
+        argv = self.argv(setup)
+        return await run_command(argv, setup, self.environ, self.timeout, "{answer_file}" in self.template)
+
+
+def placeholder_values(setup: Setup) -> dict[str, str]:
+    """The values of a command template's placeholders for one run."""
+    return {
+        "base_url": setup.base_url,
+        "api_key": setup.api_key,
+        "model": setup.model,
+        "mcp_command": shlex.join(setup.mcp_command),
+        "question": setup.question,
+        "max_steps": str(setup.max_steps),
+        "workdir": str(setup.workdir),
+        "answer_file": str(setup.workdir / "answer.txt"),
+    }
+
+
+async def run_command(
+    argv: list[str], setup: Setup, environ: Mapping[str, str] | None, limit: float, answer_in_file: bool
+) -> Outcome:
+    """Run one command to its end (or its timeout: the whole process group is killed)."""
+    started = time.perf_counter()
+    env = dict(os.environ if environ is None else environ)
+    env.pop("OPENAI_API_KEY", None)  # never a real key: the subject talks to the scripted model only
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=setup.workdir,
+            env=env,
+            start_new_session=True,
+        )
+    except OSError as error:
+        return Outcome(error=f"cannot start {argv[0]}: {error.strerror or error}", seconds=0.0)
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(), limit)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+        return Outcome(error=f"timed out after {limit:.0f} s", seconds=time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    (setup.workdir / "stdout.txt").write_bytes(stdout)
+    (setup.workdir / "stderr.txt").write_bytes(stderr)
+    answer = stdout.decode("utf-8", "replace")
+    if answer_in_file:
+        path = setup.workdir / "answer.txt"
+        answer = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+    if process.returncode != 0:
+        tail = " | ".join(stderr.decode("utf-8", "replace").strip().splitlines()[-3:])
+        return Outcome(answer=answer or None, error=f"exit {process.returncode}: {tail}", seconds=seconds)
+    return Outcome(answer=answer, seconds=seconds)
+
+
+BUILTIN = ("handwritten", "sdk", "plain-sdk", "holmesgpt")
+DEFAULT_SUBJECTS = ("handwritten", "sdk", "plain-sdk")
+
+
+def builtin(name: str, cache_dir: Path | None = None) -> Subject:
+    """A shipped subject by name."""
+    if name in ("handwritten", "sdk"):
+        return OurAgent(Impl(name))
+    if name == "plain-sdk":
+        return PlainSdk()
+    if name == "holmesgpt":
+        from k8s_agent.contract.holmes import HolmesGPT
+
+        return HolmesGPT(cache_dir=cache_dir)
+    raise ConfigError(f"unknown subject {name!r}: choose from {', '.join(BUILTIN)}, or give --agent-cmd")
