@@ -60,9 +60,18 @@ def register(commands: Any) -> None:
         "--scenario", action="append", metavar="NAME", help="run only this scenario (repeatable)"
     )
     parser.add_argument(
-        "--format", choices=("md", "json", "html"), default="md", help="md (default), json or html"
+        "--format",
+        choices=("md", "json", "html"),
+        default="md",
+        help="what stdout gets: md (default), json or html",
     )
-    parser.add_argument("--out", type=Path, help="write the report here (stdout then gets the markdown)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        action="append",
+        metavar="FILE",
+        help="also write the report here, as its suffix says (.json, .html, else markdown; repeatable)",
+    )
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2)")
     parser.add_argument(
         "--work-dir", type=Path, help="keep each run's files here (default: a temporary folder)"
@@ -122,21 +131,23 @@ def cmd_contract(args: argparse.Namespace) -> int:
         f"contract: {len(scenarios)} scenarios x {len(subjects)} subjects ({', '.join(s.name for s in subjects)}); files in {workdir}"
     )
     report = asyncio.run(run_contract(subjects, scenarios, workdir, jobs=args.jobs, progress=say))
-    table = markdown(report)
-    if args.format == "json":
-        import json
 
-        text = json.dumps(as_json(report), indent=2, ensure_ascii=False) + "\n"
-    elif args.format == "html":
-        text = html(report)
-    else:
-        text = table
-    if args.out is not None:
-        args.out.write_text(text, encoding="utf-8")
-        print(table, end="")
-        say(f"report written to {args.out}")
-    else:
-        print(text, end="")
+    def rendered(kind: str) -> str:
+        if kind == "json":
+            import json
+
+            return json.dumps(as_json(report), indent=2, ensure_ascii=False) + "\n"
+        return html(report) if kind == "html" else markdown(report)
+
+    for path in args.out or []:
+        kind = {".json": "json", ".html": "html", ".htm": "html"}.get(path.suffix.lower(), "md")
+        try:
+            path.write_text(rendered(kind), encoding="utf-8")
+        except OSError as error:
+            print(f"error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
+            return EXIT_USAGE
+        say(f"report written to {path}")
+    print(rendered(args.format), end="")
     return EXIT_FAILS if report.any_failed else EXIT_OK
 
 

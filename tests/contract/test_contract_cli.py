@@ -1,0 +1,163 @@
+"""`k8s-agent contract` end to end: our two agents and the plain SDK, black-box, as a user runs it.
+
+One run of the command (a subprocess, no key) serves the module: its exit status, its markdown,
+its JSON and its HTML (rendered in headless Chromium). Our agents must hold every item; the plain
+SDK's verdicts are what its defaults do, each with the evidence the judge found on the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from k8s_agent.scenarios import REPORT
+from tests.compare.test_compare_html import CHROMIUM, chromium
+
+SUBJECTS = ("handwritten", "sdk", "plain-sdk")
+
+
+@dataclass(frozen=True)
+class Ran:
+    done: subprocess.CompletedProcess[str]
+    report: dict[str, Any]
+    page: Path
+
+
+def contract(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "k8s_agent", "contract", *args],
+        cwd=cwd,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory: pytest.TempPathFactory) -> Ran:
+    folder = tmp_path_factory.mktemp("contract")
+    done = contract(
+        "--out", "report.json", "--out", "report.html", "--work-dir", str(folder / "runs"), cwd=folder
+    )
+    return Ran(done, json.loads((folder / "report.json").read_text()), folder / "report.html")
+
+
+def verdicts(ran: Ran, subject: str) -> dict[str, str]:
+    entry = next(s for s in ran.report["subjects"] if s["subject"] == subject)
+    return dict(entry["verdicts"])
+
+
+def judgement(ran: Ran, subject: str, item: str) -> dict[str, Any]:
+    entry = next(s for s in ran.report["subjects"] if s["subject"] == subject)
+    return next(j for j in entry["judgements"] if j["item"] == item)
+
+
+def test_our_agents_hold_every_item_and_the_command_exits_5_because_the_plain_sdk_does_not(ran: Ran) -> None:
+    assert ran.done.returncode == 5, ran.done.stderr[-2000:]
+    assert [s["subject"] for s in ran.report["subjects"]] == list(SUBJECTS)
+    for ours in ("handwritten", "sdk"):
+        assert set(verdicts(ran, ours).values()) == {"holds"}, verdicts(ran, ours)
+    assert "15 scenarios x 3 subjects" in ran.done.stdout
+    assert ran.done.stdout.splitlines()[0] == "| item | behaviour | handwritten | sdk | plain-sdk |"
+
+
+def test_the_plain_sdk_s_defaults_are_judged_from_the_wire_with_their_evidence(ran: Ran) -> None:
+    plain = verdicts(ran, "plain-sdk")
+
+    assert plain["C9"] == "holds"  # a failing tool comes back as a result
+    assert plain["C11"] == "not observable"  # it asks for no structured report
+    assert {item for item, verdict in plain.items() if verdict == "fails"} == {
+        "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C10", "C12",
+    }  # fmt: skip
+    assert judgement(ran, "plain-sdk", "C1")["evidence"] == ['request 1: tools 7, tool_choice "absent"']
+    duplicates = judgement(ran, "plain-sdk", "C4")
+    assert duplicates["evidence"] == ['server received list_pods({"namespace": "production"})'] * 3
+    step_limit = judgement(ran, "plain-sdk", "C7")
+    assert step_limit["summary"] == "the run ended with an error at the step limit, not a summary"
+    assert "MaxTurnsExceeded" in step_limit["evidence"][-1]
+    unknown = judgement(ran, "plain-sdk", "C6")
+    assert "ModelBehaviorError" in unknown["evidence"][-1]  # the run died on the unknown tool
+    runs = next(s for s in ran.report["subjects"] if s["subject"] == "plain-sdk")["runs"]
+    assert runs["c2-zero-tool-pushback"]["requests"] == 1 and runs["c2-zero-tool-pushback"]["steps_left"] == 1
+    for failure in ("C1", "C2", "C4", "C7"):
+        assert f"**plain-sdk {failure}**" in ran.done.stdout  # the markdown lists each failure's evidence
+
+
+class Cells(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: list[tuple[str, str, str]] = []
+        self._item = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "tr" and found.get("data-item"):
+            self._item = str(found["data-item"])
+        if tag == "td" and found.get("data-verdict"):
+            self.cells.append((self._item, str(found["data-subject"]), str(found["data-verdict"])))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_headless_chromium_renders_the_matrix_with_each_cell_opening_its_evidence(
+    ran: Ran, tmp_path: Path
+) -> None:
+    dumped = chromium(ran.page, tmp_path / "profile", "--dump-dom")
+
+    assert dumped.returncode == 0, dumped.stderr[-1000:]
+    parser = Cells()
+    parser.feed(dumped.stdout)
+    assert len(parser.cells) == 12 * len(SUBJECTS)
+    rendered = {(item, subject): verdict for item, subject, verdict in parser.cells}
+    for subject in SUBJECTS:
+        for item, verdict in verdicts(ran, subject).items():
+            assert rendered[(item, subject)] == verdict
+    assert dumped.stdout.count("<details>") == 12 * len(SUBJECTS)
+    assert 'server received list_pods({"namespace": "production"})' in dumped.stdout
+    assert "<script" not in ran.page.read_text() and "http" not in ran.page.read_text().split("<body>")[0]
+
+
+def test_any_cli_agent_runs_through_agent_cmd_with_its_placeholders(tmp_path: Path) -> None:
+    ours = (
+        f"{sys.executable} -m k8s_agent ask {{question}} --base-url {{base_url}} --api-key {{api_key}} "
+        "--model {model} --mcp-command {mcp_command} --max-steps {max_steps} --report-format prose "
+        "--trace-dir {workdir} -q"
+    )
+
+    done = contract(
+        "--agent-cmd", ours, "--agent-name", "our-cli", "--scenario", "c6-unknown-tool",
+        "--scenario", "c7-step-budget", "--format", "json", cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    (subject,) = json.loads(done.stdout)["subjects"]
+    assert subject["subject"] == "our-cli" and subject["description"].startswith("command: ")
+    assert subject["verdicts"]["C6"] == subject["verdicts"]["C7"] == "holds"
+    assert subject["verdicts"]["C2"] == "not observable"  # its scenario was not run
+    assert REPORT in subject["runs"]["c6-unknown-tool"]["answer"]  # the answer is the command's stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--subject", "langchain"), "unknown subject 'langchain'"),
+        (("--agent-cmd", "x {nope}"), "--agent-cmd names an unknown placeholder 'nope'"),
+        (("--agent-cmd", "x 'unclosed"), "--agent-cmd is not a valid command line"),
+        (("--scenario", "c99"), "unknown contract scenario c99"),
+        (("--agent-name", "a"), "--agent-name names more subjects than there are --agent-cmd"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
+    done = contract(*args, cwd=tmp_path, timeout=60)
+
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
