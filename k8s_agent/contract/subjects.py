@@ -224,10 +224,12 @@ async def run_command(
     try:
         stdout, stderr = await asyncio.wait_for(process.communicate(), limit)
     except TimeoutError:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
+        _kill_group(process.pid)
         await process.wait()
         return Outcome(error=f"timed out after {limit:.0f} s", seconds=time.perf_counter() - started)
+    finally:
+        if process.returncode is None:  # cancelled (Ctrl-C): its own session would outlive us otherwise
+            _kill_group(process.pid)
     seconds = time.perf_counter() - started
     (setup.workdir / "stdout.txt").write_bytes(stdout)
     (setup.workdir / "stderr.txt").write_bytes(stderr)
@@ -239,6 +241,12 @@ async def run_command(
         tail = " | ".join(stderr.decode("utf-8", "replace").strip().splitlines()[-3:])
         return Outcome(answer=answer or None, error=f"exit {process.returncode}: {tail}", seconds=seconds)
     return Outcome(answer=answer, seconds=seconds)
+
+
+def _kill_group(pid: int) -> None:
+    """Kill a subject's whole process group (it runs in its own session, with its MCP servers)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 BUILTIN = ("handwritten", "sdk", "plain-sdk", "holmesgpt")

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -161,3 +163,49 @@ def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str, t
     done = contract(*args, cwd=tmp_path, timeout=60)
 
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+SLOW_AGENT = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+open(sys.argv[1], "w").write(f"{child.pid}\\n")
+time.sleep(120)
+"""
+
+
+def test_ctrl_c_ends_the_run_with_130_and_kills_the_subject_and_its_children(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text(SLOW_AGENT)
+    pids = tmp_path / "pids"
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "k8s_agent", "contract", "--scenario", "c9-tool-failure",
+         "--agent-cmd", f"{sys.executable} {tmp_path / 'agent.py'} {pids}", "-q"],
+        cwd=tmp_path, env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        for _ in range(600):  # the agent has started its child
+            if pids.exists() and pids.read_text().endswith("\n"):
+                break
+            time.sleep(0.05)
+        child = int(pids.read_text())
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+
+    assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
+    for _ in range(100):  # SIGKILL is asynchronous: the child is reaped by init shortly after
+        if not alive(child):
+            break
+        time.sleep(0.05)
+    assert not alive(child)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/stat")
+    return not (status.exists() and status.read_text().split(")")[-1].split()[0] == "Z")  # a zombie is dead
