@@ -23,6 +23,7 @@ EXIT_INTERRUPTED = 130
 SUBCOMMANDS: tuple[str, ...] = (
     "k8s_agent.compare",
     "k8s_agent.contract",
+    "k8s_agent.eval",
     "k8s_agent.trace_tools",
     "poc.cli",
     "k8s_agent.bench.cli",

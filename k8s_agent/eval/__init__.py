@@ -1,0 +1,290 @@
+"""`k8s-agent eval`: the graded incident corpus, run and scored per implementation and per model.
+
+The CLI imports this module to register the command; the corpus, runs and reports load in the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from k8s_agent_harness.errors import ConfigError
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_RUNS_FAILED = 5
+"""Some investigation ended in an error (its record says which); the scores are still written."""
+
+DEFAULT_RESULTS = Path("eval-results.jsonl")
+DEFAULT_CONCURRENCY = 4
+
+EPILOG = """\
+examples:
+  k8s-agent eval                                   the whole corpus, both implementations, offline model
+  k8s-agent eval --incident 'pending-*' --repeat 3 --out eval.html
+  k8s-agent eval --model gpt-4o-mini --repeat 5 --concurrency 8 --results gpt.jsonl --out gpt.html
+                                                   a real model (OPENAI_API_KEY, OPENAI_BASE_URL or the flags)
+  k8s-agent eval --shard 2/4 --results part2.jsonl one quarter of the corpus (CI jobs, machines)
+  k8s-agent eval merge part*.jsonl --out all.jsonl then: k8s-agent eval report all.jsonl --out all.html
+  k8s-agent eval list                              the incidents, one line each
+
+Results append to --results (default eval-results.jsonl), one line per finished run; --resume
+continues an interrupted eval where it stopped, --fresh replaces the file. A 429 from the endpoint
+pauses every run for its Retry-After. Traces of every run go to --traces (default: RESULTS-traces/).
+
+exit codes: 0 done, 5 some run ended in an error (scored as failed), 2 bad input, 130 interrupted
+"""
+
+
+def _listed(values: list[str] | None, default: list[str]) -> list[str]:
+    found = [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+    return list(dict.fromkeys(found)) or default
+
+
+def register(commands: Any) -> None:
+    """Add `eval` (and eval list / merge / report) to the CLI's subcommands."""
+    from k8s_agent.cli import add_run_options
+    from k8s_agent_harness.config import CLUSTER, SETTINGS
+
+    parser = commands.add_parser(
+        "eval",
+        help="run the graded incident corpus and score each implementation and model",
+        description="Investigate every incident of the graded corpus with each implementation and model, "
+        "score each report against the incident's truth (resources found, cause, evidence quoted), and "
+        "report the scores with confidence intervals and the paired comparison of the implementations.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="eval_action", metavar="[list | merge | report]")
+    listing = actions.add_parser("list", help="the incidents, one line each")
+    listing.add_argument("--corpus", type=Path, help="a corpus folder (default: the shipped one)")
+    listing.add_argument("--incident", action="append", metavar="PATTERN")
+    listing.set_defaults(handler=cmd_list)
+    merging = actions.add_parser("merge", help="join results files (shards) into one")
+    merging.add_argument("files", nargs="+", type=Path, metavar="RESULTS")
+    merging.add_argument("--out", type=Path, required=True, help="the merged results file")
+    merging.set_defaults(handler=cmd_merge)
+    reporting = actions.add_parser("report", help="the report of a results file")
+    reporting.add_argument("results", type=Path, metavar="RESULTS")
+    reporting.add_argument("--corpus", type=Path, help="a corpus folder (default: the shipped one)")
+    _output_flags(reporting)
+    reporting.set_defaults(handler=cmd_report)
+
+    parser.add_argument("--impl", dest="impls", action="append", metavar="LIST", help="handwritten,sdk (default both)")
+    parser.add_argument(
+        "--model", dest="models", action="append", metavar="LIST", help="model names, comma-separated (default offline)"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="runs per incident, implementation and model")
+    parser.add_argument(
+        "--incident", action="append", metavar="PATTERN", help="only these incidents ('pending-*' or a part)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help=f"investigations at a time (default {DEFAULT_CONCURRENCY})",
+    )
+    parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N slices of the corpus")
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="the JSONL results file")
+    parser.add_argument("--resume", action="store_true", help="continue the results file: skip runs it has")
+    parser.add_argument("--fresh", action="store_true", help="replace the results file")
+    parser.add_argument("--traces", type=Path, help="where the runs' traces go (default RESULTS-traces/)")
+    parser.add_argument("--corpus", type=Path, help="a corpus folder (default: the shipped one)")
+    _output_flags(parser)
+    skip = [name for name, setting in SETTINGS.items() if setting.group == CLUSTER]
+    add_run_options(parser, skip=("impl", "model", "trace_dir", "keep_traces", *skip))
+    parser.set_defaults(handler=cmd_eval)
+
+
+def _output_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=("md", "json", "html"), default="md", help="what stdout gets")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        action="append",
+        metavar="FILE",
+        help="also write the report here (.json, .html, else md)",
+    )
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+
+
+def _corpus(args: argparse.Namespace) -> tuple[list[Any], list[tuple[str, str]]]:
+    from k8s_agent.eval.corpus import CORPUS, CorpusError, load_corpus
+
+    try:
+        incidents, problems = load_corpus(args.corpus or CORPUS, getattr(args, "incident", None))
+    except CorpusError as error:
+        raise ConfigError(str(error)) from None
+    return incidents, problems
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    try:
+        incidents, problems = _corpus(args)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    for incident in incidents:
+        causes = ", ".join(sorted({str(r.cause) for r in incident.unhealthy})) or "all healthy"
+        print(f"{incident.id:<40} {len(incident.unhealthy):>2} unhealthy  {causes}")
+    for name, why in problems:
+        print(f"skipped {name}: {why}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from k8s_agent.eval.runner import read_results
+
+    merged: dict[str, dict[str, Any]] = {}
+    try:
+        for path in args.files:
+            if not path.is_file():
+                raise ConfigError(f"results file not found: {path}")
+            records, notes = read_results(path)
+            for note in notes:
+                print(f"note: {note}", file=sys.stderr)
+            for key, record in records.items():
+                if key in merged:
+                    print(f"note: {key} is in more than one file: the first is kept", file=sys.stderr)
+                    continue
+                merged[key] = record
+        if args.out.exists() and args.out.resolve() in {p.resolve() for p in args.files}:
+            raise ConfigError("--out must not be one of the files merged")
+        import json
+
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in merged.values())
+        try:
+            args.out.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise ConfigError(f"cannot write {args.out}: {error.strerror or error}") from None
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"merged {len(merged)} results from {len(args.files)} files into {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _emit(report: Any, args: argparse.Namespace) -> int | None:
+    """Write the report where asked and print it; EXIT_USAGE when a file cannot be written."""
+    import json
+
+    from k8s_agent.eval.report import as_json, html, markdown
+
+    def rendered(kind: str) -> str:
+        if kind == "json":
+            return json.dumps(as_json(report), indent=2, ensure_ascii=False) + "\n"
+        return html(report) if kind == "html" else markdown(report)
+
+    status = None
+    for path in args.out or []:
+        kind = {".json": "json", ".html": "html", ".htm": "html"}.get(path.suffix.lower(), "md")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(rendered(kind), encoding="utf-8")
+        except OSError as error:
+            print(f"error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
+            status = EXIT_USAGE
+            continue
+        if not args.quiet:
+            print(f"report written to {path}", file=sys.stderr)
+    print(rendered(args.format), end="")
+    return status
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from k8s_agent.eval.report import build
+    from k8s_agent.eval.runner import read_results
+
+    try:
+        if not args.results.is_file():
+            raise ConfigError(f"results file not found: {args.results}")
+        records, notes = read_results(args.results)
+        if not records:
+            raise ConfigError(f"{args.results} holds no eval results")
+        incidents, problems = _corpus(args)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    report = build(list(records.values()), incidents, problems, notes)
+    return _emit(report, args) or EXIT_OK
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from k8s_agent.cli import config_from
+    from k8s_agent.eval.report import build
+    from k8s_agent.eval.runner import Progress, Results, model_endpoints, plan, run_jobs, shard
+    from k8s_agent_harness.vocabulary import Impl
+
+    try:
+        if args.repeat < 1:
+            raise ConfigError("--repeat must be at least 1")
+        if args.concurrency < 1:
+            raise ConfigError("--concurrency must be at least 1")
+        if args.resume and args.fresh:
+            raise ConfigError("--resume continues the results file, --fresh replaces it: give one")
+        impls = []
+        for name in _listed(args.impls, ["handwritten", "sdk"]):
+            try:
+                impls.append(Impl(name))
+            except ValueError:
+                raise ConfigError(f"unknown implementation {name!r}: choose handwritten, sdk") from None
+        models = _listed(args.models, ["offline"])
+        configs = {}
+        for model in models:
+            args.model = model
+            configs[model] = config_from(args)
+        incidents, problems = _corpus(args)
+        incidents = shard(incidents, args.shard)
+        if not incidents:
+            raise ConfigError("no incident matches " + (" ".join(args.incident or []) or "the corpus"))
+        results = Results(args.results)
+        done, notes = results.read()
+        if done and not args.resume and not args.fresh:
+            raise ConfigError(
+                f"{args.results} already holds {len(done)} results: --resume continues it, --fresh replaces it"
+            )
+        args.results.parent.mkdir(parents=True, exist_ok=True)
+        if args.fresh:
+            args.results.write_text("", encoding="utf-8")
+            done, notes = {}, []
+        results.end_torn_line()
+        traces = (args.traces or args.results.with_name(args.results.stem + "-traces")).absolute()
+        traces.mkdir(parents=True, exist_ok=True)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as error:
+        print(f"error: {error.strerror or error}: {getattr(error, 'filename', '')}", file=sys.stderr)
+        return EXIT_USAGE
+
+    for name, why in problems:
+        print(f"skipped corpus entry {name}: {why}", file=sys.stderr)
+    jobs = [job for job in plan(impls, models, incidents, args.repeat) if job.key not in done]
+    progress = Progress(len(jobs), quiet=args.quiet)
+    progress.say(
+        f"eval: {len(incidents)} incidents x {len(impls)} implementations x {len(models)} models x "
+        f"{args.repeat} repeats = {len(jobs)} runs"
+        + (f" ({len(done)} already in {args.results})" if done else "")
+        + f", {args.concurrency} at a time; results in {args.results}, traces in {traces}"
+    )
+    with model_endpoints(configs) as (pointed, gates):
+        asyncio.run(run_jobs(jobs, pointed, results, traces, concurrency=args.concurrency, progress=progress))
+        for gate in gates:
+            if gate.rate_limited:
+                progress.say(
+                    f"rate limited {gate.rate_limited} time(s) by {gate.upstream}: the pool paused "
+                    f"{gate.paused_seconds:.0f} s in all"
+                )
+    records, notes = results.read()
+    wanted = {job.key for job in plan(impls, models, incidents, args.repeat)}
+    chosen = [record for key, record in records.items() if key in wanted]
+    report = build(chosen, incidents, problems, notes)
+    status = _emit(report, args)
+    failed = sum(1 for record in chosen if record.get("error"))
+    if failed:
+        progress.say(f"{failed} run(s) ended in an error: see the errors column and their traces")
+    return status or (EXIT_RUNS_FAILED if failed else EXIT_OK)

@@ -1,0 +1,419 @@
+"""The eval report: scores per implementation and model with confidence intervals, the paired
+comparison of the implementations on the same incidents, and a drill-down per incident.
+
+Built from the results file's records and the corpus (for each incident's truth); rendered as
+markdown, JSON or a self-contained HTML page (no script, no network).
+"""
+
+from __future__ import annotations
+
+import html as escape
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from k8s_agent.eval.corpus import Incident
+from k8s_agent.eval.score import METRICS
+from k8s_agent.eval.stats import bootstrap_mean, mean, sign_test, wilson
+
+ALPHA = 0.05
+COSTS = ("requests", "tool_calls", "prompt_tokens", "completion_tokens", "bytes_sent", "wall_seconds")
+
+
+@dataclass
+class Group:
+    """Every run of one implementation on one model."""
+
+    impl: str
+    model: str
+    runs: int = 0
+    errors: int = 0
+    solved: int = 0
+    solved_ci: tuple[float, float] = (0.0, 1.0)
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """metric -> {mean, ci, runs (scored)}"""
+    costs: dict[str, float] = field(default_factory=dict)
+    """cost -> median per run"""
+    guardrails: int = 0
+    forced_summaries: int = 0
+    unscorable: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.impl} · {self.model}"
+
+
+@dataclass
+class Pair:
+    """Two implementations on the same incidents and model: where they differ, and whether beyond noise."""
+
+    model: str
+    first: str
+    second: str
+    incidents: int
+    wins: list[str]
+    """Incidents the first solves more often."""
+    losses: list[str]
+    p_value: float
+    rates: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """incident -> (first's solved rate, second's)"""
+
+    @property
+    def beyond_noise(self) -> bool:
+        return self.p_value < ALPHA
+
+
+@dataclass
+class EvalReport:
+    groups: list[Group]
+    pairs: list[Pair]
+    incidents: list[Incident]
+    cells: dict[str, dict[str, list[dict[str, Any]]]]
+    """incident -> group label -> its records"""
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    repeat: int = 1
+
+
+def build(
+    records: Sequence[dict[str, Any]],
+    incidents: Sequence[Incident],
+    skipped: Sequence[tuple[str, str]] = (),
+    notes: Sequence[str] = (),
+) -> EvalReport:
+    """Aggregate the records (only those of known incidents)."""
+    known = {incident.id: incident for incident in incidents}
+    by_group: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    cells: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    extra_notes = list(notes)
+    unknown = sorted({r["incident"] for r in records if r["incident"] not in known})
+    if unknown:
+        extra_notes.append(f"results for incidents not in the corpus were left out: {', '.join(unknown)}")
+    for record in records:
+        if record["incident"] not in known:
+            continue
+        by_group[(record["impl"], record["model"])].append(record)
+        cells[record["incident"]][f"{record['impl']} · {record['model']}"].append(record)
+    groups = [_group(impl, model, runs) for (impl, model), runs in sorted(by_group.items())]
+    pairs = []
+    models = sorted({g.model for g in groups})
+    for model in models:
+        impls = [g.impl for g in groups if g.model == model]
+        for number, first in enumerate(impls):
+            for second in impls[number + 1 :]:
+                pairs.append(_pair(model, first, second, by_group[(first, model)], by_group[(second, model)]))
+    used = [incident for incident in incidents if incident.id in cells]
+    repeat = max((int(r.get("repeat", 1)) for r in records), default=1)
+    return EvalReport(groups, pairs, used, cells, list(skipped), extra_notes, repeat)
+
+
+def _group(impl: str, model: str, runs: list[dict[str, Any]]) -> Group:
+    group = Group(impl, model, runs=len(runs))
+    group.errors = sum(1 for r in runs if r.get("error"))
+    group.solved = sum(1 for r in runs if r["score"].get("solved"))
+    group.solved_ci = wilson(group.solved, len(runs))
+    group.unscorable = sum(1 for r in runs if not r["score"].get("scorable", True))
+    for metric in METRICS:
+        per_incident: dict[str, list[float]] = defaultdict(list)
+        for record in runs:
+            value = record["score"].get(metric)
+            if value is not None:
+                per_incident[record["incident"]].append(float(value))
+        values = [v for vs in per_incident.values() for v in vs]
+        group.metrics[metric] = {
+            "mean": mean(values),
+            "ci": bootstrap_mean(per_incident),
+            "runs": len(values),
+        }
+    for cost in COSTS:
+        values = [float(r["score"]["costs"].get(cost, 0)) for r in runs if r["score"].get("costs")]
+        group.costs[cost] = statistics.median(values) if values else 0.0
+    group.guardrails = sum(int(r["score"].get("costs", {}).get("guardrails", 0)) for r in runs)
+    group.forced_summaries = sum(1 for r in runs if r["score"].get("costs", {}).get("forced_summary"))
+    return group
+
+
+def _rates(runs: list[dict[str, Any]]) -> dict[str, float]:
+    solved: dict[str, list[bool]] = defaultdict(list)
+    for record in runs:
+        solved[record["incident"]].append(bool(record["score"].get("solved")))
+    return {incident: sum(values) / len(values) for incident, values in solved.items()}
+
+
+def _pair(model: str, first: str, second: str, a: list[dict[str, Any]], b: list[dict[str, Any]]) -> Pair:
+    left, right = _rates(a), _rates(b)
+    shared = sorted(set(left) & set(right))
+    wins = [i for i in shared if left[i] > right[i]]
+    losses = [i for i in shared if left[i] < right[i]]
+    rates = {i: (left[i], right[i]) for i in shared}
+    return Pair(model, first, second, len(shared), wins, losses, sign_test(len(wins), len(losses)), rates)
+
+
+# -- rendering ------------------------------------------------------------------------------------------
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
+
+
+def _ci(ci: tuple[float, float] | None) -> str:
+    return "" if ci is None else f" [{100 * ci[0]:.0f}-{100 * ci[1]:.0f}]"
+
+
+def _metric(group: Group, name: str) -> str:
+    found = group.metrics[name]
+    if found["mean"] is None:
+        return "n/a"
+    return _pct(found["mean"]) + _ci(found["ci"])
+
+
+def _cost(value: float, kind: str) -> str:
+    if kind == "bytes_sent":
+        return f"{value / 1000:.1f} KB"
+    if kind == "wall_seconds":
+        return f"{value:.1f} s"
+    return f"{value:g}"
+
+
+def verdict(pair: Pair) -> str:
+    """One sentence on a pair."""
+    if not pair.wins and not pair.losses:
+        return (
+            f"{pair.first} and {pair.second} solve the same incidents equally often on {pair.model} "
+            f"({pair.incidents} incidents compared)."
+        )
+    where = "beyond noise" if pair.beyond_noise else "within noise"
+    return (
+        f"On {pair.model}, {pair.first} does better on {len(pair.wins)} incident(s) and {pair.second} on "
+        f"{len(pair.losses)} of {pair.incidents}; exact sign test p = {pair.p_value:.3f}: {where} "
+        f"(at {ALPHA:g})."
+    )
+
+
+def cell_text(records: list[dict[str, Any]]) -> str:
+    """A drill-down cell: solved k/n, and what went wrong in the first unsolved run."""
+    solved = sum(1 for r in records if r["score"].get("solved"))
+    head = f"{'✓' if solved == len(records) else '✗'} {solved}/{len(records)}"
+    wrong = next((r for r in records if not r["score"].get("solved")), None)
+    if wrong is None:
+        return head
+    scored = wrong["score"]
+    parts = []
+    if wrong.get("error"):
+        parts.append(f"error: {str(wrong['error'])[:100]}")
+    if scored.get("missed"):
+        parts.append("missed " + ", ".join(scored["missed"]))
+    if scored.get("extra"):
+        parts.append("extra " + ", ".join(scored["extra"]))
+    if scored.get("wrong_cause"):
+        parts.append("cause " + "; ".join(scored["wrong_cause"]))
+    if not scored.get("scorable", True) and not wrong.get("error"):
+        parts.append(str(scored.get("why_not", "")))
+    return head + (": " + "; ".join(parts) if parts else "")
+
+
+def _truth(incident: Incident) -> str:
+    if not incident.unhealthy:
+        return "all healthy"
+    return ", ".join(f"{r.name} ({r.cause})" for r in incident.unhealthy)
+
+
+def markdown(report: EvalReport) -> str:
+    labels = [g.label for g in report.groups]
+    lines = [
+        f"# Eval: {len(report.incidents)} incidents, {report.repeat} repeat(s)",
+        "",
+        "| implementation | model | runs | solved [95% CI] | recall | precision | cause | evidence | fact "
+        "| errors | requests | tool calls | prompt tokens | sent | time | guardrails | forced summaries |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for g in report.groups:
+        lines.append(
+            f"| {g.impl} | {g.model} | {g.runs} | {_pct(g.solved / g.runs if g.runs else None)}"
+            f"{_ci(g.solved_ci)} | "
+            + " | ".join(_metric(g, m) for m in METRICS)
+            + f" | {g.errors} | {_cost(g.costs['requests'], 'requests')} | {_cost(g.costs['tool_calls'], 'n')} "
+            f"| {_cost(g.costs['prompt_tokens'], 'n')} | {_cost(g.costs['bytes_sent'], 'bytes_sent')} "
+            f"| {_cost(g.costs['wall_seconds'], 'wall_seconds')} | {g.guardrails} | {g.forced_summaries} |"
+        )
+    lines += [
+        "",
+        "Solved: every unhealthy resource found with a right cause, nothing else reported. Scores are "
+        "means over runs with 95% intervals (solved: Wilson; the others: bootstrap over incidents); "
+        "costs are medians per run; guardrails and forced summaries are totals.",
+    ]
+    if any(g.unscorable for g in report.groups):
+        lines.append(
+            "Runs with a prose report or no result are scored only on what they allow "
+            f"({', '.join(f'{g.label}: {g.unscorable}' for g in report.groups if g.unscorable)})."
+        )
+    for pair in report.pairs:
+        lines += ["", f"## {pair.first} vs {pair.second} on {pair.model}", "", verdict(pair)]
+        differing = pair.wins + pair.losses
+        if differing:
+            lines += ["", f"| incident | {pair.first} solved | {pair.second} solved |", "|---|---|---|"]
+            for name in sorted(differing):
+                first, second = pair.rates[name]
+                lines.append(f"| {name} | {_pct(first)} | {_pct(second)} |")
+    lines += ["", "## Per incident", "", "| incident | truth | " + " | ".join(labels) + " |"]
+    lines.append("|---|---|" + "---|" * len(labels))
+    for incident in report.incidents:
+        row = report.cells.get(incident.id, {})
+        cells = [cell_text(row[label]) if label in row else "" for label in labels]
+        lines.append(f"| {incident.id} | {_truth(incident)} | " + " | ".join(cells) + " |")
+    if report.skipped:
+        lines += ["", "## Skipped corpus entries", ""]
+        lines += [f"- {name}: {why}" for name, why in report.skipped]
+    if report.notes:
+        lines += ["", "Notes:", ""] + [f"- {note}" for note in report.notes]
+    return "\n".join(lines) + "\n"
+
+
+def as_json(report: EvalReport) -> dict[str, Any]:
+    return {
+        "kind": "k8s-agent-eval-report",
+        "incidents": len(report.incidents),
+        "repeat": report.repeat,
+        "groups": [
+            {
+                "impl": g.impl,
+                "model": g.model,
+                "runs": g.runs,
+                "errors": g.errors,
+                "solved": g.solved,
+                "solved_rate": g.solved / g.runs if g.runs else None,
+                "solved_ci": list(g.solved_ci),
+                "metrics": {k: {**v, "ci": list(v["ci"]) if v["ci"] else None} for k, v in g.metrics.items()},
+                "median_costs": g.costs,
+                "guardrails": g.guardrails,
+                "forced_summaries": g.forced_summaries,
+                "unscorable": g.unscorable,
+            }
+            for g in report.groups
+        ],
+        "pairs": [
+            {
+                "model": p.model,
+                "first": p.first,
+                "second": p.second,
+                "incidents": p.incidents,
+                "first_better": p.wins,
+                "second_better": p.losses,
+                "p_value": p.p_value,
+                "beyond_noise": p.beyond_noise,
+                "verdict": verdict(p),
+            }
+            for p in report.pairs
+        ],
+        "per_incident": {
+            incident.id: {
+                "truth": [r.label + f": {r.cause}" for r in incident.unhealthy],
+                "runs": {
+                    label: [
+                        {
+                            "repeat": r["repeat"],
+                            "error": r.get("error"),
+                            "trace": r.get("trace"),
+                            **r["score"],
+                        }
+                        for r in records
+                    ]
+                    for label, records in report.cells.get(incident.id, {}).items()
+                },
+            }
+            for incident in report.incidents
+        },
+        "skipped": [{"incident": name, "problem": why} for name, why in report.skipped],
+        "notes": report.notes,
+    }
+
+
+_STYLE = """
+:root { color-scheme: light dark; --ok: #1a7f37; --bad: #b42318; --muted: #6b7280; --line: #d0d7de; }
+@media (prefers-color-scheme: dark) { :root { --ok: #3fb950; --bad: #f85149; --muted: #9ca3af; --line: #30363d; } }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; max-width: 1400px; }
+table { border-collapse: collapse; margin: 12px 0; }
+th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: color-mix(in srgb, var(--line) 35%, transparent); }
+td.ok { color: var(--ok); } td.bad { color: var(--bad); }
+.muted { color: var(--muted); } details { margin: 2px 0; } code { font-size: 12px; }
+"""
+
+
+def html(report: EvalReport) -> str:
+    h = escape.escape
+    labels = [g.label for g in report.groups]
+    out = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<title>k8s-agent eval</title><style>" + _STYLE + "</style></head><body>",
+        f"<h1>Eval: {len(report.incidents)} incidents, {report.repeat} repeat(s)</h1>",
+        "<table id='scores'><tr><th>implementation</th><th>model</th><th>runs</th><th>solved [95% CI]</th>"
+        + "".join(f"<th>{m}</th>" for m in METRICS)
+        + "<th>errors</th><th>requests</th><th>tool calls</th><th>sent</th><th>time</th>"
+        "<th>guardrails</th><th>forced summaries</th></tr>",
+    ]
+    for g in report.groups:
+        out.append(
+            f"<tr data-group='{h(g.label)}'><td>{h(g.impl)}</td><td>{h(g.model)}</td><td>{g.runs}</td>"
+            f"<td>{_pct(g.solved / g.runs if g.runs else None)}{_ci(g.solved_ci)}</td>"
+            + "".join(f"<td>{_metric(g, m)}</td>" for m in METRICS)
+            + f"<td>{g.errors}</td><td>{_cost(g.costs['requests'], 'n')}</td><td>{_cost(g.costs['tool_calls'], 'n')}</td>"
+            f"<td>{_cost(g.costs['bytes_sent'], 'bytes_sent')}</td><td>{_cost(g.costs['wall_seconds'], 'wall_seconds')}</td>"
+            f"<td>{g.guardrails}</td><td>{g.forced_summaries}</td></tr>"
+        )
+    out.append(
+        "</table><p class='muted'>Solved: every unhealthy resource found with a right cause, nothing else "
+        "reported. Means with 95% intervals (solved: Wilson; others: bootstrap over incidents); costs are "
+        "medians per run.</p>"
+    )
+    for pair in report.pairs:
+        out.append(
+            f"<h2>{h(pair.first)} vs {h(pair.second)} on {h(pair.model)}</h2><p class='pair'>{h(verdict(pair))}</p>"
+        )
+    out.append(
+        "<h2>Per incident</h2><table id='incidents'><tr><th>incident</th><th>truth</th>"
+        + "".join(f"<th>{h(label)}</th>" for label in labels)
+        + "</tr>"
+    )
+    for incident in report.incidents:
+        row = report.cells.get(incident.id, {})
+        out.append(
+            f"<tr data-incident='{h(incident.id)}'><td><b>{h(incident.id)}</b><br>"
+            f"<span class='muted'>{h(incident.summary)}</span></td><td>{h(_truth(incident))}</td>"
+        )
+        for label in labels:
+            records = row.get(label, [])
+            if not records:
+                out.append("<td></td>")
+                continue
+            solved = all(r["score"].get("solved") for r in records)
+            traces = "".join(
+                f"<li>#{r['repeat']}: <a href='{h(Path(r['trace']).as_uri())}'>trace</a></li>"
+                if r.get("trace") and Path(r["trace"]).is_absolute()
+                else f"<li>#{r['repeat']}: no trace</li>"
+                for r in records
+            )
+            findings = "".join(
+                f"<li><code>{h(str(f.get('name')))}</code>: {h(str(f.get('cause')))}</li>"
+                for f in ((records[0].get("report") or {}).get("findings") or [])
+            )
+            out.append(
+                f"<td class='{'ok' if solved else 'bad'}' data-solved='{str(solved).lower()}'>"
+                f"<details><summary>{h(cell_text(records))}</summary>"
+                f"<p>findings of #1:</p><ul>{findings or '<li>none</li>'}</ul><ul>{traces}</ul></details></td>"
+            )
+        out.append("</tr>")
+    out.append("</table>")
+    if report.skipped:
+        out.append(
+            "<h2>Skipped corpus entries</h2><ul>"
+            + "".join(f"<li>{h(name)}: {h(why)}</li>" for name, why in report.skipped)
+            + "</ul>"
+        )
+    if report.notes:
+        out.append("<ul class='muted'>" + "".join(f"<li>{h(n)}</li>" for n in report.notes) + "</ul>")
+    out.append("</body></html>\n")
+    return "\n".join(out)

@@ -1,0 +1,459 @@
+"""Running an eval: every (implementation, model, incident, repeat) once, concurrently in one process.
+
+- A bounded pool (`concurrency` investigations at a time), each on its incident's mock cluster (its
+  own stdio server process, reaped when the run ends) and the model: the offline model from one
+  shared in-process server, or a real endpoint through the rate-limit gate.
+- The gate (`RateGate`) is a loopback proxy every run's requests go through: a 429 pauses the whole
+  pool for the endpoint's `Retry-After` (else a doubling backoff) and the request is retried there,
+  so one run's rate limit slows every run instead of failing it.
+- Results append to a JSONL file, one complete line per finished run (flushed), so an interrupted
+  eval loses only the runs in flight; `--resume` skips the keys already there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import email.utils
+import json
+import os
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from k8s_agent.eval.corpus import Incident
+from k8s_agent.eval.score import score
+from k8s_agent_harness.config import OFFLINE_MODEL, Config
+from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.vocabulary import Impl
+
+RECORD_KIND = "k8s-agent-eval-run"
+RECORD_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Job:
+    """One investigation of the eval."""
+
+    impl: Impl
+    model: str
+    incident: Incident
+    repeat: int
+
+    @property
+    def key(self) -> str:
+        return key_of(self.impl.value, self.model, self.incident.id, self.repeat)
+
+
+def key_of(impl: str, model: str, incident: str, repeat: int) -> str:
+    return f"{impl}|{model}|{incident}|{repeat}"
+
+
+def plan(
+    impls: Sequence[Impl], models: Sequence[str], incidents: Sequence[Incident], repeat: int
+) -> list[Job]:
+    """Every job, incident-major so both implementations of an incident run close together."""
+    return [
+        Job(impl, model, incident, number)
+        for number in range(1, repeat + 1)
+        for incident in incidents
+        for model in models
+        for impl in impls
+    ]
+
+
+def shard(incidents: Sequence[Incident], spec: str | None) -> list[Incident]:
+    """`i/n`: the i-th of n interleaved slices of the corpus (1-based); all when no spec."""
+    if not spec:
+        return list(incidents)
+    index, sep, count = spec.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        raise ConfigError(f"--shard expects i/n (e.g. 2/4), got {spec!r}") from None
+    if not sep or n < 1 or not 1 <= i <= n:
+        raise ConfigError(f"--shard {spec}: i must be between 1 and n")
+    return [incident for number, incident in enumerate(incidents) if number % n == i - 1]
+
+
+# -- the results file ---------------------------------------------------------------------------------
+
+
+class Results:
+    """The JSONL results of an eval: read (to resume, to report) and appended to, a line per run."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+
+    def read(self) -> tuple[dict[str, dict[str, Any]], list[str]]:
+        """The records by key, and a note per line that could not be read (a torn last line after a
+        kill is one: that run is simply run again)."""
+        return read_results(self.path)
+
+    def end_torn_line(self) -> None:
+        """A line cut short by a kill is ended, so the next record starts on a line of its own."""
+        try:
+            with self.path.open("rb") as existing:
+                existing.seek(0, os.SEEK_END)
+                if existing.tell() == 0:
+                    return
+                existing.seek(-1, os.SEEK_END)
+                torn = existing.read(1) != b"\n"
+        except FileNotFoundError:
+            return
+        if torn:
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write("\n")
+
+    def append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        with self._lock, self.path.open("a", encoding="utf-8") as out:
+            out.write(line)
+            out.flush()
+            os.fsync(out.fileno())
+
+
+def read_results(path: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Records by key (the first of a key wins), and notes on lines that are not records."""
+    records: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return records, notes
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read the results {path}: {error}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            notes.append(f"{path}:{number}: not a complete JSON line (skipped)")
+            continue
+        if not isinstance(record, dict) or record.get("kind") != RECORD_KIND:
+            notes.append(f"{path}:{number}: not an eval result (skipped)")
+            continue
+        if record.get("version") != RECORD_VERSION:
+            raise ConfigError(
+                f"{path}:{number}: eval results version {record.get('version')!r}; this k8s-agent reads "
+                f"version {RECORD_VERSION}"
+            )
+        records.setdefault(str(record.get("key")), record)
+    return records, notes
+
+
+# -- the rate-limit gate --------------------------------------------------------------------------------
+
+
+class RateGate:
+    """A loopback proxy to one endpoint that turns a 429 into a pause of every request through it."""
+
+    def __init__(self, upstream: str, *, max_waits: int = 8, first_wait: float = 1.0, max_wait: float = 60.0):
+        self.upstream = upstream.rstrip("/")
+        self.max_waits, self.first_wait, self.max_wait = max_waits, first_wait, max_wait
+        self._until = 0.0
+        self._lock = threading.Lock()
+        self.rate_limited = 0
+        """429s received."""
+        self.paused_seconds = 0.0
+        gate = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                headers = {
+                    k: v
+                    for k, v in self.headers.items()
+                    if k.lower() not in ("host", "content-length", "connection", "accept-encoding")
+                }
+                status, reply_headers, data = gate.forward(self.path, body, headers)
+                self.send_response(status)
+                for name, value in reply_headers:
+                    if name.lower() not in (
+                        "content-length",
+                        "transfer-encoding",
+                        "connection",
+                        "content-encoding",
+                    ):
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="eval-rate-gate", daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The base URL the runs use: the upstream's path on the gate."""
+        host, port = self._server.server_address[:2]
+        path = urllib.parse.urlsplit(self.upstream).path
+        return f"http://{host!s}:{port}{path}"
+
+    def __enter__(self) -> RateGate:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _wait_turn(self) -> None:
+        while True:
+            with self._lock:
+                left = self._until - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(min(left, 0.5))
+
+    def _pause(self, retry_after: str | None, attempt: int) -> None:
+        seconds = _retry_after(retry_after)
+        if seconds is None:
+            seconds = min(self.max_wait, self.first_wait * 2**attempt)
+        seconds = min(self.max_wait, max(0.0, seconds))
+        with self._lock:
+            self.rate_limited += 1
+            until = time.monotonic() + seconds
+            if until > self._until:
+                self.paused_seconds += until - max(self._until, time.monotonic())
+                self._until = until
+
+    def forward(
+        self, path: str, body: bytes, headers: dict[str, str]
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
+        parts = urllib.parse.urlsplit(self.upstream)
+        target = f"{parts.scheme}://{parts.netloc}{path}"
+        for attempt in range(self.max_waits + 1):
+            self._wait_turn()
+            request = urllib.request.Request(target, data=body, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=600) as response:
+                    return response.status, list(response.headers.items()), response.read()
+            except urllib.error.HTTPError as error:
+                data = error.read()
+                if error.code == 429 and attempt < self.max_waits:
+                    self._pause(error.headers.get("Retry-After"), attempt)
+                    continue
+                return error.code, list(error.headers.items()), data
+            except (urllib.error.URLError, OSError) as error:
+                reason = getattr(error, "reason", error)
+                message = json.dumps({"error": {"message": f"eval gate: upstream unreachable: {reason}"}})
+                return 502, [("Content-Type", "application/json")], message.encode()
+        raise AssertionError("unreachable")
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds (delta or HTTP date), None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return moment.timestamp() - time.time()
+
+
+# -- the pool -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Progress:
+    """A progress bar with ETA on a terminal, a line per run otherwise."""
+
+    total: int
+    quiet: bool = False
+    stream: Any = None
+    done: int = 0
+    failed: int = 0
+    solved: int = 0
+
+    def __post_init__(self) -> None:
+        self.stream = self.stream or sys.stderr
+        self.started = time.monotonic()
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def say(self, line: str) -> None:
+        if self.quiet:
+            return
+        if self.tty:
+            self.stream.write("\r\x1b[2K")
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def finished(self, job: Job, record: dict[str, Any]) -> None:
+        self.done += 1
+        self.failed += bool(record.get("error"))
+        self.solved += bool(record["score"].get("solved"))
+        if self.quiet:
+            return
+        elapsed = time.monotonic() - self.started
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        outcome = f"error: {str(record['error'])[:80]}" if record.get("error") else _outcome(record["score"])
+        width = len(str(self.total))
+        head = f"[{self.done:>{width}}/{self.total}] {100 * self.done // max(1, self.total):>3}%"
+        tail = f"{rate:.2f} runs/s · ETA {_duration(eta)}"
+        if self.tty:
+            filled = 24 * self.done // max(1, self.total)
+            bar = "#" * filled + "-" * (24 - filled)
+            if record.get("error"):
+                self.say(f"{job.impl.value} {job.model} {job.incident.id} #{job.repeat}: {outcome}")
+            self.stream.write(f"\r\x1b[2K{head} [{bar}] {tail} · {self.solved} solved, {self.failed} failed")
+            self.stream.flush()
+            if self.done == self.total:
+                self.stream.write("\n")
+        else:
+            self.say(
+                f"{head} {tail} · {job.impl.value} {job.model} {job.incident.id} #{job.repeat}: {outcome}"
+            )
+
+
+def _outcome(scored: dict[str, Any]) -> str:
+    if scored.get("solved"):
+        return "solved"
+    parts = []
+    for name in ("recall", "precision", "cause"):
+        value = scored.get(name)
+        if value is not None:
+            parts.append(f"{name} {value:.2f}")
+    return ", ".join(parts) or scored.get("why_not", "")
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+def _endpoint(config: Config) -> str:
+    if config.offline:
+        return "offline"
+    return urllib.parse.urlsplit(config.base_url or "https://api.openai.com/v1").netloc
+
+
+async def run_one(job: Job, config: Config, trace_dir: Path) -> dict[str, Any]:
+    """One investigation, scored; never raises for a failed run (the error is the record's)."""
+    from k8s_agent.implementations import ask_function
+    from k8s_agent_harness.errors import AgentError
+
+    run_config = dataclasses.replace(
+        config,
+        impl=job.impl,
+        cluster=job.incident.cluster,
+        mcp_command=(),
+        cluster_server=None,
+        trace_dir=trace_dir,
+        keep_traces=0,
+    )
+    started = time.perf_counter()
+    result, error, trace = None, None, None
+    try:
+        outcome = await ask_function(job.impl)(run_config, job.incident.question)
+        result, trace = outcome.as_json(), str(outcome.trace)
+    except AgentError as failure:
+        error = f"{type(failure).__name__}: {failure}"
+        trace = str(failure.trace_path) if failure.trace_path else None
+    except Exception as failure:  # boundary: a bug in one run is that run's result, not the eval's end
+        error = f"internal error: {type(failure).__name__}: {failure}"
+    scored = score(result, job.incident, error)
+    return {
+        "kind": RECORD_KIND,
+        "version": RECORD_VERSION,
+        "key": job.key,
+        "impl": job.impl.value,
+        "model": job.model,
+        "endpoint": _endpoint(run_config),
+        "report_format": run_config.report_mode.value,
+        "incident": job.incident.id,
+        "repeat": job.repeat,
+        "error": error,
+        "score": scored.as_dict(),
+        "report": (result or {}).get("report"),
+        "answer": (result or {}).get("answer"),
+        "trace": trace,
+        "seconds": round(time.perf_counter() - started, 3),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+async def run_jobs(
+    jobs: Iterable[Job],
+    configs: dict[str, Config],
+    results: Results,
+    trace_root: Path,
+    *,
+    concurrency: int,
+    progress: Progress,
+    on_record: Callable[[dict[str, Any]], None] = lambda record: None,
+) -> None:
+    """Run the jobs `concurrency` at a time, appending each record as it finishes."""
+    slot = asyncio.Semaphore(concurrency)
+
+    async def one(job: Job) -> None:
+        async with slot:
+            folder = trace_root / job.impl.value / _safe(job.model)
+            await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+            record = await run_one(job, configs[job.model], folder)
+        await asyncio.to_thread(results.append, record)
+        on_record(record)
+        progress.finished(job, record)
+
+    tasks = [asyncio.ensure_future(one(job)) for job in jobs]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _safe(name: str) -> str:
+    return "".join(char if char.isalnum() or char in "-_." else "_" for char in name) or "model"
+
+
+@contextlib.contextmanager
+def model_endpoints(configs: dict[str, Config]) -> Any:
+    """Serve what the configs need for the whole eval: one offline model server, one gate per
+    endpoint; yields the configs pointed at them, and the gates."""
+    from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
+
+    with contextlib.ExitStack() as stack:
+        pointed: dict[str, Config] = {}
+        gates: dict[str, RateGate] = {}
+        offline_url: str | None = None
+        for name, config in configs.items():
+            if config.offline:
+                if offline_url is None:
+                    server = stack.enter_context(
+                        ScriptedModelServer(responder=offline_model, model=OFFLINE_MODEL)
+                    )
+                    offline_url = server.url
+                pointed[name] = dataclasses.replace(config, base_url=offline_url)
+                continue
+            upstream = config.base_url or "https://api.openai.com/v1"
+            if upstream not in gates:
+                gates[upstream] = stack.enter_context(RateGate(upstream))
+            pointed[name] = dataclasses.replace(config, base_url=gates[upstream].url)
+        yield pointed, list(gates.values())

@@ -1,0 +1,332 @@
+"""`k8s-agent eval` as a user runs it: a subprocess, its exit status, its results file, its reports.
+
+A small corpus is written per module from the shipped default fixture (two incidents and one broken
+entry), so these tests do not depend on the shipped corpus; `test_shipped_corpus.py` runs that.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from k8s_agent.scenarios import LOG_LINE, PAYMENT, finding, report_json
+from k8s_agent_mock_cluster import default_fixture_path
+from k8s_agent_scripted_llm import HttpError, ScriptedModelServer, Step, call, offline_model, text
+from tests.compare.test_compare_html import CHROMIUM, chromium
+
+PRODUCTION = [
+    ("payment-service-6f7b8d9c0-ghi56", "crash_config", LOG_LINE),
+    ("inventory-service-59d8f7c6a-mno90", "image_not_found", "manifest unknown"),
+    ("order-service-7d4c9b8a1-stu34", "readiness_probe_failure", "Readiness probe failed: HTTP probe failed"),
+    ("analytics-worker-5c8f9e7d2-vwx78", "insufficient_resources", "3 Insufficient memory"),
+    ("search-indexer-8b2a7c6d4-yza12", "insufficient_resources", "3 Insufficient cpu"),
+]
+
+
+def write_corpus(root: Path) -> Path:
+    for name, question, unhealthy in (
+        ("default-production", "Which pods in the production namespace are unhealthy, and why?", PRODUCTION),
+        ("default-staging", "Which pods in the staging namespace are unhealthy, and why?", []),
+    ):
+        folder = root / name
+        folder.mkdir(parents=True)
+        shutil.copy(default_fixture_path(), folder / "cluster.json")
+        truth = {
+            "question": question,
+            "summary": f"{len(unhealthy)} broken",
+            "unhealthy": [
+                {"kind": "pod", "name": pod, "namespace": "production", "cause": cause, "fact": fact}
+                for pod, cause, fact in unhealthy
+            ],
+        }
+        (folder / "truth.json").write_text(json.dumps(truth))
+    (root / "broken-entry").mkdir()
+    (root / "broken-entry" / "cluster.json").write_text("{not json")
+    return root
+
+
+def k8s_agent(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "k8s_agent", *args],
+        cwd=cwd, env=clean, capture_output=True, text=True, timeout=timeout, check=False,
+    )  # fmt: skip
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+@pytest.fixture(scope="module")
+def offline(
+    corpus: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    folder = tmp_path_factory.mktemp("offline")
+    done = k8s_agent(
+        "eval", "--corpus", str(corpus), "--results", "r.jsonl", "--out", "r.json", "--out", "r.html",
+        "--concurrency", "4", cwd=folder,
+    )  # fmt: skip
+    return done, folder
+
+
+def test_the_offline_model_is_scored_on_both_implementations_and_the_broken_entry_is_named(
+    offline: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    done, folder = offline
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "skipped corpus entry broken-entry: cluster.json:" in done.stderr
+    saved = records(folder / "r.jsonl")
+    assert sorted(r["key"] for r in saved) == sorted(
+        f"{impl}|offline|{incident}|1"
+        for impl in ("handwritten", "sdk")
+        for incident in ("default-production", "default-staging")
+    )
+    assert all(Path(r["trace"]).is_file() and r["error"] is None for r in saved)
+    report = json.loads((folder / "r.json").read_text())
+    assert [(g["impl"], g["model"], g["runs"], g["solved"]) for g in report["groups"]] == [
+        ("handwritten", "offline", 2, 2), ("sdk", "offline", 2, 2),
+    ]  # fmt: skip
+    (pair,) = report["pairs"]
+    assert pair["first_better"] == pair["second_better"] == [] and not pair["beyond_noise"]
+    assert report["skipped"][0]["incident"] == "broken-entry"
+    assert "| default-production |" in done.stdout and "✓ 1/1" in done.stdout
+
+
+def bad_sre(report: str) -> Any:
+    """A model that lists the pods once, then answers `report` whatever it is told."""
+
+    def respond(body: dict[str, Any]) -> Step:
+        if not any(m.get("role") == "tool" for m in body["messages"]):
+            return call("list_pods", namespace="production")
+        return text(report)
+
+    return respond
+
+
+WRONG_POD = report_json(finding("checkout-service-7f6d5c4b3-abc12", LOG_LINE))
+INVENTED = report_json(finding(PAYMENT, LOG_LINE), finding("billing-api-7d8f9c6b5-xk2lm", "OOMKilled"))
+ALL_HEALTHY = report_json(healthy=7)
+
+
+@pytest.mark.parametrize(
+    ("report", "expect"),
+    [
+        (WRONG_POD, {"recall": 0.0, "precision": 0.0}),
+        (INVENTED, {"recall": 0.2, "precision": 0.5}),
+        (ALL_HEALTHY, {"recall": 0.0, "precision": 1.0}),
+    ],
+    ids=["wrong-pod", "invented-pod", "all-healthy"],
+)
+def test_models_that_name_the_wrong_pod_invent_one_or_see_nothing_score_low(
+    report: str, expect: dict[str, float], corpus: Path, tmp_path: Path
+) -> None:
+    with ScriptedModelServer(responder=bad_sre(report)) as server:
+        done = k8s_agent(
+            "eval", "--corpus", str(corpus), "--incident", "default-production", "--base-url", server.url,
+            "--api-key", "scripted", "--model", "scripted", "--report-format", "json_text",
+            "--results", "r.jsonl", "--format", "json", cwd=tmp_path,
+        )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    groups = json.loads(done.stdout)["groups"]
+    assert [g["impl"] for g in groups] == ["handwritten", "sdk"]
+    for group in groups:
+        assert group["solved"] == 0
+        for metric, value in expect.items():
+            assert group["metrics"][metric]["mean"] == pytest.approx(value), (metric, group)
+
+
+def test_an_interrupted_eval_resumes_where_it_stopped_and_never_reruns_a_finished_run(
+    offline: tuple[subprocess.CompletedProcess[str], Path], corpus: Path, tmp_path: Path
+) -> None:
+    lines = (offline[1] / "r.jsonl").read_text().splitlines()
+    (tmp_path / "r.jsonl").write_text("\n".join(lines[:3]) + '\n{"kind": "k8s-agent-eval-run", "ver')  # torn
+
+    refused = k8s_agent("eval", "--corpus", str(corpus), "--results", "r.jsonl", cwd=tmp_path)
+    resumed = k8s_agent("eval", "--corpus", str(corpus), "--results", "r.jsonl", "--resume", cwd=tmp_path)
+
+    assert refused.returncode == 2 and "--resume continues it, --fresh replaces it" in refused.stderr
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "= 1 runs (3 already in r.jsonl)" in resumed.stderr
+    saved = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()[:3]]
+    assert saved == [json.loads(line) for line in lines[:3]]  # the finished runs are kept as they were
+    report = k8s_agent("eval", "report", "r.jsonl", "--corpus", str(corpus), "--format", "json", cwd=tmp_path)
+    assert sum(g["runs"] for g in json.loads(report.stdout)["groups"]) == 4
+    assert "not a complete JSON line" in report.stderr or "not a complete JSON line" in report.stdout
+
+
+def test_shards_split_the_corpus_and_merge_joins_them(corpus: Path, tmp_path: Path) -> None:
+    first = k8s_agent(
+        "eval",
+        "--corpus",
+        str(corpus),
+        "--impl",
+        "handwritten",
+        "--shard",
+        "1/2",
+        "--results",
+        "a.jsonl",
+        cwd=tmp_path,
+    )
+    second = k8s_agent(
+        "eval",
+        "--corpus",
+        str(corpus),
+        "--impl",
+        "handwritten",
+        "--shard",
+        "2/2",
+        "--results",
+        "b.jsonl",
+        cwd=tmp_path,
+    )
+    merged = k8s_agent("eval", "merge", "a.jsonl", "b.jsonl", "--out", "all.jsonl", cwd=tmp_path)
+
+    assert first.returncode == second.returncode == merged.returncode == 0, merged.stderr
+    shards = [{r["incident"] for r in records(tmp_path / name)} for name in ("a.jsonl", "b.jsonl")]
+    assert shards == [{"default-production"}, {"default-staging"}]
+    assert {r["incident"] for r in records(tmp_path / "all.jsonl")} == shards[0] | shards[1]
+
+
+def test_a_429_pauses_the_pool_for_its_retry_after_and_no_run_fails(corpus: Path, tmp_path: Path) -> None:
+    seen = {"requests": 0}
+
+    def limited(body: dict[str, Any]) -> Step:
+        seen["requests"] += 1
+        if seen["requests"] <= 2:
+            return HttpError(429, "slow down", {"Retry-After": "1"})
+        return offline_model(body)
+
+    with ScriptedModelServer(responder=limited) as server:
+        done = k8s_agent(
+            "eval", "--corpus", str(corpus), "--base-url", server.url, "--api-key", "scripted",
+            "--model", "scripted", "--max-retries", "0", "--results", "r.jsonl", "--format", "json", cwd=tmp_path,
+        )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"rate limited 2 time(s) by {server.url}" in done.stderr
+    assert all(r["error"] is None for r in records(tmp_path / "r.jsonl"))
+    assert sum(g["solved"] for g in json.loads(done.stdout)["groups"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--repeat", "0"), "--repeat must be at least 1"),
+        (("--shard", "3/2"), "--shard 3/2: i must be between 1 and n"),
+        (("--impl", "langchain"), "unknown implementation 'langchain'"),
+        (("--incident", "no-such-*"), "no incident matches no-such-*"),
+        (("--model", "gpt-4o-mini"), "needs an endpoint"),
+        (("--resume", "--fresh"), "give one"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    args: tuple[str, ...], message: str, corpus: Path, tmp_path: Path
+) -> None:
+    done = k8s_agent("eval", "--corpus", str(corpus), *args, cwd=tmp_path, timeout=60)
+
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+class Rows(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.groups: list[str] = []
+        self.cells: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "tr" and found.get("data-group"):
+            self.groups.append(str(found["data-group"]))
+        if tag == "td" and found.get("data-solved"):
+            self.cells.append(str(found["data-solved"]))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_headless_chromium_renders_the_scores_and_the_drill_down(
+    offline: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path
+) -> None:
+    page = offline[1] / "r.html"
+
+    dumped = chromium(page, tmp_path / "profile", "--dump-dom")
+
+    assert dumped.returncode == 0, dumped.stderr[-1000:]
+    rows = Rows()
+    rows.feed(dumped.stdout)
+    assert rows.groups == ["handwritten · offline", "sdk · offline"]
+    assert rows.cells == ["true"] * 4
+    assert "<script" not in page.read_text() and "trace</a>" in dumped.stdout
+
+
+def mock_servers_of(corpus: Path) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if "k8s_agent_mock_cluster" in command and str(corpus) in command:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def slow_corpus(tmp_path: Path) -> Iterator[Path]:
+    yield write_corpus(tmp_path / "corpus")
+
+
+def test_ctrl_c_leaves_no_mock_cluster_running_and_a_results_file_resume_continues(
+    slow_corpus: Path, tmp_path: Path
+) -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "k8s_agent", "eval", "--corpus", str(slow_corpus), "--repeat", "20",
+         "--concurrency", "4", "--results", "r.jsonl", "-q"],
+        cwd=tmp_path, env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        for _ in range(1200):  # a few runs have finished and others are in flight
+            if (tmp_path / "r.jsonl").exists() and len(records(tmp_path / "r.jsonl")) >= 3:
+                break
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+    for _ in range(100):
+        if not mock_servers_of(slow_corpus):
+            break
+        time.sleep(0.05)
+    assert mock_servers_of(slow_corpus) == []
+    kept = records(tmp_path / "r.jsonl")  # every line complete
+    assert 3 <= len(kept) < 80
+    resumed = k8s_agent(
+        "eval", "--corpus", str(slow_corpus), "--repeat", "20", "--incident", "default-staging",
+        "--impl", "handwritten", "--results", "r.jsonl", "--resume", "--concurrency", "4", "-q", cwd=tmp_path,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    staging = [
+        r for r in records(tmp_path / "r.jsonl") if r["key"].startswith("handwritten|offline|default-staging")
+    ]
+    assert sorted(r["repeat"] for r in staging) == list(range(1, 21))
