@@ -60,3 +60,33 @@ def test_bench_scale_quick_measures_both_implementations_with_and_without_the_bu
     assert max(r["largest_request_bytes"] for r in with_budget) < min(
         r["largest_request_bytes"] for r in without
     )
+
+
+def test_bench_eval_measures_memory_descriptors_children_and_both_throughputs(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "k8s_agent",
+            "bench",
+            "--eval",
+            "6",
+            "--concurrency",
+            "3",
+            "--baseline-runs",
+            "2",
+            "--json",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    figures = json.loads(done.stdout)
+    inside, outside = figures["in_process"], figures["process_per_run"]
+    assert inside["runs"] == 6 and inside["errors"] == 0 and outside["runs"] == 2 and outside["errors"] == 0
+    assert inside["children_left"] == [] and inside["fds_after"] <= inside["fds_before"] + 2
+    assert inside["rss_end_mb"] > 0 and figures["throughput_ratio"] > 0
+    assert done.returncode == (1 if figures["missed"] else 0), done.stderr[-2000:]

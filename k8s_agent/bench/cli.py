@@ -28,12 +28,36 @@ def register(commands: Any) -> None:
         metavar="N,N,...",
         help="with --scale: the cluster sizes, in pods (default 50,500,5000,20000,50000)",
     )
+    parser.add_argument(
+        "--eval",
+        type=int,
+        metavar="N",
+        help="instead: N offline investigations of the eval corpus in one process (memory, file descriptors, "
+        "child processes, throughput against one process per run); exit 1 if a target is missed",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=16, help="with --eval: investigations at a time (default 16)"
+    )
+    parser.add_argument(
+        "--baseline-runs",
+        type=int,
+        default=64,
+        metavar="M",
+        help="with --eval: investigations run as one process each, for the throughput ratio (default 64)",
+    )
     parser.set_defaults(handler=_handle)
 
 
 def _handle(args: argparse.Namespace) -> int:
     import sys
 
+    if args.eval is not None:
+        if args.eval < 1 or args.concurrency < 1 or args.baseline_runs < 1:
+            print("error: --eval, --concurrency and --baseline-runs must be at least 1", file=sys.stderr)
+            return 2
+        from k8s_agent.bench import eval_scale
+
+        return eval_scale.main(args.eval, args.concurrency, args.baseline_runs, as_json=args.json)
     if args.scale:
         from k8s_agent.bench import scale
 

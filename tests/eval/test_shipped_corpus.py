@@ -1,0 +1,44 @@
+"""A small eval of the shipped corpus, as CI runs it: a few incidents of different kinds, both
+implementations, the offline model. The same playbook through the two loops must score the same on
+every incident; every run ends with a scored report and a trace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.eval.test_eval_cli import k8s_agent, records
+
+INCIDENTS = (
+    "crashloop-missing-env",
+    "pending-insufficient-cpu",
+    "healthy-noisy-logs",
+    "cascade-postgres-config",
+)
+
+
+def test_a_small_eval_of_the_shipped_corpus_scores_both_implementations_alike(tmp_path: Path) -> None:
+    selected = [arg for incident in INCIDENTS for arg in ("--incident", incident)]
+
+    done = k8s_agent(
+        "eval", *selected, "--results", "r.jsonl", "--out", "r.json", "--concurrency", "4", cwd=tmp_path
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    saved = records(tmp_path / "r.jsonl")
+    assert sorted((r["incident"], r["impl"]) for r in saved) == sorted(
+        (incident, impl) for incident in INCIDENTS for impl in ("handwritten", "sdk")
+    )
+    assert all(r["error"] is None and Path(r["trace"]).is_file() and r["report"] is not None for r in saved)
+    scores = {}
+    for record in saved:
+        scored = {
+            k: record["score"][k]
+            for k in ("recall", "precision", "cause", "fact", "solved", "missed", "extra")
+        }
+        scores.setdefault(record["incident"], []).append(scored)
+    for incident, (first, second) in scores.items():
+        assert first == second, incident
+        assert 0 <= first["recall"] <= 1 and 0 <= first["precision"] <= 1
+    (pair,) = json.loads((tmp_path / "r.json").read_text())["pairs"]
+    assert pair["first_better"] == pair["second_better"] == [] and pair["incidents"] == len(INCIDENTS)
