@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -17,6 +18,8 @@ from k8s_agent_harness.errors import AgentError, ConfigError
 
 EXIT_INTERNAL = 1
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE, as a shell reports a command whose reader went away."""
 
 # Modules that add a subcommand: each has `register(commands)`, which only declares its flags;
 # the work (and any heavy import) happens in its handler.
@@ -294,6 +297,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `k8s-agent eval list | head`: the reader left; say nothing more
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except Exception as error:  # boundary: a bug must still end in one line and a pointer to the trace
         if os.environ.get("K8S_AGENT_DEBUG"):
             raise

@@ -72,11 +72,23 @@ def register(commands: Any) -> None:
     _output_flags(reporting)
     reporting.set_defaults(handler=cmd_report)
 
-    parser.add_argument("--impl", dest="impls", action="append", metavar="LIST", help="handwritten,sdk (default both)")
     parser.add_argument(
-        "--model", dest="models", action="append", metavar="LIST", help="model names, comma-separated (default offline)"
+        "--impl", dest="impls", action="append", metavar="LIST", help="handwritten,sdk (default both)"
     )
-    parser.add_argument("--repeat", type=int, default=1, help="runs per incident, implementation and model")
+    parser.add_argument(
+        "--model",
+        dest="models",
+        action="append",
+        metavar="LIST",
+        help="model names, comma-separated (default offline)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="runs per incident, implementation and model (default 1)",
+    )
     parser.add_argument(
         "--incident", action="append", metavar="PATTERN", help="only these incidents ('pending-*' or a part)"
     )
@@ -87,11 +99,21 @@ def register(commands: Any) -> None:
         help=f"investigations at a time (default {DEFAULT_CONCURRENCY})",
     )
     parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N slices of the corpus")
-    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="the JSONL results file")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=DEFAULT_RESULTS,
+        metavar="FILE",
+        help=f"the JSONL results file (default {DEFAULT_RESULTS})",
+    )
     parser.add_argument("--resume", action="store_true", help="continue the results file: skip runs it has")
     parser.add_argument("--fresh", action="store_true", help="replace the results file")
-    parser.add_argument("--traces", type=Path, help="where the runs' traces go (default RESULTS-traces/)")
-    parser.add_argument("--corpus", type=Path, help="a corpus folder (default: the shipped one)")
+    parser.add_argument(
+        "--traces", type=Path, metavar="DIR", help="where the runs' traces go (default RESULTS-traces/)"
+    )
+    parser.add_argument(
+        "--corpus", type=Path, metavar="DIR", help="a corpus folder (default: the shipped one)"
+    )
     _output_flags(parser)
     skip = [name for name, setting in SETTINGS.items() if setting.group == CLUSTER]
     add_run_options(parser, skip=("impl", "model", "trace_dir", "keep_traces", *skip))

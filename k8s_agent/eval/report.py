@@ -175,7 +175,7 @@ def _cost(value: float, kind: str) -> str:
         return f"{value / 1000:.1f} KB"
     if kind == "wall_seconds":
         return f"{value:.1f} s"
-    return f"{value:g}"
+    return f"{value:,.0f}" if value >= 100 else f"{value:g}"
 
 
 def verdict(pair: Pair) -> str:
