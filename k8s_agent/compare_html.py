@@ -13,7 +13,17 @@ import json
 import time
 from html import escape
 
-from k8s_agent.compare_report import COLUMNS, Comparison, Row, RunRecord, cells, environment, repeat_summary
+from k8s_agent import charts
+from k8s_agent.compare_report import (
+    COLUMNS,
+    SHORT,
+    Comparison,
+    Row,
+    RunRecord,
+    cells,
+    environment,
+    repeat_summary,
+)
 from k8s_agent.timeline import Timeline, Turn, clip, describe_response, timeline, turn_facts
 from k8s_agent_harness import events
 from k8s_agent_harness.report import plural
@@ -38,7 +48,24 @@ table.summary caption { caption-side: top; text-align: left; color: var(--muted)
 table.summary td { white-space: nowrap; }
 table.summary th, table.summary td { border: 1px solid var(--line); padding: .2rem .3rem; text-align: center; }
 table.summary th { background: var(--panel); } table.summary td:first-child { text-align: left; }
-table.summary td.differs { background: var(--diff); }
+table.summary td.differs { background: var(--diff); font-weight: 600; }
+table.summary td.expected { color: var(--muted); }
+table.summary td.expected.varies { text-decoration: underline dotted; cursor: help; }
+table.summary th.cost { color: var(--muted); font-weight: normal; }
+.verdict-line { font-size: 1.05rem; padding: .5rem .75rem; border-radius: 6px; margin: .75rem 0;
+                border: 1px solid var(--ok); color: var(--ok); }
+.verdict-line.broken { border-color: var(--bad); color: var(--bad); }
+dl.legend { display: grid; grid-template-columns: max-content 1fr; gap: .1rem .75rem; font-size: 12px;
+            margin: .25rem 0 1rem; }
+dl.legend dt { font-weight: 600; } dl.legend dd { margin: 0; color: var(--muted); }
+.note { border-left: 3px solid var(--line); padding: .2rem .6rem; margin: .4rem 0; font-size: 13px; }
+.note.why { border-left-color: var(--guard); }
+.chart { min-width: 0; }
+.chart svg { display: block; }
+.chart-key { font-size: 12px; color: var(--muted); margin: .25rem 0; }
+.swatch { display: inline-block; width: .8em; height: .8em; border-radius: 2px; margin: 0 .25em 0 .6em;
+          vertical-align: -1px; }
+.charts-missing { color: var(--muted); font-style: italic; }
 .bad { color: var(--bad); font-weight: 600; } .good { color: var(--ok); }
 .controls { position: sticky; top: 0; z-index: 2; background: var(--bg); padding: .5rem 0;
             border-bottom: 1px solid var(--line); display: flex; gap: 1rem; align-items: center; }
@@ -107,49 +134,151 @@ def html_report(comparison: Comparison) -> str:
         f"{comparison.wall_seconds:.1f} s · generated {escape(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}"
         f" · {escape(versions)}</p></header>",
     ]
+    drawing = charts.available()
+    parts.append(_verdict_line(comparison))
+    if not drawing:
+        parts.append(f'<p class="charts-missing">{escape(charts.NOTE, quote=False)}</p>')
     if comparison.mode == "repeat":
         parts.append(_repeat_table(comparison))
     parts.append(_summary_table(comparison.rows))
+    parts.append(_legend(drawing))
     parts.append(
         '<div class="controls"><input id="filter" type="search" placeholder="filter scenarios by name">'
         '<label><input id="only-diff" type="checkbox"> differing turns only</label>'
         '<button id="expand" type="button">expand all</button>'
         '<button id="collapse" type="button">collapse all</button></div>'
     )
-    parts += [_scenario(row) for row in comparison.rows]
+    parts += [_scenario(row, drawing) for row in comparison.rows]
     parts.append(
         "<footer>Each turn is one model request and what followed it: the model's answer, every tool "
         "call with its outcome (✓ executed, ↺ duplicate answered from cache, ✗ rejected or failed) and "
-        "every guardrail. Tool calls are listed in the order they ran (the SDK runs a call to an unknown tool "
-        "after the others). Turns whose facts differ between the implementations are marked yellow; "
-        "times, bytes and tokens are costs and never mark a turn.</footer>"
+        "every guardrail. Tool calls are listed in the order they ran. Turns whose facts differ between the "
+        "implementations are marked yellow; times, bytes and tokens are costs and never mark a turn.</footer>"
     )
     parts.append(f"<script>{SCRIPT}</script></body></html>")
     return "\n".join(parts) + "\n"
 
 
+BEHAVIOUR = frozenset(
+    (
+        "report",
+        "grounded",
+        "contract",
+        "requests",
+        "executed",
+        "rejected u·i·d",
+        "pushbacks",
+        "forced summary",
+    )
+)
+"""Columns whose difference between the implementations matters: behaviour, guardrails, answers.
+The others (tokens, bytes, times) are costs: they are expected to differ, and are shown quietly."""
+
+EXPECTED = {
+    "prompt tok": "against the scripted model an estimate from the bytes sent, so it differs as they do",
+    "completion tok": "from the response's usage; the same answers give the same count",
+    "bytes sent": 'the SDK sends about 1-2 % more bytes: it adds "strict": false to each tool and '
+    '"content": null to tool-calling assistant messages, and omits "tool_choice": "auto"',
+    "wall s": "timing noise: dominated by starting the mock MCP server, the same for both",
+    "loop ms": "timing noise, plus the SDK Runner's own per-turn work (a few ms a turn)",
+}
+
+LEGEND = {
+    "hw / sdk": "each cell holds the hand-written loop's value, then the SDK port's",
+    "report": "the run ended with a non-empty answer (✓ yes, ✗ no)",
+    "grounded": "the answer names nothing no tool returned and every quote and name of a structured report "
+    "verified; ✗ says the harness's grounding check caught the model inventing",
+    "contract": "every contract invariant held: what the harness did was right, whatever the model said",
+    "requests": "model requests (turns)",
+    "executed": "tool calls that reached the MCP server",
+    "rejected u·i·d": "calls the gateway answered itself: u unknown or refused tool · i invalid JSON or "
+    "arguments failing the schema · d duplicate (answered from cache)",
+    "pushbacks": "times a guardrail sent the model back to work",
+    "forced summary": "why the last turn was forced to summarise (- none)",
+    "prompt tok / completion tok": "tokens from each response's usage (the scripted model estimates them "
+    "from bytes)",
+    "bytes sent": "request bodies as they went on the wire",
+    "wall s": "the whole run in seconds, MCP server start-up included",
+    "loop ms": "milliseconds from the server's tool list to the answer",
+    "same answer": "the two final answers are byte-identical",
+    "yellow": "a behaviour that differs between the implementations: worth a look",
+    "grey, dotted": "a cost that differs as expected (hover for why)",
+}
+
+
+def _verdict_line(comparison: Comparison) -> str:
+    runs = [run for row in comparison.rows for run in row.runs.values()]
+    kept = sum(1 for run in runs if run.metrics["invariants_held"] and run.metrics["status"] == "ok")
+    same = sum(1 for row in comparison.rows if row.answers_identical)
+    behaviour = sum(1 for row in comparison.rows if _behaviour_differs(row))
+    rows = len(comparison.rows)
+    text = (
+        f"{kept}/{len(runs)} runs kept the contract · {same}/{rows} rows gave the same answer on both · "
+        f"{behaviour or 'no'} {'row differs' if behaviour == 1 else 'rows differ'} in behaviour"
+    )
+    broken = kept < len(runs) or same < rows or behaviour
+    return f'<p class="verdict-line{" broken" if broken else ""}" id="verdict">{escape(text)}</p>'
+
+
+def _behaviour_differs(row: Row) -> bool:
+    values = [cells(row.runs[impl].metrics) for impl in IMPLEMENTATIONS]
+    columns = zip(COLUMNS, zip(*values, strict=True), strict=True)
+    if any(name in BEHAVIOUR and len(set(column)) > 1 for name, column in columns):
+        return True
+    facts = [[turn_facts(turn) for turn in timeline(row.runs[impl].trace).turns] for impl in IMPLEMENTATIONS]
+    return len({json.dumps(f) for f in facts}) > 1
+
+
 def _summary_table(rows: list[Row]) -> str:
-    order = " / ".join(IMPLEMENTATIONS)
-    head = "".join(f"<th>{escape(c)}</th>" for c in COLUMNS)
+    order = " / ".join(SHORT[impl] for impl in IMPLEMENTATIONS)
+    head = "".join(
+        f"<th>{escape(c)}</th>"
+        if c in BEHAVIOUR
+        else f'<th class="cost" title="{escape(EXPECTED[c])}">{escape(c)}</th>'
+        for c in COLUMNS
+    )
     lines = [
         f'<div class="table-wrap"><table class="summary"><caption>each cell: {escape(order)}; '
-        "a yellow cell differs between the implementations</caption><thead>",
+        "a yellow cell is a behaviour that differs between the implementations; costs (grey) differ "
+        "as expected, see the legend</caption><thead>",
         f"<tr><th>scenario</th>{head}<th>same answer</th></tr></thead><tbody>",
     ]
     for row in rows:
         values = [cells(row.runs[impl].metrics) for impl in IMPLEMENTATIONS]
         tds = []
-        for column_values in zip(*values, strict=True):
-            differs = ' class="differs"' if len(set(column_values)) > 1 else ""
-            tds.append(f"<td{differs}>" + " / ".join(_verdict(v) for v in column_values) + "</td>")
+        for name, column_values in zip(COLUMNS, zip(*values, strict=True), strict=True):
+            varies = len(set(column_values)) > 1
+            shown = " / ".join(_verdict(v) for v in column_values)
+            if name in BEHAVIOUR:
+                tds.append(f'<td class="differs">{shown}</td>' if varies else f"<td>{shown}</td>")
+            elif varies:
+                tds.append(f'<td class="expected varies" title="{escape(EXPECTED[name])}">{shown}</td>')
+            else:
+                tds.append(f'<td class="expected">{shown}</td>')
         same = {True: '<span class="good">yes</span>', False: '<span class="bad">no</span>', None: "-"}[
             row.answers_identical
         ]
+        differs = ' class="differs"' if row.answers_identical is False else ""
         lines.append(
-            f'<tr><td><a href="#{_anchor(row.name)}">{escape(row.name)}</a></td>{"".join(tds)}<td>{same}</td></tr>'
+            f'<tr><td><a href="#{_anchor(row.name)}">{escape(row.name)}</a></td>{"".join(tds)}'
+            f"<td{differs}>{same}</td></tr>"
         )
     lines.append("</tbody></table></div>")
     return "\n".join(lines)
+
+
+def _legend(drawing: bool) -> str:
+    items = list(LEGEND.items())
+    items += [(f"{k} differs", v) for k, v in EXPECTED.items() if k in ("bytes sent", "wall s", "loop ms")]
+    items.append(
+        ("✓ ↺ ✗ in a timeline", "tool call executed · duplicate answered from cache · rejected or failed")
+    )
+    if drawing:
+        items.append(
+            ("charts", "each run on one time axis: model turns and tool calls, tokens per turn below")
+        )
+    body = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items)
+    return f'<details class="legend-box" open><summary>legend</summary><dl class="legend" id="legend">{body}</dl></details>'
 
 
 def _verdict(value: str) -> str:
@@ -185,14 +314,16 @@ def _repeat_table(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
-def _scenario(row: Row) -> str:
+def _scenario(row: Row, drawing: bool) -> str:
     runs = [row.runs[impl] for impl in IMPLEMENTATIONS]
     timelines = [timeline(run.trace) for run in runs]
     turns = max((len(t.turns) for t in timelines), default=0)
     facts = [[turn_facts(turn) for turn in t.turns] for t in timelines]
     differs = [len({json.dumps(f[n]) if n < len(f) else "" for f in facts}) > 1 for n in range(turns)]
+    pictures = _pictures(runs, timelines) if drawing else []
+    first = 3 if pictures else 2
     columns = [
-        _timeline(run, line, column, turns, differs)
+        _timeline(run, line, column, turns, differs, pictures[column - 1] if pictures else None)
         for column, (run, line) in enumerate(zip(runs, timelines, strict=True), 1)
     ]
     same = row.answers_identical
@@ -212,18 +343,92 @@ def _scenario(row: Row) -> str:
             + (f" · cluster {escape(str(row.cluster))}" if row.cluster else "")
             + f"</p><p>Question: <q>{escape(row.question)}</q></p>",
             f'<div class="verdicts">{"".join(badges)}</div>',
-            f'<div class="pair" style="grid-template-rows: repeat({turns + 2}, auto)">',
+            *_notes(runs, timelines),
+            f'<div class="chart-key">{charts.timeline_legend()}</div>' if pictures else "",
+            f'<div class="pair" style="grid-template-rows: repeat({turns + first}, auto)">',
             *columns,
             "</div></section>",
         ]
     )
 
 
+def _notes(runs: list[RunRecord], timelines: list[Timeline]) -> list[str]:
+    """Why a scenario's marks look as they do, where the table alone would puzzle a reader."""
+    notes = []
+    caught = [run for run in runs if not run.metrics["grounded"] and run.metrics["invariants_held"]]
+    if caught:
+        names = sorted({name for run in caught for name in run.metrics["ungrounded_names"]})
+        shown = f" ({', '.join(names)})" if names else ""
+        who = " and ".join(SHORT[run.impl] for run in caught)
+        notes.append(
+            f'<p class="note why" data-note="grounding">Grounded ✗ and contract ✓ ({escape(who)}) are both right: '
+            f"the model named what no tool returned{escape(shown)}, the harness's grounding check caught it "
+            "(the red marks), pushed back once and kept the second answer marked unverified. The contract "
+            "judges what the harness did, not what the model said.</p>"
+        )
+    if _order_differs(timelines):
+        notes.append(
+            '<p class="note order" data-note="call-order">The tool calls of a round are listed in another order '
+            "for the SDK: it runs a call to an unknown tool after the others (its tool_not_found handling comes "
+            "after the function tools). Same calls, same outcomes, and the same wire: the port puts the answers "
+            "back in the order the model proposed them, so no turn is marked.</p>"
+        )
+    return notes
+
+
+def _order_differs(timelines: list[Timeline]) -> bool:
+    orders = [[[call.request_id for call in turn.tool_calls] for turn in line.turns] for line in timelines]
+    return len({json.dumps(order) for order in orders}) > 1
+
+
+def _pictures(runs: list[RunRecord], timelines: list[Timeline]) -> list[str]:
+    """One timeline chart per run, on a shared time axis and token scale."""
+    drawn = [_spans(run, line) for run, line in zip(runs, timelines, strict=True)]
+    until = max((max((s.end for s in spans), default=0.0) for spans, _ in drawn), default=0.0)
+    tokens = max(
+        (s.prompt_tokens + s.completion_tokens for spans, _ in drawn for s in spans if s.kind == "model"),
+        default=0,
+    )
+    return [
+        charts.timeline_chart(run.impl, spans, marks, until=max(until, 1e-3), tokens_max=tokens)
+        for run, (spans, marks) in zip(runs, drawn, strict=True)
+    ]
+
+
+def _spans(run: RunRecord, line: Timeline) -> tuple[list[charts.Span], list[charts.Mark]]:
+    origin = line.turns[0].request.ts if line.turns else line.start.ts
+    spans: list[charts.Span] = []
+    marks: list[charts.Mark] = []
+    for turn in line.turns:
+        end = turn.response.ts if turn.response else turn.request.ts
+        usage = turn.response.usage if turn.response else events.Usage()
+        spans.append(
+            charts.Span(
+                turn.request.ts - origin,
+                end - origin,
+                "model",
+                prompt_tokens=usage.prompt_tokens or 0,
+                completion_tokens=usage.completion_tokens or 0,
+            )
+        )
+        for call in turn.tool_calls:
+            outcome = call.outcome
+            shown = (Outcome.EXECUTED, Outcome.CACHED, Outcome.FAILED, Outcome.SKIPPED)
+            kind = outcome.value if outcome in shown else "rejected"
+            spans.append(
+                charts.Span(call.ts - call.duration_ms / 1000 - origin, call.ts - origin, kind, call.tool)
+            )
+        marks += [charts.Mark(event.ts - origin, event.guardrail.value) for event in turn.guardrails]
+    return spans, marks
+
+
 def _badge(text: str, ok: bool) -> str:
     return f'<span class="badge {"ok" if ok else "no"}">{escape(text)}</span>'
 
 
-def _timeline(run: RunRecord, line: Timeline, column: int, turns: int, differs: list[bool]) -> str:
+def _timeline(
+    run: RunRecord, line: Timeline, column: int, turns: int, differs: list[bool], picture: str | None
+) -> str:
     metrics = run.metrics
     wall = metrics["wall_seconds"]
     head = (
@@ -235,8 +440,15 @@ def _timeline(run: RunRecord, line: Timeline, column: int, turns: int, differs: 
         f'<div class="timeline" data-impl="{escape(run.impl)}">',
         f'<div class="run-head" style="grid-column:{column};grid-row:1">{head}</div>',
     ]
+    first = 2
+    if picture is not None:
+        parts.append(
+            f'<div class="chart" data-impl="{escape(run.impl)}" style="grid-column:{column};grid-row:2">'
+            f"{picture}</div>"
+        )
+        first = 3
     for number in range(turns):
-        where = f'style="grid-column:{column};grid-row:{number + 2}"'
+        where = f'style="grid-column:{column};grid-row:{number + first}"'
         if number < len(line.turns):
             marked = " differs" if differs[number] else ""
             parts.append(
@@ -244,7 +456,9 @@ def _timeline(run: RunRecord, line: Timeline, column: int, turns: int, differs: 
             )
         else:
             parts.append(f'<div class="step absent" {where}>no turn {number + 1}</div>')
-    parts.append(f'<div class="run-end" style="grid-column:{column};grid-row:{turns + 2}">{_end(run)}</div>')
+    parts.append(
+        f'<div class="run-end" style="grid-column:{column};grid-row:{turns + first}">{_end(run)}</div>'
+    )
     parts.append("</div>")
     return "\n".join(parts)
 

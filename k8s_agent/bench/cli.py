@@ -29,6 +29,11 @@ def register(commands: Any) -> None:
         help="with --scale: the cluster sizes, in pods (default 50,500,5000,20000,50000)",
     )
     parser.add_argument(
+        "--chart",
+        metavar="FILE.svg",
+        help="with --scale: also draw the table as curves into FILE.svg (needs pip install 'k8s-agent[charts]')",
+    )
+    parser.add_argument(
         "--eval",
         type=int,
         metavar="N",
@@ -69,9 +74,15 @@ def _handle(args: argparse.Namespace) -> int:
         if sizes is not None and any(n < 5 for n in sizes):
             print("error: --sizes: a synthetic cluster has at least 5 pods", file=sys.stderr)
             return 2
-        return scale.main(sizes or (scale.QUICK_SIZES if args.quick else scale.SIZES), as_json=args.json)
-    if args.sizes:
-        print("error: --sizes goes with --scale", file=sys.stderr)
+        from pathlib import Path
+
+        return scale.main(
+            sizes or (scale.QUICK_SIZES if args.quick else scale.SIZES),
+            as_json=args.json,
+            chart_file=Path(args.chart) if args.chart else None,
+        )
+    if args.sizes or args.chart:
+        print(f"error: {'--sizes' if args.sizes else '--chart'} goes with --scale", file=sys.stderr)
         return 2
     from k8s_agent.bench.run import main
 

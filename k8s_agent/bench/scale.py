@@ -130,8 +130,23 @@ def render(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(sizes: tuple[int, ...] = SIZES, as_json: bool = False) -> int:
-    """Run the scale benchmark and print it; exit 1 if a target is missed."""
+def chart(figures: dict[str, Any]) -> str:
+    """The scale table as a curve: an .svg file of its own (needs matplotlib: the charts extra)."""
+    from k8s_agent import charts
+
+    return charts.standalone(charts.scale_chart(figures["rows"], figures["targets"]))
+
+
+def main(sizes: tuple[int, ...] = SIZES, as_json: bool = False, chart_file: Path | None = None) -> int:
+    """Run the scale benchmark and print it (and draw it into `chart_file`); exit 1 if a target is missed."""
+    from k8s_agent import charts
+
+    if chart_file is not None and not charts.available():
+        print(f"error: --chart: {charts.NOTE}", file=sys.stderr)
+        return 2
     figures = run(sizes)
     print(json.dumps(figures, indent=2) if as_json else render(figures))
+    if chart_file is not None:
+        chart_file.write_text(chart(figures), encoding="utf-8")
+        progress(f"chart written to {chart_file}")
     return 0 if all(figures["targets_met"].values()) else 1

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from k8s_agent import charts
 from k8s_agent.eval.corpus import Incident
 from k8s_agent.eval.score import METRICS
 from k8s_agent.eval.stats import bootstrap_mean, mean, sign_test, wilson
@@ -340,7 +341,25 @@ th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vert
 th { background: color-mix(in srgb, var(--line) 35%, transparent); }
 td.ok { color: var(--ok); } td.bad { color: var(--bad); }
 .muted { color: var(--muted); } details { margin: 2px 0; } code { font-size: 12px; }
+figure.chart { margin: 12px 0; max-width: 760px; } figure.chart figcaption { color: var(--muted); font-size: 12px; }
+.charts-missing { color: var(--muted); font-style: italic; }
 """
+
+
+def _scores(report: EvalReport) -> list[charts.Score]:
+    """The chart's points: solved, then each metric, per group (metrics with no score left out)."""
+    points = []
+    for g in report.groups:
+        if g.runs:
+            low, high = g.solved_ci
+            points.append(charts.Score(g.label, g.impl, "solved", g.solved / g.runs, low, high))
+        for name in METRICS:
+            found = g.metrics[name]
+            if found["mean"] is None:
+                continue
+            low, high = found["ci"] or (found["mean"], found["mean"])
+            points.append(charts.Score(g.label, g.impl, name, float(found["mean"]), float(low), float(high)))
+    return points
 
 
 def html(report: EvalReport) -> str:
@@ -369,10 +388,29 @@ def html(report: EvalReport) -> str:
         "reported. Means with 95% intervals (solved: Wilson; others: bootstrap over incidents); costs are "
         "medians per run.</p>"
     )
+    drawing = charts.available()
+    if drawing and report.groups:
+        out.append(
+            "<figure class='chart' id='scores-chart'>"
+            + charts.scores_chart(_scores(report))
+            + "<figcaption>Each score per implementation and model: the dot is the mean, the whisker its 95% "
+            "interval (solved: Wilson; the others: bootstrap over incidents).</figcaption></figure>"
+        )
+    elif not drawing:
+        out.append(f"<p class='charts-missing'>{h(charts.NOTE, quote=False)}</p>")
     for pair in report.pairs:
         out.append(
             f"<h2>{h(pair.first)} vs {h(pair.second)} on {h(pair.model)}</h2><p class='pair'>{h(verdict(pair))}</p>"
         )
+        if drawing and pair.rates:
+            differences = {incident: a - b for incident, (a, b) in pair.rates.items()}
+            out.append(
+                f"<figure class='chart pair-chart' data-pair='{h(pair.first)} vs {h(pair.second)} on {h(pair.model)}'>"
+                + charts.pair_chart(pair.first, pair.second, differences)
+                + f"<figcaption>Per incident: {h(pair.first)}'s solved rate minus {h(pair.second)}'s, in "
+                "percentage points (a dot on 0: the same). The sign test above counts the bars on each side."
+                "</figcaption></figure>"
+            )
     out.append(
         "<h2>Per incident</h2><table id='incidents'><tr><th>incident</th><th>truth</th>"
         + "".join(f"<th>{h(label)}</th>" for label in labels)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from k8s_agent import charts
 from k8s_agent.compare import render
 from k8s_agent.compare_report import Comparison
 from k8s_agent_harness.events import Event
@@ -57,6 +58,9 @@ class Entries(HTMLParser):
         if "entry" in classes:
             kind = next(c for c in classes if c != "entry")
             self.counts[scenario, impl, kind] += 1
+        mark = re.search(r"mark-(turn|call|guardrail)-\d+$", attributes.get("id", ""))
+        if mark:
+            self.counts[scenario, impl, f"chart-{mark.group(1)}"] += 1
         if tag not in VOID:
             self.stack.append(attributes)
 
@@ -76,30 +80,37 @@ def chromium(page: Path, profile: Path, *options: str) -> subprocess.CompletedPr
     )
 
 
+@pytest.fixture(scope="module")
+def page(comparison: Comparison) -> str:
+    """The report, rendered once (drawing its charts takes a few seconds)."""
+    return render(comparison, "html")
+
+
 def events(trace: Sequence[Event], kind: str) -> list[Event]:
     return [e for e in trace if e.kind == kind]
 
 
-def test_the_html_report_is_one_self_contained_file(comparison: Comparison) -> None:
-    page = render(comparison, "html")
-
+def test_the_html_report_is_one_self_contained_file(comparison: Comparison, page: str) -> None:
     assert page.startswith("<!doctype html>")
     assert "<style>" in page and "<script>" in page
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", page), "an external resource"
-    assert "<link" not in page and "@import" not in page and "url(" not in page
+    assert "<link" not in page and "@import" not in page
+    assert not re.search(r"url\((?!#)", page), "a url() that is not the page's own (an SVG clip path)"
     assert page.count('<section class="scenario"') == len(comparison.rows)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
 def test_headless_chromium_renders_two_timelines_per_scenario_with_every_turn_and_tool_call(
-    comparison: Comparison, tmp_path: Path
+    comparison: Comparison, page: str, tmp_path: Path
 ) -> None:
-    page = tmp_path / "compare.html"
-    page.write_text(render(comparison, "html"), encoding="utf-8")
+    html_file = tmp_path / "compare.html"
+    html_file.write_text(page, encoding="utf-8")
     screenshot = tmp_path / "compare.png"
 
-    dumped = chromium(page, tmp_path / "profile-dom", "--dump-dom")
-    shot = chromium(page, tmp_path / "profile-shot", f"--screenshot={screenshot}", "--window-size=1400,2600")
+    dumped = chromium(html_file, tmp_path / "profile-dom", "--dump-dom")
+    shot = chromium(
+        html_file, tmp_path / "profile-shot", f"--screenshot={screenshot}", "--window-size=1400,2600"
+    )
 
     assert dumped.returncode == 0, dumped.stderr[-2000:]
     assert shot.returncode == 0 and screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", shot.stderr[-2000:]
@@ -121,10 +132,33 @@ def test_headless_chromium_renders_two_timelines_per_scenario_with_every_turn_an
                 "tool-call": len(events(run.trace, "tool_call")),
                 "guardrail": len(events(run.trace, "guardrail")),
             }, (row.name, impl)
+            if charts.available():  # one bar per model turn and per tool call, one tick per guardrail
+                drawn = {
+                    kind: dom.counts[row.name, impl, f"chart-{kind}"]
+                    for kind in ("turn", "call", "guardrail")
+                }
+                assert drawn == {
+                    "turn": count["model-turn"],
+                    "call": count["tool-call"],
+                    "guardrail": count["guardrail"],
+                }, (row.name, impl)
+    if charts.available():  # the charts are drawn in each implementation's colour, not left blank
+        assert colour_pixels(screenshot, charts.colour("handwritten")) > 500
+        assert colour_pixels(screenshot, charts.colour("sdk")) > 500
 
 
-def test_the_timelines_show_each_tool_outcome_and_guardrail(comparison: Comparison) -> None:
-    page = render(comparison, "html")
+def colour_pixels(png: Path, colour: str, tolerance: int = 40) -> int:
+    """How many pixels of a screenshot are close to `colour` (#rrggbb)."""
+    from PIL import Image
+
+    wanted = tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    with Image.open(png) as image:
+        rgb = image.convert("RGB")
+        counts = rgb.getcolors(rgb.width * rgb.height) or []
+    return sum(n for n, p in counts if all(abs(a - b) <= tolerance for a, b in zip(p, wanted, strict=True)))
+
+
+def test_the_timelines_show_each_tool_outcome_and_guardrail(page: str) -> None:
     c10 = page[page.index('id="s-c10-mixed-round"') :]
     c10 = c10[: c10.index("</section>")]
     outcomes = Counter(re.findall(r'data-outcome="([a-z_]+)"', c10))
@@ -141,3 +175,48 @@ def test_the_timelines_show_each_tool_outcome_and_guardrail(comparison: Comparis
     c4 = page[page.index('id="s-c4-duplicates"') :]
     assert c4[: c4.index("</section>")].count('data-guardrail="forced_summary"') == 2
     assert 'class="step differs"' not in page  # no turn's facts differ between the implementations
+
+
+def test_the_page_opens_with_a_verdict_and_marks_only_behaviour(comparison: Comparison, page: str) -> None:
+    runs = sum(len(row.runs) for row in comparison.rows)
+
+    verdict = page[page.index('id="verdict"') :]
+    assert f"{runs}/{runs} runs kept the contract" in verdict[: verdict.index("</p>")]
+    # bytes and times differ between the implementations on every row: shown quietly, never yellow
+    assert 'class="differs"' not in page
+    assert page.count('class="expected varies"') >= len(comparison.rows)
+    legend = page[page.index('id="legend"') :]
+    for abbreviation in (
+        "rejected u·i·d",
+        "hw / sdk",
+        "loop ms",
+        "wall s",
+        "prompt tok / completion tok",
+        "bytes sent differs",
+    ):
+        assert f"<dt>{abbreviation}</dt>" in legend
+
+
+def test_scenarios_that_look_odd_say_why(page: str) -> None:
+    def section(name: str) -> str:
+        found = page[page.index(f'id="s-{name}"') :]
+        return found[: found.index("</section>")]
+
+    for name in ("c5-invented-pods", "c12-unverified-kept"):
+        assert 'data-note="grounding"' in section(name)
+    assert 'data-note="call-order"' in section("c10-mixed-round")
+    assert page.count('data-note="grounding"') == 2 and page.count('data-note="call-order"') == 1
+
+
+def test_without_matplotlib_the_page_keeps_its_tables_and_says_how_to_get_charts(
+    comparison: Comparison, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(charts, "available", lambda: False)
+
+    page = render(comparison, "html")
+
+    assert "<svg" not in page
+    assert page.count(charts.NOTE) == 1
+    assert '<table class="summary">' in page and page.count('<div class="timeline"') == 2 * len(
+        comparison.rows
+    )
