@@ -32,14 +32,20 @@ from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Guardrail, Outcome
 MARKS = {Outcome.EXECUTED: "✓", Outcome.CACHED: "↺", Outcome.FAILED: "✗"}
 
 CSS = """
-:root { --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --guard: #8250df; --line: #d0d7de;
-        --muted: #57606a; --bg: #ffffff; --panel: #f6f8fa; --diff: #fff8c5; }
+:root { color-scheme: light dark; --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --guard: #8250df;
+        --line: #d0d7de; --muted: #57606a; --bg: #ffffff; --fg: #1f2328; --panel: #f6f8fa; --diff: #fff8c5;
+        --pre: #ffffff; --turn: #ddf4ff; --cached: #fff1e5; --failed: #ffebe9; --guarded: #fbefff; }
+@media (prefers-color-scheme: dark) {
+  :root { --ok: #3fb950; --bad: #f85149; --warn: #d29922; --guard: #bc8cff; --line: #30363d;
+          --muted: #9198a1; --bg: #0d1117; --fg: #e6edf3; --panel: #161b22; --diff: #3b2e05;
+          --pre: #0d1117; --turn: #0c2d48; --cached: #3d2410; --failed: #42171b; --guarded: #2e1a47; }
+}
 * { box-sizing: border-box; }
-body { margin: 0 auto; padding: 1.5rem; max-width: 1500px; background: var(--bg); color: #1f2328;
+body { margin: 0 auto; padding: 1.5rem; max-width: 1500px; background: var(--bg); color: var(--fg);
        font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
 h1 { font-size: 1.5rem; margin: 0 0 .25rem; } h2 { font-size: 1.15rem; margin: 0; }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
-pre { white-space: pre-wrap; word-break: break-word; margin: .3rem 0 0; padding: .4rem; background: #fff;
+pre { white-space: pre-wrap; word-break: break-word; margin: .3rem 0 0; padding: .4rem; background: var(--pre);
       border: 1px solid var(--line); border-radius: 4px; max-height: 24rem; overflow: auto; }
 .muted { color: var(--muted); }
 .table-wrap { overflow-x: auto; }
@@ -84,12 +90,12 @@ section.scenario.hidden { display: none; }
 .step.absent { border-style: dashed; color: var(--muted); }
 .step-label { font-size: 12px; color: var(--muted); }
 .entry { margin: .25rem 0; padding: .2rem .4rem; border-radius: 4px; background: var(--panel); min-width: 0; }
-.entry.model-turn { background: #ddf4ff; }
+.entry.model-turn { background: var(--turn); }
 .entry.tool-call.outcome-executed .mark { color: var(--ok); }
-.entry.tool-call.outcome-cached { background: #fff1e5; }
-.entry.tool-call.rejected, .entry.tool-call.outcome-failed { background: #ffebe9; }
-.entry.guardrail { background: #fbefff; color: var(--guard); }
-.entry.model-error { background: #ffebe9; }
+.entry.tool-call.outcome-cached { background: var(--cached); }
+.entry.tool-call.rejected, .entry.tool-call.outcome-failed { background: var(--failed); }
+.entry.guardrail { background: var(--guarded); color: var(--guard); }
+.entry.model-error { background: var(--failed); }
 .run-end { padding: .4rem .5rem; border-radius: 6px; background: var(--panel); min-width: 0; }
 .only-diff .step:not(.differs) { display: none; }
 details > summary { cursor: pointer; color: var(--muted); }

@@ -51,14 +51,20 @@ def _md(text: str) -> str:
 
 
 STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em; color: #1d1d1f; }
+:root { color-scheme: light dark; --fg: #1d1d1f; --line: #ccc; --head: #f4f4f6; --ok: #137333;
+        --bad: #b3261e; --bad-bg: #fdecea; --muted: #6b6b70; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --line: #30363d; --head: #161b22; --ok: #3fb950; --bad: #f85149;
+          --bad-bg: #42171b; --muted: #9198a1; }
+}
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em; color: var(--fg); }
 table { border-collapse: collapse; }
-th, td { border: 1px solid #ccc; padding: 6px 10px; vertical-align: top; text-align: left; }
-th { background: #f4f4f6; }
-td.holds summary { color: #137333; }
-td.fails { background: #fdecea; }
-td.fails summary { color: #b3261e; font-weight: 600; }
-td.not-observable summary { color: #6b6b70; }
+th, td { border: 1px solid var(--line); padding: 6px 10px; vertical-align: top; text-align: left; }
+th { background: var(--head); }
+td.holds summary { color: var(--ok); }
+td.fails { background: var(--bad-bg); }
+td.fails summary { color: var(--bad); font-weight: 600; }
+td.not-observable summary { color: var(--muted); }
 details p, details li { max-width: 42em; font-size: 13px; }
 code { font-size: 12px; }
 """
