@@ -4,17 +4,40 @@ It reads the tool results in the conversation, never a hard-coded name, and make
 investigation the question asks for:
 
 - pods (the default): list the pods of the namespace the question names (in any case; else of
-  all namespaces), then in one round describe every unhealthy pod and read the logs of those
-  that run or crash, then write the report: per unhealthy pod its status, the evidence line
-  quoted from a tool result, the likely cause and a fix. A namespace with no pods is reported
-  with the namespaces that have some.
+  all namespaces, and then, if the question names one of the listed namespaces as a word, as in
+  "Why is checkout down?", only that one's), then in one round describe every unhealthy pod, read
+  the logs of those that run or crash (and the previous container's of one that restarts while
+  running: the crash is there), and read the namespace's Warning events when a pod failed and
+  stopped (a Job's pod: the Job's own events tell whether it gave up), then write the report:
+  per unhealthy pod its status, the evidence line quoted from a tool result, the likely cause and
+  a fix. When pods are cut off by their node (a "Node is not ready" event, an eviction because
+  "The node was low on resource"), one more round describes those nodes and the report names the
+  node too. A namespace with no pods is reported with the namespaces that have some.
 - nodes (a question about nodes and not pods): list the nodes, describe them (every one on a
   small cluster, the not-Ready ones on a large one), and report each node that is not Ready or
-  under memory, disk or PID pressure, with its condition lines.
+  under memory, disk or PID pressure, with its condition lines and the events that say so.
+- nodes and pods (a question about both: "Is every node healthy? If not, which pods does it
+  affect?"): list the nodes and the pods at once, then describe the nodes and investigate the
+  unhealthy pods in one round, and report the bad nodes and the unhealthy pods, a pod on a bad
+  node (the listing's NODE column, or describe_pod's Node line) with no cause of its own being
+  attributed to its node.
 - one pod (a question naming a pod): find it in the listing, describe it, read its logs if its
   containers ran, and report on that pod alone.
 
-It speaks the mock cluster's tools (list_pods, describe_pod, get_pod_logs, list_nodes,
+How a pod's cause is read, in this order (each from a line the report quotes verbatim):
+a "Node is not ready" event (node_not_ready); an Evicted event or status (node_pressure when the
+node was low on a resource, else evicted); an "exceeded quota" event of the pod or its owner
+(quota_exceeded); a BackoffLimitExceeded event of the pod's Job in get_events (job_backoff_limit);
+an `Init:` status (init_container_failure); a container terminated OOMKilled, now or last time
+(oom_killed); restarts with "Liveness probe failed" events and logs that show no crash of their
+own (liveness_probe_failure); a Running pod that fails its readiness probe while its logs show a
+connection error to a workload that is itself unhealthy in the listing, named by host, by words
+or by a port its probes use (dependency_down, the dependency keeping its own cause); else the
+most telling event or log line (scheduling, image pulls, missing config references, probes, and
+for a crash its logs' last configuration error, a bad flag, file or setting, as crash_config, or
+their last error as crash_application, quoted with their first error when that differs).
+
+It speaks the mock cluster's tools (list_pods, describe_pod, get_pod_logs, get_events, list_nodes,
 describe_node). Given other tools it says so instead of guessing. Any request without `tools`
 gets the report of what it has.
 """
@@ -23,6 +46,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +64,10 @@ _NAMESPACE_IN_QUESTION = (
     re.compile(r"\bnamespace\s+[\"'`]?([a-z0-9][a-z0-9-]*)", re.I),
 )
 _ALL_NAMESPACES = {"all", "every", "each", "any", "the"}
+_WHOLE_CLUSTER = re.compile(
+    r"(?i)\b(?:all|every|each|any|across|other)\s+(?:of\s+)?(?:the\s+|my\s+)?namespaces?\b"
+    r"|\bcluster[- ]wide\b|\b(?:whole|entire)\s+cluster\b"
+)
 _SCOPE = re.compile(r"^Scope: namespace ([a-z0-9][a-z0-9-]*)\.$", re.M | re.I)
 _POD_NAME = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
 _NOT_POD_NAMES = frozenset({"kube-node-lease", "out-of-memory", "crash-looping", "up-to-date"})
@@ -49,6 +77,8 @@ MAX_INVESTIGATED = 10
 """Unhealthy pods the playbook describes and reports in detail; the rest are named."""
 MAX_NAMED = 20
 MAX_REPORT_CHARS = 16_000
+MAX_CALLS_PER_ROUND = 24
+"""The harness runs at most this many calls of one turn by default: a round stays within it."""
 _EXCERPT = re.compile(r"^\[Result (r\d+) of ")
 _SEARCH_LINE = re.compile(r"^r\d+:\d+: ")
 _POD_COUNT = re.compile(r"^([\d,]+) pods? in (?:namespace \S+|\d+ namespaces)\.$", re.M)
@@ -69,8 +99,50 @@ _WARNING_PRIORITY = (
     "FailedCreatePodSandBox",
     "Evicted",
     "OOMKilling",
+    "FailedCreate",
     "BackOff",
 )
+NODE_CAUSES = ("node_not_ready", "node_pressure")
+_FAILED_AND_STOPPED = frozenset({"Error", "Failed", "BackoffLimitExceeded", "DeadlineExceeded"})
+"""Statuses of a pod that failed and is not restarted: a Job's pod, whose Job's events say more."""
+_NODE_LOST = frozenset({"Unknown", "NodeLost", "Terminating"})
+"""Statuses a pod shows when its node stopped reporting."""
+_NODE_LOW = re.compile(r"(?i)\bthe node was low on resource: ([\w-]+)")
+_QUOTA = re.compile(r"(?i)\bexceeded quota\b")
+_LIVENESS = re.compile(r"(?i)\bliveness probe failed\b")
+_READINESS = re.compile(r"(?i)\breadiness probe failed\b")
+_OOM_STATE = (
+    re.compile(r"Last State:\s+Terminated\s*\n\s+Reason:\s+OOMKilled"),
+    re.compile(r"State:\s+Terminated\s*\n\s+Reason:\s+OOMKilled"),
+)
+_MISSING_SETTING = re.compile(r"(?i)missing required|not set|is required|undefined variable|no such env")
+_CONFIG_ERROR = re.compile(
+    r"(?i)missing required|\bnot set\b|is required|undefined variable|no such env|environment variable"
+    r"|flag provided but not defined|unknown (?:flag|option|directive|command|field)|invalid value for"
+    r"|invalid (?:argument|configuration|config)|contains errors|validation error|scannererror|parsererror"
+    r"|config(?:uration)? (?:file )?(?:is )?invalid|no such file or directory"
+    r"|KeyError: '[A-Z][A-Z0-9]*_[A-Z0-9_]+'"
+)
+"""Log words of a process that exits at start-up on its configuration: a setting, a flag, a file."""
+_CRASH_SIGNATURE = re.compile(
+    r"(?i)\b(?:panic|fatal|exception|traceback|segmentation fault|sigsegv|nil pointer|unhandled|uncaught"
+    r"|out of memory)\b"
+)
+"""Log words of a process that crashes by itself (with a config error): not a probe's victim."""
+_CALM = re.compile(
+    r"\b(?:WARN(?:ING)?|INFO|DEBUG|TRACE|NOTICE)\b|\[\s*(?:warn|info|debug)\s*\]"
+    r"|\"level\":\s*\"(?:warn|warning|info|debug)\"|using (?:the )?default"
+)
+"""A log line's own level or words saying it is not an error."""
+_CONNECTION_ERROR = re.compile(
+    r"(?i)connection refused|econnrefused|\bconnect: |\brefused\b|no such host|i/o timeout|timed? ?out"
+    r"|deadline exceeded|unreachable|not reachable|unavailable|could not connect|failed to connect"
+    r"|cannot connect|can't connect|name resolution|connection reset"
+)
+_PORT_IN_LINE = re.compile(r":(\d{2,5})\b")
+_GENERATED_SUFFIX = re.compile(r"-(?:[a-z0-9]{6,10}-[a-z0-9]{5}|[a-z0-9]{5}|\d+)$")
+"""The part of a pod's name its controller generates: ReplicaSet hash and suffix, a suffix, an ordinal."""
+_NODE_EVENT = re.compile(r"(?i)NotReady|Pressure|Insufficient|EvictionThreshold|ImageGCFailed")
 
 
 @dataclass
@@ -82,6 +154,8 @@ class Pod:
     ready: str
     status: str
     restarts: int
+    node: str = ""
+    """The NODE column (empty when absent or `<none>`)."""
 
     @property
     def unhealthy(self) -> bool:
@@ -94,7 +168,12 @@ class Pod:
     @property
     def runs_code(self) -> bool:
         """Whether its containers started, so logs can exist."""
-        return self.status == "Running" or bool(CRASHING.search(self.status)) or self.restarts > 0
+        return (
+            self.status == "Running"
+            or bool(CRASHING.search(self.status))
+            or self.status.startswith("Init:")
+            or self.restarts > 0
+        )
 
 
 @dataclass
@@ -109,9 +188,59 @@ class Finding:
     notes: list[str] = field(default_factory=list)
     category: str = "unknown"
     """The cause in the report's taxonomy (findings.Cause)."""
-    hint: str = ""
-    """A second telling line, from the logs, when the evidence is an event."""
+    call_id: str | None = None
+    """The call whose result holds the evidence."""
+    more: list[tuple[str, str, str | None]] = field(default_factory=list)
+    """Further telling lines: (text, tool, call id), each verbatim from that call's result."""
     unchecked: list[str] = field(default_factory=list)
+
+    def also(self, text: str, tool: str, call_id: str | None, note: str | None = None) -> None:
+        """Quote one more line (once), with a note for the prose report."""
+        if text and text != self.evidence and all(text != quoted for quoted, _, _ in self.more):
+            self.more.append((text, tool, call_id))
+            if note:
+                self.notes.append(note)
+
+
+@dataclass
+class NodeState:
+    """What describe_node (and list_nodes) say about one node."""
+
+    name: str
+    status: str
+    category: str
+    """node_not_ready, node_pressure, or empty when the node is healthy."""
+    lines: list[str]
+    """describe_node's lines that show it: the conditions that are wrong, then the events about them."""
+    conditions: list[str]
+    """The condition lines alone."""
+    row: str = ""
+    """The list_nodes row, when there is one."""
+
+
+@dataclass
+class Logs:
+    """A pod's logs as the playbook read them."""
+
+    current: str = ""
+    """The current container's lines (empty when unread, failed or empty)."""
+    current_id: str | None = None
+    crash: str = ""
+    """The lines that tell how it crashed: the previous container's when the pod restarted while
+    running and they show an error, else the current ones."""
+    crash_id: str | None = None
+
+    @property
+    def telling(self) -> str:
+        return _telling_log_line(self.crash) if self.crash else ""
+
+    @property
+    def crashes_by_itself(self) -> bool:
+        """Whether a line, not a calm one, shows the process crashing or refusing its configuration."""
+        return any(
+            (_CRASH_SIGNATURE.search(line) or _CONFIG_ERROR.search(line)) and not _CALM.search(line)
+            for line in f"{self.current}\n{self.crash}".splitlines()
+        )
 
 
 @dataclass
@@ -169,7 +298,11 @@ class Conversation:
     def latest_id(self, tool: str, pod: str | None = None, key: str = "name") -> str | None:
         """The call id of that result, or None."""
         found = self._latest(tool, pod, key)
-        return None if found is None or found >= len(self.call_ids) else self.call_ids[found]
+        return self.id_of(found)
+
+    def id_of(self, index: int | None) -> str | None:
+        """The call id of the result at `index`, or None."""
+        return None if index is None or index >= len(self.call_ids) else self.call_ids[index]
 
     def _latest(self, tool: str, pod: str | None, key: str) -> int | None:
         for index in range(len(self.results) - 1, -1, -1):
@@ -192,34 +325,190 @@ def offline_model(body: dict[str, Any]) -> Step:
     named = question_pod(chat.question)
     if named is not None:
         return _pod_playbook(chat, may_call, named)
+    if asks_about_nodes_and_pods(chat.question):
+        return _nodes_and_pods_playbook(chat, may_call)
+    return _pods_playbook(chat, may_call)
+
+
+def _list_pods_call(chat: Conversation) -> ToolCall:
+    namespace = question_namespace(chat.question)
+    return ToolCall("list_pods", json.dumps({"namespace": namespace} if namespace else {}))
+
+
+def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
+    """List the pods, investigate the unhealthy ones (and the nodes that cut some off), report them."""
     listing = chat.latest("list_pods")
     if listing is None:
         if not may_call:
             return _said(chat, _report_header(chat), NO_RESULTS, _pods_scope(chat))
         if "list_pods" not in chat.offered:
             return _said(chat, _report_header(chat), _unknown_tools(chat), _pods_scope(chat))
-        namespace = question_namespace(chat.question)
-        arguments = {"namespace": namespace} if namespace else {}
-        return Reply(tool_calls=(ToolCall("list_pods", json.dumps(arguments)),))
+        return Reply(tool_calls=(_list_pods_call(chat),))
 
     view = _listing_view(chat, listing)
     if view is None:  # an excerpt: find its unhealthy rows with the search tool first
         return _search_excerpt(chat, listing, may_call)
-    pods, total = view
+    listed, total = view
+    pods, total, namespaces = _scoped(chat, listing, listed, total)
     unhealthy = [pod for pod in pods if pod.unhealthy]
+    broken = [pod for pod in listed if pod.unhealthy]
     chosen = unhealthy[:MAX_INVESTIGATED]
+    failed = listing.startswith("Tool call failed")
     investigated = any(chat.latest("describe_pod", pod.name) is not None for pod in chosen)
-    if chosen and not investigated and may_call and not listing.startswith("Tool call failed"):
-        round_two = []
-        for pod in chosen:
-            where = {"name": pod.name, "namespace": pod.namespace}
-            round_two.append(ToolCall("describe_pod", json.dumps(where)))
-            if pod.runs_code and "get_pod_logs" in chat.offered:
-                round_two.append(ToolCall("get_pod_logs", json.dumps({**where, "tail": 20})))
-        return Reply(tool_calls=tuple(round_two))
+    if chosen and not investigated and may_call and not failed:
+        return Reply(tool_calls=_capped(_investigation(chat, chosen)))
+    findings = [diagnose(chat, pod, broken) for pod in chosen]
+    if may_call and not failed and "describe_node" in chat.offered:
+        wanted = _nodes_behind(chat, findings)
+        if wanted:
+            calls = (ToolCall("describe_node", json.dumps({"name": name})) for name in wanted)
+            return Reply(tool_calls=_capped(list(calls)))
+    states = {
+        finding.pod.node: _node_state(chat, finding.pod.node)
+        for finding in findings
+        if finding.pod.node and chat.latest("describe_node", finding.pod.node) is not None
+    }
+    for finding in findings:
+        _attribute(chat, finding, states.get(finding.pod.node))
+    bad_nodes = [state for state in states.values() if state.category]
     if chat.report_format != "prose":
-        return _structured(chat, pods_draft(chat, listing, pods, unhealthy, total))
-    return Reply(content=write_report(chat, listing, pods, unhealthy, total))
+        return _structured(
+            chat, pods_draft(chat, listing, pods, unhealthy, total, findings, namespaces, bad_nodes)
+        )
+    return Reply(content=write_report(chat, listing, pods, unhealthy, total, findings, namespaces, bad_nodes))
+
+
+def _investigation(chat: Conversation, chosen: Sequence[Pod]) -> list[ToolCall]:
+    """Describe each pod and read the logs of those whose containers ran; read the Warning events of
+    the namespaces where a pod failed and stopped (its Job's events are there, not in describe_pod)."""
+    calls = []
+    for pod in chosen:
+        where = {"name": pod.name, "namespace": pod.namespace}
+        calls.append(ToolCall("describe_pod", json.dumps(where)))
+        if pod.runs_code and "get_pod_logs" in chat.offered:
+            calls.append(ToolCall("get_pod_logs", json.dumps({**where, "tail": 20})))
+            if pod.status == "Running" and pod.restarts:  # it crashed in the container before this one
+                calls.append(ToolCall("get_pod_logs", json.dumps({**where, "tail": 20, "previous": True})))
+    if "get_events" in chat.offered:
+        stopped = [pod.namespace for pod in chosen if pod.status in _FAILED_AND_STOPPED and pod.namespace]
+        for namespace in dict.fromkeys(stopped):
+            calls.append(ToolCall("get_events", json.dumps({"namespace": namespace, "type": "Warning"})))
+    return calls
+
+
+def _capped(calls: list[ToolCall]) -> tuple[ToolCall, ...]:
+    """The calls of one round, at most MAX_CALLS_PER_ROUND: when there are more, the describes go
+    first, then the events, and the logs that do not fit are left out."""
+    if len(calls) <= MAX_CALLS_PER_ROUND:
+        return tuple(calls)
+    order = {"describe_node": 0, "describe_pod": 1, "get_events": 2}
+    return tuple(sorted(calls, key=lambda call: order.get(call.name, 3))[:MAX_CALLS_PER_ROUND])
+
+
+def _nodes_behind(chat: Conversation, findings: Sequence[Finding]) -> list[str]:
+    """The nodes, not described yet, that the findings say cut their pods off."""
+    wanted = [
+        finding.pod.node
+        for finding in findings
+        if finding.pod.node
+        and (finding.category in NODE_CAUSES or finding.pod.status in _NODE_LOST)
+        and chat.latest("describe_node", finding.pod.node) is None
+    ]
+    return list(dict.fromkeys(wanted))[:NODES_DESCRIBED_ALL_UP_TO]
+
+
+def _nodes_and_pods_playbook(chat: Conversation, may_call: bool) -> Step:
+    """List the nodes and the pods, describe the nodes and investigate the unhealthy pods, report
+    both: the bad nodes, and the unhealthy pods (those on a bad node with no cause of their own
+    attributed to it)."""
+    header = f"Node and pod report ({HEADER})"
+    scope = f"nodes, and {_pods_scope(chat)}"
+    if may_call and not {"list_nodes", "describe_node", "list_pods"} <= chat.offered:
+        return _said(chat, header, _unknown_tools(chat), scope)
+    node_listing, pod_listing = chat.latest("list_nodes"), chat.latest("list_pods")
+    if node_listing is None or pod_listing is None:
+        if not may_call:
+            return _said(chat, header, NO_RESULTS, scope)
+        calls = [] if node_listing is not None else [ToolCall("list_nodes", "{}")]
+        calls += [] if pod_listing is not None else [_list_pods_call(chat)]
+        return Reply(tool_calls=tuple(calls))
+    view = _listing_view(chat, pod_listing)
+    if view is None:
+        return _search_excerpt(chat, pod_listing, may_call)
+    listed, total = view
+    pods, total, namespaces = _scoped(chat, pod_listing, listed, total)
+    unhealthy = [pod for pod in pods if pod.unhealthy]
+    broken = [pod for pod in listed if pod.unhealthy]
+    chosen = unhealthy[:MAX_INVESTIGATED] if not pod_listing.startswith("Tool call failed") else []
+    nodes = [] if node_listing.startswith("Tool call failed") else parse_table(node_listing)
+    chosen_nodes = _nodes_to_describe(nodes)
+    asked = any(chat.latest("describe_node", n["NAME"]) is not None for n in chosen_nodes) or any(
+        chat.latest("describe_pod", pod.name) is not None for pod in chosen
+    )
+    if (chosen_nodes or chosen) and not asked and may_call:
+        calls = [ToolCall("describe_node", json.dumps({"name": n["NAME"]})) for n in chosen_nodes]
+        return Reply(tool_calls=_capped(calls + _investigation(chat, chosen)))
+    states = {
+        n["NAME"]: _node_state(chat, n["NAME"], n.get("STATUS"), _row(node_listing, n["NAME"])) for n in nodes
+    }
+    findings = [diagnose(chat, pod, broken) for pod in chosen]
+    for finding in findings:
+        _attribute(chat, finding, states.get(finding.pod.node))
+    scope = f"nodes, and {_pods_scope(chat, namespaces)}"
+    if chat.report_format != "prose":
+        node_part = nodes_draft(chat, node_listing, nodes)
+        pod_part = pods_draft(chat, pod_listing, pods, unhealthy, total, findings, namespaces, [])
+        healthy = node_part["healthy"]["examples"][:2] + pod_part["healthy"]["examples"]
+        return _structured(
+            chat,
+            _draft(
+                scope,
+                node_part["findings"] + pod_part["findings"],
+                healthy=node_part["healthy"]["count"] + pod_part["healthy"]["count"],
+                examples=healthy,
+                unchecked=node_part["unchecked"] + pod_part["unchecked"],
+            ),
+        )
+    node_text = write_node_report(chat, header, node_listing, nodes)
+    pod_lines = _pod_report_lines(chat, pod_listing, pods, unhealthy, total, findings)
+    title = f"Pods ({_scope_text(namespaces or [])}):"
+    return Reply(content=_bounded("\n".join([node_text, "", title, *pod_lines])))
+
+
+def _nodes_to_describe(nodes: list[dict[str, str]]) -> list[dict[str, str]]:
+    return [n for n in nodes if len(nodes) <= NODES_DESCRIBED_ALL_UP_TO or n.get("STATUS") != "Ready"]
+
+
+def _row(listing: str, name: str) -> str:
+    return next((line.strip() for line in listing.splitlines() if line.split()[:1] == [name]), "")
+
+
+def _scoped(
+    chat: Conversation, listing: str, pods: list[Pod], total: int
+) -> tuple[list[Pod], int, list[str]]:
+    """The pods of the question's scope, their count, and the scope's namespaces (none: all).
+
+    A namespace the question names ("in the web namespace") was listed alone. After a listing of
+    every namespace seen whole, a listed namespace the question names as a word ("Why is checkout
+    down?") narrows the scope to it, unless the question asks about all namespaces.
+    """
+    named = question_namespace(chat.question)
+    if named:
+        return pods, total, [named]
+    if _excerpt_handle(listing) is not None or _WHOLE_CLUSTER.search(chat.question):
+        return pods, total, []
+    mentioned = [
+        ns for ns in sorted({p.namespace for p in pods if p.namespace}) if _mentions(chat.question, ns)
+    ]
+    if not mentioned:
+        return pods, total, []
+    kept = [pod for pod in pods if pod.namespace in mentioned]
+    return kept, len(kept), mentioned
+
+
+def _mentions(question: str, word: str) -> bool:
+    """Whether the question has `word` as a word of its own (not a part of a hyphenated name)."""
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", question, re.I) is not None
 
 
 def _excerpt_handle(text: str) -> str | None:
@@ -298,7 +587,7 @@ def _node_playbook(chat: Conversation, may_call: bool) -> Step:
             return _said(chat, header, NO_RESULTS, "nodes")
         return Reply(tool_calls=(ToolCall("list_nodes", "{}"),))
     nodes = parse_table(listing)
-    chosen = [n for n in nodes if len(nodes) <= NODES_DESCRIBED_ALL_UP_TO or n.get("STATUS") != "Ready"]
+    chosen = _nodes_to_describe(nodes)
     described = any(chat.latest("describe_node", n["NAME"], key="name") is not None for n in chosen)
     if chosen and not described and may_call and not listing.startswith("Tool call failed"):
         return Reply(
@@ -309,41 +598,61 @@ def _node_playbook(chat: Conversation, may_call: bool) -> Step:
     return Reply(content=write_node_report(chat, header, listing, nodes))
 
 
+def _node_state(chat: Conversation, name: str, listed: str | None = None, row: str = "") -> NodeState:
+    """A node as describe_node shows it (and list_nodes, when `listed` is its STATUS)."""
+    description = chat.latest("describe_node", name, key="name") or ""
+    if description.startswith("Tool call failed"):
+        description = ""
+    pressures = _true_pressures(description)
+    ready = next(
+        (
+            cells[1]
+            for line in description.splitlines()
+            if len(cells := line.split()) >= 2 and cells[0] == "Ready"
+        ),
+        None,
+    )
+    status = listed or ("Ready" if ready in (None, "True") else "NotReady")
+    not_ready = status != "Ready" or ready not in (None, "True")
+    category = "node_not_ready" if not_ready else "node_pressure" if pressures else ""
+    conditions = [line.strip() for line in description.splitlines() if _condition_line(line, pressures)]
+    events = description.split("\nEvents:", 1)[1] if "\nEvents:" in description else ""
+    told = [line.strip() for line in events.splitlines() if _NODE_EVENT.search(line)] if category else []
+    return NodeState(name, status, category, conditions + told, conditions, row)
+
+
+def _node_states(chat: Conversation, listing: str, nodes: list[dict[str, str]]) -> list[NodeState]:
+    return [_node_state(chat, n["NAME"], n.get("STATUS", ""), _row(listing, n["NAME"])) for n in nodes]
+
+
 def write_node_report(chat: Conversation, header: str, listing: str, nodes: list[dict[str, str]]) -> str:
     """Per node not Ready or under pressure: its status, the condition lines, a cause and a fix."""
     lines = [header, ""]
     if listing.startswith("Tool call failed") or not nodes:
         lines.append(f"Could not list the nodes, so nothing could be checked. {listing.strip()}")
         return "\n".join(lines)
-    findings: list[tuple[dict[str, str], list[str], str]] = []
-    for node in nodes:
-        description = chat.latest("describe_node", node["NAME"], key="name") or ""
-        conditions = _true_pressures(description)
-        not_ready = node.get("STATUS") != "Ready"
-        if not_ready or conditions:
-            evidence = [
-                line.strip() for line in description.splitlines() if _condition_line(line, conditions)
-            ]
-            findings.append(
-                (
-                    node,
-                    evidence or [f"STATUS {node.get('STATUS')}"],
-                    "describe_node" if evidence else "list_nodes",
-                )
-            )
-    lines.append(f"{len(findings)} of {len(nodes)} nodes are unhealthy or under pressure.")
-    for number, (node, evidence, source) in enumerate(findings, start=1):
-        cause, fix = _node_cause_and_fix(node, evidence)
-        lines += ["", f"{number}. node {node['NAME']}: {node.get('STATUS')}"]
-        lines += [f"   Evidence ({source}): {line}" for line in evidence]
-        lines += [f"   Cause: {cause}", f"   Fix: {fix}"]
+    states = _node_states(chat, listing, nodes)
+    bad = [state for state in states if state.category]
+    lines.append(f"{len(bad)} of {len(nodes)} nodes are unhealthy or under pressure.")
+    lines += _node_entries(bad)
     unchecked = [n["NAME"] for n in nodes if chat.latest("describe_node", n["NAME"], key="name") is None]
     if unchecked and len(nodes) > NODES_DESCRIBED_ALL_UP_TO:
         lines += ["", f"Not described (Ready in the listing; pressure not checked): {len(unchecked)} nodes."]
-    healthy = [n["NAME"] for n in nodes if n not in [f[0] for f in findings]]
+    healthy = [state.name for state in states if not state.category]
     if healthy:
         lines += ["", f"Healthy: {', '.join(healthy[:10])}{' and more' if len(healthy) > 10 else ''}."]
     return "\n".join(lines)
+
+
+def _node_entries(bad: Sequence[NodeState], start: int = 1) -> list[str]:
+    lines = []
+    for number, state in enumerate(bad, start=start):
+        cause, fix = _node_cause_and_fix(state.status, state.conditions)
+        source = "describe_node" if state.lines else "list_nodes"
+        lines += ["", f"{number}. node {state.name}: {state.status}"]
+        lines += [f"   Evidence ({source}): {line}" for line in state.lines or [f"STATUS {state.status}"]]
+        lines += [f"   Cause: {cause}", f"   Fix: {fix}"]
+    return lines
 
 
 def _true_pressures(description: str) -> list[str]:
@@ -362,7 +671,7 @@ def _condition_line(line: str, pressures: list[str]) -> bool:
     return (cells[0] == "Ready" and cells[1] != "True") or (cells[0] in pressures and cells[1] == "True")
 
 
-def _node_cause_and_fix(node: dict[str, str], evidence: list[str]) -> tuple[str, str]:
+def _node_cause_and_fix(status: str, evidence: list[str]) -> tuple[str, str]:
     text = " ".join(evidence)
     if "MemoryPressure" in text:
         return (
@@ -379,10 +688,51 @@ def _node_cause_and_fix(node: dict[str, str], evidence: list[str]) -> tuple[str,
     if "NetworkUnavailable" in text:
         return ("the node's network is not configured", "check the CNI plugin on the node")
     return (
-        f"the node is {node.get('STATUS')}: the kubelet does not report healthy",
+        f"the node is {status}: the kubelet does not report healthy",
         "check the kubelet and the node's connectivity (describe_node's events), then cordon and drain "
         "it if it does not recover",
     )
+
+
+def node_finding(chat: Conversation, state: NodeState) -> dict[str, Any]:
+    """One node finding of the JSON report."""
+    if state.lines:
+        evidence = [chat.quote(line, "describe_node", state.name) for line in state.lines]
+    else:
+        evidence = [chat.quote(state.row or state.name, "list_nodes")]
+    cause, fix = _node_cause_and_fix(state.status, state.conditions)
+    return {
+        "kind": "node",
+        "name": state.name,
+        "namespace": None,
+        "status": state.status,
+        "cause": state.category,
+        "explanation": cause,
+        "evidence": evidence,
+        "fix": fix,
+    }
+
+
+def _attribute(chat: Conversation, finding: Finding, state: NodeState | None) -> None:
+    """A pod on a bad node: when it has no cause of its own (or its node cut it off), the node's."""
+    if state is None or not state.category:
+        return
+    pod = finding.pod
+    lost = state.category == "node_not_ready" and pod.status in _NODE_LOST
+    if finding.category not in ("unknown", *NODE_CAUSES) and not lost:
+        return
+    if finding.category == "unknown" or lost:
+        finding.category = state.category
+        if state.category == "node_not_ready":
+            finding.cause = f"the pod's node {state.name} is {state.status}: the pod is cut off with it"
+            finding.fix = "recover the node (kubelet, network) or drain it so the pod is scheduled elsewhere"
+        else:
+            finding.cause = f"the pod's node {state.name} is under pressure ({', '.join(state.conditions)})"
+            finding.fix = "relieve the node (free the resource, move its heaviest pods) or add capacity"
+    if state.lines:
+        line = state.lines[0]
+        call = chat.latest_id("describe_node", state.name)
+        finding.also(line, "describe_node", call, f"its node {state.name} (describe_node): {line}")
 
 
 def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
@@ -397,7 +747,8 @@ def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
             return _said(chat, header, _unknown_tools(chat), f"pod {name}")
         arguments = {"namespace": namespace} if namespace else {}
         return Reply(tool_calls=(ToolCall("list_pods", json.dumps(arguments)),))
-    pod = next((p for p in parse_pod_table(listing) if p.name == name), None)
+    listed = parse_pod_table(listing)
+    pod = next((p for p in listed if p.name == name), None)
     if pod is None:
         scope = f"namespace {namespace}" if namespace else "any namespace"
         return _said(
@@ -409,6 +760,8 @@ def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
         calls = [ToolCall("describe_pod", json.dumps(where))]
         if pod.runs_code and "get_pod_logs" in chat.offered:
             calls.append(ToolCall("get_pod_logs", json.dumps({**where, "tail": 20})))
+            if pod.status == "Running" and pod.restarts:
+                calls.append(ToolCall("get_pod_logs", json.dumps({**where, "tail": 20, "previous": True})))
         return Reply(tool_calls=tuple(calls))
     lines = [header, ""]
     if not pod.unhealthy:
@@ -416,7 +769,7 @@ def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
         if chat.report_format != "prose":
             return _structured(chat, _draft(f"pod {pod.name}", healthy=1, examples=[pod.name]))
         return Reply(content="\n".join(lines))
-    finding = diagnose(chat, pod)
+    finding = diagnose(chat, pod, [p for p in listed if p.unhealthy])
     if chat.report_format != "prose":
         return _structured(
             chat, _draft(f"pod {pod.name}", [pod_finding(chat, finding)], unchecked=finding.unchecked)
@@ -481,6 +834,11 @@ def asks_about_nodes(question: str) -> bool:
     return bool(_NODES.search(question)) and not _PODS.search(question)
 
 
+def asks_about_nodes_and_pods(question: str) -> bool:
+    """Whether the question is about nodes and about pods ("which pods does it affect?")."""
+    return bool(_NODES.search(question)) and bool(_PODS.search(question))
+
+
 def parse_pod_table(listing: str) -> list[Pod]:
     """Rows of a list_pods table, by header name (any column order)."""
     lines = [line for line in listing.splitlines() if line.strip()]
@@ -500,6 +858,7 @@ def parse_pod_table(listing: str) -> list[Pod]:
             restarts = int(row.get("RESTARTS", "0"))
         except ValueError:
             restarts = 0
+        node = row.get("NODE", "")
         pods.append(
             Pod(
                 row.get("NAMESPACE", ""),
@@ -507,30 +866,62 @@ def parse_pod_table(listing: str) -> list[Pod]:
                 row.get("READY", "1/1"),
                 row.get("STATUS", ""),
                 restarts,
+                "" if node in ("<none>", "<unknown>") else node,
             )
         )
     return pods
 
 
 def write_report(
-    chat: Conversation, listing: str, pods: list[Pod], unhealthy: list[Pod], total: int | None = None
+    chat: Conversation,
+    listing: str,
+    pods: list[Pod],
+    unhealthy: list[Pod],
+    total: int | None = None,
+    findings: list[Finding] | None = None,
+    namespaces: list[str] | None = None,
+    bad_nodes: Sequence[NodeState] = (),
 ) -> str:
     """The health report, every conclusion quoting its tool result; bounded whatever the cluster:
     at most MAX_INVESTIGATED pods in detail, the healthy ones as a count with a few names."""
-    lines = [_report_header(chat), ""]
+    lines = [_report_header(chat, namespaces), ""]
+    if findings is None:
+        findings = [diagnose(chat, pod, unhealthy) for pod in unhealthy[:MAX_INVESTIGATED]]
+    lines += _pod_report_lines(chat, listing, pods, unhealthy, total, findings)
+    if bad_nodes and not listing.startswith("Tool call failed"):
+        lines += ["", "Nodes behind these pods:"]
+        lines += _node_entries(bad_nodes, start=len(findings) + 1)
+    return _bounded("\n".join(lines))
+
+
+def _bounded(report: str) -> str:
+    return (
+        report
+        if len(report) <= MAX_REPORT_CHARS
+        else report[: MAX_REPORT_CHARS - 40] + "\n[report cut at 16 KB]"
+    )
+
+
+def _pod_report_lines(
+    chat: Conversation,
+    listing: str,
+    pods: list[Pod],
+    unhealthy: list[Pod],
+    total: int | None,
+    findings: list[Finding],
+) -> list[str]:
     if listing.startswith("Tool call failed"):
-        lines.append(f"Could not list the pods, so nothing could be checked. {listing}")
-        return "\n".join(lines)
+        return [f"Could not list the pods, so nothing could be checked. {listing}"]
     if not pods:
         said = listing.strip().splitlines()[-1] if listing.strip() else ""
-        lines.append(f"list_pods returned no pods: {said}")
+        lines = [f"list_pods returned no pods: {said}"]
         if "Namespaces with pods:" in said:
             lines.append("Check the namespace's name: the question may name one that does not exist.")
-        return "\n".join(lines)
+        return lines
     total = len(pods) if total is None else total
-    lines.append(f"{len(unhealthy):,} of {total:,} pods are unhealthy.")
-    for number, pod in enumerate(unhealthy[:MAX_INVESTIGATED], start=1):
-        finding = diagnose(chat, pod)
+    lines = [f"{len(unhealthy):,} of {total:,} pods are unhealthy."]
+    for number, finding in enumerate(findings, start=1):
+        pod = finding.pod
         restarts = f", {pod.restarts} restarts" if pod.restarts else ""
         lines += [
             "",
@@ -551,12 +942,7 @@ def write_report(
         lines += ["", f"Healthy: {', '.join(healthy)}."]
     elif healthy_count > 0:
         lines += ["", f"Healthy: {healthy_count:,} pods, for example {', '.join(healthy[:3])}."]
-    report = "\n".join(lines)
-    return (
-        report
-        if len(report) <= MAX_REPORT_CHARS
-        else report[: MAX_REPORT_CHARS - 40] + "\n[report cut at 16 KB]"
-    )
+    return lines
 
 
 NO_RESULTS = "No tool results: the cluster could not be inspected."
@@ -593,18 +979,26 @@ def _structured(chat: Conversation, draft: dict[str, Any]) -> Reply:
     return Reply(content=text if chat.report_format == "json_schema" else f"```json\n{text}\n```")
 
 
-def _pods_scope(chat: Conversation) -> str:
-    namespace = question_namespace(chat.question)
-    return f"pods in namespace {namespace}" if namespace else "pods in all namespaces"
+def _scope_text(namespaces: Sequence[str]) -> str:
+    if not namespaces:
+        return "all namespaces"
+    if len(namespaces) == 1:
+        return f"namespace {namespaces[0]}"
+    return f"namespaces {', '.join(namespaces)}"
+
+
+def _pods_scope(chat: Conversation, namespaces: Sequence[str] | None = None) -> str:
+    if namespaces is None:
+        named = question_namespace(chat.question)
+        namespaces = [named] if named else []
+    return f"pods in {_scope_text(namespaces)}"
 
 
 def pod_finding(chat: Conversation, finding: Finding) -> dict[str, Any]:
     """One finding of the JSON report, its evidence quoted verbatim with the call it came from."""
     pod = finding.pod
-    by_pod = finding.source != "list_pods"
-    evidence = [chat.quote(finding.evidence, finding.source, pod.name if by_pod else None)]
-    if finding.hint:
-        evidence.append(chat.quote(finding.hint, "get_pod_logs", pod.name))
+    evidence = [{"text": finding.evidence, "call_id": finding.call_id, "tool": finding.source}]
+    evidence += [{"text": text, "call_id": call, "tool": tool} for text, tool, call in finding.more]
     restarts = f", {pod.restarts} restarts" if pod.restarts else ""
     return {
         "kind": "pod",
@@ -619,20 +1013,29 @@ def pod_finding(chat: Conversation, finding: Finding) -> dict[str, Any]:
 
 
 def pods_draft(
-    chat: Conversation, listing: str, pods: list[Pod], unhealthy: list[Pod], total: int
+    chat: Conversation,
+    listing: str,
+    pods: list[Pod],
+    unhealthy: list[Pod],
+    total: int,
+    findings: list[Finding] | None = None,
+    namespaces: list[str] | None = None,
+    bad_nodes: Sequence[NodeState] = (),
 ) -> dict[str, Any]:
     """The JSON report of the pods playbook: what write_report says, as data."""
-    scope = _pods_scope(chat)
+    scope = _pods_scope(chat, namespaces)
     if listing.startswith("Tool call failed"):
         return _draft(scope, unchecked=[f"Could not list the pods: {listing}"])
     if not pods:
         said = listing.strip().splitlines()[-1] if listing.strip() else ""
         return _draft(scope, unchecked=[f"list_pods returned no pods: {said}"])
-    findings, unchecked = [], []
-    for pod in unhealthy[:MAX_INVESTIGATED]:
-        finding = diagnose(chat, pod)
-        findings.append(pod_finding(chat, finding))
+    if findings is None:
+        findings = [diagnose(chat, pod, unhealthy) for pod in unhealthy[:MAX_INVESTIGATED]]
+    reported, unchecked = [], []
+    for finding in findings:
+        reported.append(pod_finding(chat, finding))
         unchecked += finding.unchecked
+    reported += [node_finding(chat, state) for state in bad_nodes]
     rest = unhealthy[MAX_INVESTIGATED:]
     if rest:
         names = ", ".join(pod.name for pod in rest[:MAX_NAMED])
@@ -640,7 +1043,7 @@ def pods_draft(
         unchecked.append(f"{len(rest):,} more unhealthy pods not investigated: {names}{more}")
     healthy = [pod.name for pod in pods if not pod.unhealthy]
     return _draft(
-        scope, findings, healthy=max(0, total - len(unhealthy)), examples=healthy, unchecked=unchecked
+        scope, reported, healthy=max(0, total - len(unhealthy)), examples=healthy, unchecked=unchecked
     )
 
 
@@ -648,54 +1051,42 @@ def nodes_draft(chat: Conversation, listing: str, nodes: list[dict[str, str]]) -
     """The JSON report of the node playbook."""
     if listing.startswith("Tool call failed") or not nodes:
         return _draft("nodes", unchecked=[f"Could not list the nodes: {listing.strip()}"])
-    findings, bad = [], set()
-    for node in nodes:
-        name = node["NAME"]
-        description = chat.latest("describe_node", name, key="name") or ""
-        conditions = _true_pressures(description)
-        if node.get("STATUS") == "Ready" and not conditions:
-            continue
-        bad.add(name)
-        lines = [line.strip() for line in description.splitlines() if _condition_line(line, conditions)]
-        if lines:
-            evidence = [chat.quote(line, "describe_node", name) for line in lines]
-        else:
-            row = next((line.strip() for line in listing.splitlines() if line.split()[:1] == [name]), name)
-            evidence = [chat.quote(row, "list_nodes")]
-        cause, fix = _node_cause_and_fix(node, lines)
-        findings.append(
-            {
-                "kind": "node",
-                "name": name,
-                "namespace": None,
-                "status": node.get("STATUS", ""),
-                "cause": "node_not_ready" if node.get("STATUS") != "Ready" else "node_pressure",
-                "explanation": cause,
-                "evidence": evidence,
-                "fix": fix,
-            }
-        )
+    states = _node_states(chat, listing, nodes)
+    findings = [node_finding(chat, state) for state in states if state.category]
     unchecked = []
     undescribed = [n["NAME"] for n in nodes if chat.latest("describe_node", n["NAME"], key="name") is None]
     if undescribed and len(nodes) > NODES_DESCRIBED_ALL_UP_TO:
         unchecked.append(
             f"{len(undescribed)} nodes not described (Ready in the listing; pressure not checked)"
         )
-    healthy = [n["NAME"] for n in nodes if n["NAME"] not in bad]
+    healthy = [state.name for state in states if not state.category]
     return _draft("nodes", findings, healthy=len(healthy), examples=healthy, unchecked=unchecked)
 
 
-def diagnose(chat: Conversation, pod: Pod) -> Finding:
-    """Pick the evidence line for a pod and match it to a cause and a fix."""
+def diagnose(chat: Conversation, pod: Pod, broken: Sequence[Pod] = ()) -> Finding:
+    """Pick the evidence line for a pod and match it to a cause and a fix.
+
+    `broken` are the unhealthy pods of the listing: a pod that cannot reach one of them is
+    down because of it (dependency_down).
+    """
     finding = Finding(pod)
     description = chat.latest("describe_pod", pod.name)
-    logs = chat.latest("get_pod_logs", pod.name)
+    described = description if description and not description.startswith("Tool call failed") else ""
+    if description and not described:
+        finding.notes.append(f"describe_pod failed: {description}")
+        finding.unchecked.append(f"{pod.name}: describe_pod failed: {description}")
+    logs = _read_logs(chat, finding)
+    if not pod.node:
+        on = re.search(r"^Node:\s+([^\s/]+)", described, re.M)
+        pod.node = on[1] if on and on[1] not in ("<none>", "<unknown>") else ""
+    if _ruled(chat, finding, described, logs, broken):
+        return finding
     candidates: list[tuple[int, str, str]] = []  # (rank, source, line); lower rank wins
-    if description and not description.startswith("Tool call failed"):
-        last_reason = re.search(r"Last State:\s+Terminated\s*\n\s+Reason:\s+(\w+)", description)
-        if last_reason and last_reason[1] == "OOMKilled":
-            candidates.append((0, "describe_pod", " ".join(last_reason[0].split())))
-        for rank, (reason, message) in enumerate(_warning_events(description), start=10):
+    if described:
+        oom = next((match for pattern in _OOM_STATE if (match := pattern.search(described))), None)
+        if oom:
+            candidates.append((0, "describe_pod", " ".join(oom[0].split())))
+        for rank, (reason, message) in enumerate(_warning_events(described), start=10):
             priority = (
                 _WARNING_PRIORITY.index(reason) if reason in _WARNING_PRIORITY else len(_WARNING_PRIORITY)
             )
@@ -704,44 +1095,309 @@ def diagnose(chat: Conversation, pod: Pod) -> Finding:
                     5  # "Error: ErrImagePull" says less than "Failed to pull image ...: manifest unknown"
                 )
             candidates.append((10 + priority * 10 + rank % 10, "describe_pod", message))
-    elif description:
-        finding.notes.append(f"describe_pod failed: {description}")
-        finding.unchecked.append(f"{pod.name}: describe_pod failed: {description}")
-    if logs and not logs.startswith(("Tool call failed", "[Duplicate call]")) and logs != "(no log lines)":
-        line = _telling_log_line(logs)
-        if line:
-            # A crash's own words beat the kubelet's back-off notice; a probe failure is best told by its event.
-            rank = 5 if CRASHING.search(pod.status) or pod.restarts else 60
-            candidates.append((rank, "get_pod_logs", line))
-    elif logs and logs.startswith("Tool call failed"):
-        finding.notes.append(f"logs unavailable: {logs}")
-        finding.unchecked.append(f"{pod.name}: logs unavailable: {logs}")
+    if logs.telling:
+        # A crash's own words beat the kubelet's back-off notice; a probe failure is best told by its event.
+        rank = 5 if CRASHING.search(pod.status) or pod.restarts else 60
+        candidates.append((rank, "get_pod_logs", logs.telling))
     if not candidates:
-        finding.source = "list_pods"
-        finding.evidence = next(
-            (
-                line.strip()
-                for line in chat.latest("list_pods").splitlines()  # type: ignore[union-attr]
-                if pod.name in line
-            ),
-            pod.status,
-        )
+        _cite(chat, finding, "list_pods", _listing_row(chat, pod))
     else:
-        _, finding.source, finding.evidence = min(candidates)
+        _, source, line = min(candidates)
+        _cite(chat, finding, source, line, logs.crash_id if source == "get_pod_logs" else None)
     finding.category, finding.cause, finding.fix = _cause_and_fix(
-        pod, finding.evidence, description or "", logs or ""
+        pod, finding.evidence, described, logs.crash
     )
-    if (
-        finding.source == "describe_pod"
-        and logs
-        and _telling_log_line(logs)
-        and "get_pod_logs" not in finding.evidence
-    ):
-        hint = _telling_log_line(logs)
-        if hint and hint != finding.evidence and _ERRORISH.search(hint):
-            finding.notes.append(f"the logs (get_pod_logs) say: {hint}")
-            finding.hint = hint
+    if finding.source == "get_pod_logs":
+        _first_error(finding, logs)
+    elif finding.source == "describe_pod" and logs.telling and _ERRORISH.search(logs.telling):
+        hint = logs.telling
+        finding.also(hint, "get_pod_logs", logs.crash_id, f"the logs (get_pod_logs) say: {hint}")
     return finding
+
+
+def _read_logs(chat: Conversation, finding: Finding) -> Logs:
+    """The pod's current logs, and the ones that tell its crash (see Logs)."""
+    pod = finding.pod
+    current, current_id = _logs_of(chat, pod.name)
+    if current and current.startswith("Tool call failed"):
+        finding.notes.append(f"logs unavailable: {current}")
+        finding.unchecked.append(f"{pod.name}: logs unavailable: {current}")
+    logs = Logs(_readable(current), current_id)
+    logs.crash, logs.crash_id = logs.current, logs.current_id
+    before, before_id = _logs_of(chat, pod.name, previous=True)
+    earlier = _readable(before)
+    if earlier and pod.restarts:
+        line = _telling_log_line(earlier)
+        if _ERRORISH.search(line) or _CONFIG_ERROR.search(line) or not logs.current:
+            logs.crash, logs.crash_id = earlier, before_id
+    return logs
+
+
+def _logs_of(chat: Conversation, name: str, previous: bool = False) -> tuple[str, str | None]:
+    """The last get_pod_logs result of the pod (of its previous container with `previous`), and its call id."""
+    for index in range(len(chat.results) - 1, -1, -1):
+        tool, arguments, content = chat.results[index]
+        if (
+            tool == "get_pod_logs"
+            and arguments.get("name") == name
+            and bool(arguments.get("previous")) == previous
+        ):
+            return content, chat.id_of(index)
+    return "", None
+
+
+def _readable(logs: str) -> str:
+    failed = logs.startswith(("Tool call failed", "[Duplicate call]")) or logs == "(no log lines)"
+    return "" if failed else logs
+
+
+def _first_error(finding: Finding, logs: Logs) -> None:
+    """Quote the first error of the crash's logs too, when it comes before the telling (last) one:
+    the first is often the cause, the last its consequence."""
+    first = next(
+        (
+            line.strip()
+            for line in logs.crash.splitlines()
+            if _ERRORISH.search(line) and not _CALM.search(line)
+        ),
+        "",
+    )
+    if first and first != finding.evidence:
+        finding.also(first, "get_pod_logs", logs.crash_id, f"the first error in the logs: {first}")
+
+
+def _cite(chat: Conversation, finding: Finding, source: str, line: str, call_id: str | None = None) -> None:
+    """Make `line` of the `source` tool's result the finding's evidence."""
+    finding.source, finding.evidence = source, line
+    by_pod = source in ("describe_pod", "get_pod_logs")
+    finding.call_id = call_id or chat.latest_id(source, finding.pod.name if by_pod else None)
+
+
+def _listing_row(chat: Conversation, pod: Pod) -> str:
+    listing = chat.latest("list_pods") or ""
+    return next((line.strip() for line in listing.splitlines() if pod.name in line), pod.status)
+
+
+def _ruled(chat: Conversation, finding: Finding, described: str, logs: Logs, broken: Sequence[Pod]) -> bool:
+    """The causes one line settles, in the order an SRE checks them (see the module's docstring).
+    Fills the finding and says True when one applies."""
+    pod = finding.pod
+    events = _events(described)
+    warnings = [(reason, message) for kind, reason, message in events if kind == "Warning"]
+    logs_id, telling = logs.crash_id, logs.telling
+    crash_note = f"the logs (get_pod_logs) say: {telling}"
+    node = f" {pod.node}" if pod.node else ""
+
+    lost = next(
+        (m for r, m in warnings if r == "NodeNotReady" or m.lower().startswith("node is not ready")), None
+    )
+    if lost:
+        _cite(chat, finding, "describe_pod", lost)
+        finding.category = "node_not_ready"
+        finding.cause = f"the pod's node{node} is not ready: the node controller marks its pods not ready"
+        finding.fix = "recover the node (kubelet, network) or drain it so its pods are scheduled elsewhere"
+        return True
+
+    evicted = next((m for r, m in warnings if r == "Evicted"), None)
+    if evicted is not None:
+        _cite(chat, finding, "describe_pod", evicted)
+    elif pod.status == "Evicted" or re.search(r"^Reason:\s+Evicted\s*$", described, re.M):
+        message = re.search(r"^Message:\s+(.+)$", described, re.M)
+        evicted = message[0].strip() if message else ""
+        if message:
+            _cite(chat, finding, "describe_pod", evicted)
+        else:
+            _cite(chat, finding, "list_pods", _listing_row(chat, pod))
+    if evicted is not None:
+        low = _NODE_LOW.search(evicted or "")
+        if low:
+            finding.category = "node_pressure"
+            finding.cause = f"the kubelet evicted the pod because its node{node} ran low on {low[1]}"
+            finding.fix = (
+                f"relieve the node's {low[1]} (find the heaviest consumers, set their requests and limits) or "
+                "add capacity; delete the Evicted pod once its replacement runs"
+            )
+        else:
+            finding.category = "evicted"
+            finding.cause = "the kubelet evicted the pod" + (f": {evicted}" if evicted else "")
+            finding.fix = (
+                "raise the limit it exceeded or make it use less (e.g. write to a volume, not the container's "
+                "local storage); delete the Evicted pod once its replacement runs"
+            )
+        return True
+
+    quota = next((m for _, m in warnings if _QUOTA.search(m)), None)
+    owner_quota = None if quota else _owner_event(chat, pod, _QUOTA)
+    if quota or owner_quota:
+        if quota:
+            _cite(chat, finding, "describe_pod", quota)
+        elif owner_quota:
+            _cite(chat, finding, "get_events", *owner_quota)
+        name = re.search(r"exceeded quota: ([\w.-]+)", finding.evidence)
+        finding.category = "quota_exceeded"
+        finding.cause = (
+            f"the namespace's ResourceQuota{' ' + name[1] if name else ''} refuses the pod's requests"
+        )
+        finding.fix = (
+            "raise the quota, lower the pod's requests, or free quota by scaling down other workloads"
+        )
+        return True
+
+    job = _owner_event(chat, pod, re.compile(r"\bBackoffLimitExceeded\b"))
+    if job:
+        _cite(chat, finding, "get_events", *job)
+        owner = re.search(r"\bjob/(\S+)", job[0], re.I)
+        finding.category = "job_backoff_limit"
+        finding.cause = (
+            f"the Job{' ' + owner[1] if owner else ''} gave up: its pods failed as many times as its backoffLimit "
+            "allows"
+        )
+        finding.fix = (
+            "fix the error its pods' logs show, then run the Job again (or wait for its next schedule)"
+        )
+        if telling:  # the pod failed: its last words say why
+            finding.also(telling, "get_pod_logs", logs_id, crash_note)
+        return True
+
+    if pod.status.startswith("Init:"):
+        container = next(
+            (m[1] for _, message in warnings if (m := re.search(r"failed container (\S+)", message))), None
+        )
+        if telling:
+            _cite(chat, finding, "get_pod_logs", telling, logs_id)
+            _first_error(finding, logs)
+        elif warnings:
+            _cite(chat, finding, "describe_pod", min(warnings, key=_priority)[1])
+        else:
+            _cite(chat, finding, "list_pods", _listing_row(chat, pod))
+        finding.category = "init_container_failure"
+        which = f"the init container {container}" if container else "an init container"
+        finding.cause = f"{which} fails, so the pod's app containers never start"
+        finding.fix = "fix the error the init container's logs show; the pod starts once it succeeds"
+        return True
+
+    oom = any(pattern.search(described) for pattern in _OOM_STATE) or "OOMKilled" in pod.status
+    liveness = next((m for _, m in warnings if _LIVENESS.search(m)), None)
+    restarting = pod.restarts > 0 or bool(CRASHING.search(pod.status))
+    if liveness and restarting and not oom and not logs.crashes_by_itself:
+        _cite(chat, finding, "describe_pod", liveness)
+        finding.category = "liveness_probe_failure"
+        finding.cause = (
+            "the container fails its liveness probe and is restarted by the kubelet; its logs show no crash of "
+            "its own"
+        )
+        finding.fix = (
+            "find why the health endpoint stalls (or is slow), or give the probe a realistic timeout"
+        )
+        killed = next((m for _, _, m in events if re.search(r"(?i)failed liveness probe", m)), None)
+        if killed:
+            finding.also(killed, "describe_pod", finding.call_id)
+        if telling and _ERRORISH.search(telling):
+            finding.also(telling, "get_pod_logs", logs_id, crash_note)
+        return True
+
+    readiness = next((m for _, m in warnings if _READINESS.search(m)), None)
+    if readiness and pod.status == "Running" and pod.restarts == 0 and logs.current:
+        found = _dependency(chat, pod, logs.current, broken)
+        if found:
+            line, other = found
+            _cite(chat, finding, "get_pod_logs", line, logs.current_id)
+            finding.category = "dependency_down"
+            finding.cause = (
+                f"the container runs but is not ready: it cannot reach {_workload(other.name)}, whose pod "
+                f"{other.name} is itself unhealthy ({other.status}, READY {other.ready})"
+            )
+            finding.fix = f"fix {other.name} first (see its entry); this pod becomes ready once it is back"
+            finding.also(
+                readiness,
+                "describe_pod",
+                chat.latest_id("describe_pod", pod.name),
+                f"describe_pod: {readiness}",
+            )
+            return True
+    return False
+
+
+def _priority(event: tuple[str, str]) -> int:
+    reason = event[0]
+    return _WARNING_PRIORITY.index(reason) if reason in _WARNING_PRIORITY else len(_WARNING_PRIORITY)
+
+
+def _owner_event(chat: Conversation, pod: Pod, wanted: re.Pattern[str]) -> tuple[str, str | None] | None:
+    """A get_events line about the pod's owner (job/NAME or replicaset/NAME, NAME its name without
+    its last part) that matches `wanted`, with its call id."""
+    owner = pod.name.rsplit("-", 1)[0]
+    if owner == pod.name:
+        return None
+    objects = {f"job/{owner}", f"replicaset/{owner}"}
+    for index in range(len(chat.results) - 1, -1, -1):
+        tool, arguments, content = chat.results[index]
+        if tool != "get_events" or content.startswith("Tool call failed"):
+            continue
+        namespace = arguments.get("namespace")
+        if namespace not in (None, "", pod.namespace):
+            continue
+        for line in content.splitlines():
+            cells = line.split()
+            if not any(cell.lower() in objects for cell in cells) or not wanted.search(line):
+                continue
+            if not namespace and pod.namespace and cells[:1] != [pod.namespace]:
+                continue
+            return line.strip(), chat.id_of(index)
+    return None
+
+
+def _workload(name: str) -> str:
+    """A pod's workload: its name without the part its controller generated."""
+    return _GENERATED_SUFFIX.sub("", name) or name
+
+
+def _probe_ports(description: str) -> set[str]:
+    """The ports a pod's probes and containers use, from describe_pod."""
+    ports: set[str] = set()
+    for line in description.splitlines():
+        text = line.strip()
+        if text.startswith(("Liveness:", "Readiness:", "Startup:")):
+            ports.update(_PORT_IN_LINE.findall(text))
+        elif text.startswith(("Port:", "Ports:", "Host Port:")):
+            ports.update(re.findall(r"\b(\d{2,5})(?:/(?:TCP|UDP|SCTP))?\b", text))
+    return ports
+
+
+def _dependency(chat: Conversation, pod: Pod, logs: str, broken: Sequence[Pod]) -> tuple[str, Pod] | None:
+    """A log line of a connection error to another workload that is unhealthy itself, and that
+    workload's pod: named by host or words ("payments-db.payments.svc", "session store"), else by a
+    port its probes use."""
+    lines = [line.strip() for line in logs.splitlines() if _CONNECTION_ERROR.search(line)]
+    if not lines:
+        return None
+    own = _workload(pod.name)
+    others: dict[str, Pod] = {}
+    for other in broken:
+        workload = _workload(other.name)
+        if other.name != pod.name and workload != own:
+            others.setdefault(workload, other)
+
+    def names(workload: str) -> re.Pattern[str]:
+        words = [re.escape(word) for word in re.split(r"[-_.]", workload) if word]
+        return re.compile(r"(?<![\w-])" + r"[-_ ]".join(words) + r"(?![\w-])", re.I)
+
+    def quoted(line: str, named: re.Pattern[str], ports: set[str]) -> bool:
+        return bool(named.search(line)) or bool(ports & set(_PORT_IN_LINE.findall(line)))
+
+    # A dependency the logs name beats one found by its port; of its lines, the first one is quoted.
+    by_name = [
+        (workload, other)
+        for workload, other in others.items()
+        if any(names(workload).search(line) for line in lines)
+    ]
+    for workload, other in by_name or list(others.items()):
+        named = names(workload)
+        ports = _probe_ports(chat.latest("describe_pod", other.name) or "")
+        line = next((line for line in lines if quoted(line, named, ports)), None)
+        if line:
+            return line, other
+    return None
 
 
 def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tuple[str, str, str]:
@@ -756,7 +1412,7 @@ def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tupl
             "the container exceeds its memory limit and is killed (OOMKilled)",
             f"raise the container's memory limit{current} or reduce its memory use, then roll it out again",
         )
-    if re.search(r"(?i)missing required|not set|is required|undefined variable|no such env", evidence):
+    if _MISSING_SETTING.search(evidence):
         what = f"'{subject}'" if subject else "a required setting"
         return (
             "crash_config",
@@ -768,6 +1424,17 @@ def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tupl
             "missing_config_reference",
             "the container cannot be created: it references a Secret or ConfigMap that does not exist",
             "create the missing object in this namespace, or fix the reference in the pod spec",
+        )
+    if (
+        (CRASHING.search(pod.status) or pod.restarts)
+        and _CONFIG_ERROR.search(evidence)
+        and not _CALM.search(evidence)
+    ):
+        return (
+            "crash_config",
+            "the application exits at start-up on its configuration (a flag, a config file or a setting it reads)",
+            "correct what the log line names (the flags in the pod spec, the ConfigMap or the mounted file), "
+            "then roll it out again",
         )
     if re.search(r"(?i)pull|image", evidence) or "Image" in pod.status:
         image = re.search(r'image "([^"]+)"', evidence)
@@ -842,27 +1509,36 @@ def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tupl
     return ("unknown", f"the pod is {pod.status}", "inspect the pod's events and logs further")
 
 
-def _warning_events(description: str) -> list[tuple[str, str]]:
-    """(reason, message) of every Warning event in a describe_pod result."""
+def _events(description: str) -> list[tuple[str, str, str]]:
+    """(type, reason, message) of every event in a describe_pod result."""
     section = description.split("\nEvents:", 1)[1] if "\nEvents:" in description else ""
     found = []
     for line in section.splitlines():
         cells = re.split(r"\s{2,}", line.strip(), maxsplit=4)
-        if len(cells) == 5 and cells[0] == "Warning":
-            found.append((cells[1], cells[4]))
+        if len(cells) == 5 and cells[0] in ("Warning", "Normal"):
+            found.append((cells[0], cells[1], cells[4]))
     return found
 
 
+def _warning_events(description: str) -> list[tuple[str, str]]:
+    """(reason, message) of every Warning event in a describe_pod result."""
+    return [(reason, message) for kind, reason, message in _events(description) if kind == "Warning"]
+
+
 def _telling_log_line(logs: str) -> str:
+    """The line that tells most: the last configuration error (not a calm line), else the last
+    error-like line, else the last line."""
     lines = [line.strip() for line in logs.splitlines() if line.strip()]
+    config = [line for line in lines if _CONFIG_ERROR.search(line) and not _CALM.search(line)]
     errorish = [line for line in lines if _ERRORISH.search(line)]
-    return (errorish or lines or [""])[-1]
+    return (config or errorish or lines or [""])[-1]
 
 
-def _report_header(chat: Conversation) -> str:
-    namespace = question_namespace(chat.question)
-    scope = f"namespace {namespace}" if namespace else "all namespaces"
-    return f"Health report for {scope} ({HEADER})"
+def _report_header(chat: Conversation, namespaces: Sequence[str] | None = None) -> str:
+    if namespaces is None:
+        named = question_namespace(chat.question)
+        namespaces = [named] if named else []
+    return f"Health report for {_scope_text(namespaces)} ({HEADER})"
 
 
 def _text(content: Any) -> str:

@@ -351,3 +351,416 @@ def test_the_json_report_counts_the_healthy_and_says_what_it_could_not_check() -
     assert "Namespaces with pods: batch, kube-system, production, staging." in unchecked
     shop, _, _ = play_structured(Cluster(shop_fixture()), "Which pods in the shop namespace are unhealthy?")
     assert (shop.healthy.count, shop.healthy.examples) == (1, ["storefront-5c6d7e8f9-a1b2c"])
+
+
+# -- the playbook's further rules, on small clusters written here ---------------------------------
+
+
+def mini_pod(
+    name: str,
+    namespace: str,
+    status: str,
+    *,
+    ready: bool = False,
+    node: str | None = "node-1",
+    restarts: int = 0,
+    phase: str | None = None,
+    **container: Any,
+) -> dict[str, Any]:
+    """A one-container pod of a fixture."""
+    return {
+        "name": name,
+        "namespace": namespace,
+        "status": status,
+        "phase": phase or ("Pending" if node is None else "Running"),
+        "node": node,
+        "containers": [
+            {
+                "name": name.split("-")[0],
+                "image": f"ghcr.io/acme/{name.split('-')[0]}:1.0",
+                "ready": ready,
+                "restarts": restarts,
+                **container,
+            }
+        ],
+    }
+
+
+def event(namespace: str, obj: str, reason: str, message: str, kind: str = "Warning") -> dict[str, Any]:
+    return {"namespace": namespace, "object": obj, "type": kind, "reason": reason, "message": message}
+
+
+def mini_cluster(
+    pods: list[dict[str, Any]], events: list[dict[str, Any]], nodes: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    ready = {"Ready": "True", "MemoryPressure": "False", "DiskPressure": "False", "PIDPressure": "False"}
+    return {
+        "nodes": nodes
+        or [{"name": f"node-{n}", "status": "Ready", "conditions": dict(ready)} for n in (1, 2)],
+        "pods": pods,
+        "events": events,
+    }
+
+
+def causes_of(fixture: dict[str, Any], question: str) -> tuple[dict[str, str], Any, list[ToolText]]:
+    """The JSON report's cause per finding (`kind/name`), the report, and the tool results; every
+    quote of the report must verify against those results."""
+    report, results, _ = play_structured(Cluster(fixture), question)
+    assert verify(report, results).problems == []
+    return {f"{f.kind}/{f.name}": f.cause.value for f in report.findings}, report, results
+
+
+def quotes_of(report: Any, name: str) -> list[str]:
+    (finding,) = [f for f in report.findings if f.name == name]
+    return [quote.text for quote in finding.evidence]
+
+
+TWO_NAMESPACES = mini_cluster(
+    [
+        mini_pod(
+            "cart-api-7d9f8c6b5-k2m4p", "checkout", "CrashLoopBackOff", restarts=5, logs=["panic: boom"]
+        ),
+        mini_pod("cart-web-6c5d4b3a2-q8r2t", "checkout", "Running", ready=True, logs=["GET / 200"]),
+        mini_pod("ledger-5b4c3d2e1-w3x5y", "payments", "CrashLoopBackOff", restarts=3, logs=["panic: oops"]),
+    ],
+    [],
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "scope", "reported"),
+    [
+        ("Why is checkout down?", "pods in namespace checkout", {"cart-api-7d9f8c6b5-k2m4p"}),
+        ("Is anything wrong in Checkout or PAYMENTS?", "pods in namespaces checkout, payments", None),
+        ("Why are the checkout-api pods failing?", "pods in all namespaces", None),
+        ("Is checkout fine, or anything in all namespaces?", "pods in all namespaces", None),
+    ],
+)
+def test_a_listed_namespace_the_question_names_as_a_word_narrows_the_scope_to_it(
+    question: str, scope: str, reported: set[str] | None
+) -> None:
+    calls, _, _ = play(Cluster(TWO_NAMESPACES), question)
+    report, _, _ = play_structured(Cluster(TWO_NAMESPACES), question)
+
+    assert calls[0] == ("list_pods", {})  # no namespace read from the question: all are listed first
+    assert report.scope == scope
+    everything = {"cart-api-7d9f8c6b5-k2m4p", "ledger-5b4c3d2e1-w3x5y"}
+    assert {f.name for f in report.findings} == (reported or everything)
+    if reported:
+        assert all(name != "describe_pod" or a["namespace"] == "checkout" for name, a in calls)
+        assert report.healthy.count == 1  # the scope's healthy pods, not the cluster's
+
+
+NODE_TROUBLE = mini_cluster(
+    [
+        mini_pod("api-6d5f7c8b9-aaaaa", "shop", "Running", node="node-2", logs=["serving"]),
+        mini_pod("api-6d5f7c8b9-bbbbb", "shop", "Running", ready=True, node="node-1", logs=["serving"]),
+        mini_pod("worker-5c4b3a2d1-ccccc", "jobs", "Evicted", phase="Failed", node="node-3"),
+        mini_pod("web-7f6e5d4c3-ddddd", "shop", "Running", ready=True, node="node-1", logs=["GET / 200"]),
+    ],
+    [
+        event("shop", "pod/api-6d5f7c8b9-aaaaa", "NodeNotReady", "Node is not ready"),
+        event(
+            "jobs",
+            "pod/worker-5c4b3a2d1-ccccc",
+            "Evicted",
+            "The node was low on resource: memory. Container worker was using 3Gi, request is 256Mi.",
+        ),
+        event("default", "node/node-2", "NodeNotReady", "Node node-2 status is now: NodeNotReady", "Normal"),
+    ],
+    nodes=[
+        {"name": "node-1", "status": "Ready", "conditions": {"Ready": "True", "MemoryPressure": "False"}},
+        {
+            "name": "node-2",
+            "status": "NotReady",
+            "conditions": {"Ready": "Unknown", "MemoryPressure": "Unknown"},
+        },
+        {"name": "node-3", "status": "Ready", "conditions": {"Ready": "True", "MemoryPressure": "True"}},
+    ],
+)
+
+
+def test_a_question_about_nodes_and_pods_reports_the_bad_nodes_and_the_pods_they_affect() -> None:
+    question = "Is every node healthy? If not, which pods does it affect?"
+    results: list[ToolText] = []
+    calls, report, shown = play(Cluster(NODE_TROUBLE), question, record=results)
+    causes, structured, _ = causes_of(NODE_TROUBLE, question)
+
+    # Round one lists both, round two describes the nodes and investigates the pods: three requests.
+    assert calls[:2] == [("list_nodes", {}), ("list_pods", {})]
+    assert len({result.call_id.split("-")[0] for result in results}) == 2
+    assert {a["name"] for name, a in calls if name == "describe_node"} == {"node-1", "node-2", "node-3"}
+    assert causes == {
+        "node/node-2": "node_not_ready",
+        "node/node-3": "node_pressure",
+        "pod/api-6d5f7c8b9-aaaaa": "node_not_ready",
+        "pod/worker-5c4b3a2d1-ccccc": "node_pressure",
+    }
+    assert any("status is now: NodeNotReady" in quote for quote in quotes_of(structured, "node-2"))
+    assert (
+        "2 of 3 nodes are unhealthy or under pressure." in report and "2 of 4 pods are unhealthy." in report
+    )
+    assert "its node node-2 (describe_node): Ready" in entry(report, "api-6d5f7c8b9-aaaaa")
+    for line in re.findall(r"Evidence \(\w+\): (.*)", report):
+        assert line in shown
+
+
+def test_pods_cut_off_by_their_node_get_that_node_described_and_reported_too() -> None:
+    calls, report, _ = play(Cluster(NODE_TROUBLE), "What is wrong in the shop namespace?")
+    causes, _, _ = causes_of(NODE_TROUBLE, "What is wrong in the shop namespace?")
+
+    assert calls[0] == ("list_pods", {"namespace": "shop"})
+    assert calls[-1] == ("describe_node", {"name": "node-2"})  # one more round, for the node alone
+    assert causes == {"pod/api-6d5f7c8b9-aaaaa": "node_not_ready", "node/node-2": "node_not_ready"}
+    assert "Nodes behind these pods:" in report and "node node-2: NotReady" in report
+
+
+EVICTIONS = mini_cluster(
+    [
+        mini_pod("indexer-6d5f7c8b9-aaaaa", "search", "Evicted", phase="Failed"),
+        mini_pod("renderer-6d5f7c8b9-bbbbb", "search", "Evicted", phase="Failed"),
+        mini_pod("search-api-6d5f7c8b9-ccccc", "search", "Running", ready=True),
+    ],
+    [
+        event(
+            "search",
+            "pod/indexer-6d5f7c8b9-aaaaa",
+            "Evicted",
+            'Container indexer exceeded its local ephemeral storage limit "2Gi".',
+        ),
+        event(
+            "search",
+            "pod/renderer-6d5f7c8b9-bbbbb",
+            "Evicted",
+            "The node was low on resource: ephemeral-storage. Container renderer was using 9Gi.",
+        ),
+    ],
+)
+
+
+def test_an_evicted_pod_is_evicted_or_a_victim_of_its_nodes_pressure_as_the_eviction_says() -> None:
+    causes, report, _ = causes_of(EVICTIONS, "Which pods in the search namespace are unhealthy?")
+
+    assert causes == {
+        "pod/indexer-6d5f7c8b9-aaaaa": "evicted",
+        "pod/renderer-6d5f7c8b9-bbbbb": "node_pressure",
+    }
+    assert quotes_of(report, "indexer-6d5f7c8b9-aaaaa") == [
+        'Container indexer exceeded its local ephemeral storage limit "2Gi".'
+    ]
+
+
+CAUSES = mini_cluster(
+    [
+        mini_pod(
+            "billing-6d5f7c8b9-aaaaa",
+            "pay",
+            "Init:CrashLoopBackOff",
+            phase="Pending",
+            restarts=6,
+            state={"waiting": {"reason": "CrashLoopBackOff"}},
+            logs=[
+                "migrate: applying 0042_add_index.sql",
+                'ERROR migrate: relation "invoices_idx" already exists',
+                "FATAL migrate: database is dirty at version 0042",
+            ],
+        ),
+        mini_pod(
+            "proxy-6d5f7c8b9-bbbbb",
+            "pay",
+            "Running",
+            restarts=9,
+            state={"running": {}},
+            last_state={"terminated": {"reason": "Error", "exit_code": 137}},
+            logs=["proxy 1.3 listening on :8080"],
+            previous_logs=["proxy 1.3 listening on :8080", "WARN upstream pool: all connections busy"],
+        ),
+        mini_pod(
+            "stream-6d5f7c8b9-ccccc",
+            "pay",
+            "CrashLoopBackOff",
+            restarts=4,
+            logs=["starting", "panic: runtime error: invalid memory address or nil pointer dereference"],
+        ),
+        mini_pod("image-resizer-6d5f7c8b9-ddddd", "pay", "Pending", node=None),
+        mini_pod(
+            "model-6d5f7c8b9-eeeee",
+            "pay",
+            "OOMKilled",
+            restarts=3,
+            state={"terminated": {"reason": "OOMKilled", "exit_code": 137}},
+            limits={"memory": "3Gi"},
+            logs=["loading model"],
+        ),
+        mini_pod(
+            "feature-api-6d5f7c8b9-fffff",
+            "pay",
+            "Running",
+            restarts=7,
+            state={"running": {}},
+            logs=["feature-api starting", "registry loaded"],
+            previous_logs=["feature-api starting", "1 validation error for StoreConfig: port must be an int"],
+        ),
+    ],
+    [
+        event(
+            "pay", "pod/billing-6d5f7c8b9-aaaaa", "BackOff", "Back-off restarting failed container db-migrate"
+        ),
+        event(
+            "pay",
+            "pod/proxy-6d5f7c8b9-bbbbb",
+            "Unhealthy",
+            "Liveness probe failed: context deadline exceeded",
+        ),
+        event(
+            "pay", "pod/proxy-6d5f7c8b9-bbbbb", "Killing", "Container proxy failed liveness probe", "Normal"
+        ),
+        event("pay", "pod/stream-6d5f7c8b9-ccccc", "Unhealthy", "Liveness probe failed: HTTP probe failed"),
+        event(
+            "pay",
+            "pod/image-resizer-6d5f7c8b9-ddddd",
+            "FailedCreate",
+            'Error creating: pods "image-resizer-6d5f7c8b9-ddddd" is forbidden: exceeded quota: pay-mem, '
+            "requested: requests.memory=1Gi",
+        ),
+    ],
+)
+
+
+def test_each_cause_is_read_from_the_line_that_settles_it() -> None:
+    calls, _, _ = play(Cluster(CAUSES), "Which pods in the pay namespace are unhealthy, and why?")
+    causes, report, _ = causes_of(CAUSES, "Which pods in the pay namespace are unhealthy, and why?")
+
+    assert causes == {
+        "pod/billing-6d5f7c8b9-aaaaa": "init_container_failure",  # not the app crashing
+        "pod/proxy-6d5f7c8b9-bbbbb": "liveness_probe_failure",  # restarted by its probe, no crash of its own
+        "pod/stream-6d5f7c8b9-ccccc": "crash_application",  # it panics: the probe only sees it die
+        "pod/image-resizer-6d5f7c8b9-ddddd": "quota_exceeded",  # "forbidden" and "image" are not a pull
+        "pod/model-6d5f7c8b9-eeeee": "oom_killed",  # its current state, not only its last one
+        "pod/feature-api-6d5f7c8b9-fffff": "crash_config",  # the crash is in the previous container's logs
+    }
+    assert quotes_of(report, "billing-6d5f7c8b9-aaaaa") == [
+        "FATAL migrate: database is dirty at version 0042",
+        'ERROR migrate: relation "invoices_idx" already exists',  # the first error, often the cause
+    ]
+    assert quotes_of(report, "proxy-6d5f7c8b9-bbbbb")[:2] == [
+        "Liveness probe failed: context deadline exceeded",
+        "Container proxy failed liveness probe",
+    ]
+    assert "State: Terminated Reason: OOMKilled" in quotes_of(report, "model-6d5f7c8b9-eeeee")
+    assert quotes_of(report, "feature-api-6d5f7c8b9-fffff")[0].startswith("1 validation error")
+    previous = [a for name, a in calls if name == "get_pod_logs" and a.get("previous")]
+    assert {a["name"] for a in previous} == {"proxy-6d5f7c8b9-bbbbb", "feature-api-6d5f7c8b9-fffff"}
+
+
+JOB = mini_cluster(
+    [
+        mini_pod(
+            "etl-29948485-aaaaa", "data", "Error", phase="Failed", logs=["Traceback", "KeyError: 'HRK'"]
+        ),
+        mini_pod(
+            "etl-29948485-bbbbb", "data", "Error", phase="Failed", logs=["Traceback", "KeyError: 'HRK'"]
+        ),
+        mini_pod("etl-29947045-ccccc", "data", "Completed", phase="Succeeded", logs=["done"]),
+    ],
+    [
+        event(
+            "data", "job/etl-29948485", "BackoffLimitExceeded", "Job has reached the specified backoff limit"
+        ),
+        event("other", "job/etl-29948485", "Noise", "another namespace's job of the same name"),
+    ],
+)
+
+
+def test_failed_job_pods_get_the_namespaces_events_read_and_the_jobs_backoff_limit_as_their_cause() -> None:
+    calls, report, _ = play(Cluster(JOB), "Is anything wrong in the data namespace?")
+    causes, structured, _ = causes_of(JOB, "Is anything wrong in the data namespace?")
+
+    assert ("get_events", {"namespace": "data", "type": "Warning"}) in calls
+    assert len([c for c in calls if c[0] == "get_events"]) == 1  # once per namespace, in the same round
+    assert causes == {
+        "pod/etl-29948485-aaaaa": "job_backoff_limit",
+        "pod/etl-29948485-bbbbb": "job_backoff_limit",
+    }
+    (finding,) = [f for f in structured.findings if f.name == "etl-29948485-aaaaa"]
+    assert finding.evidence[0].tool == "get_events" and "BackoffLimitExceeded" in finding.evidence[0].text
+    assert finding.evidence[1].text == "KeyError: 'HRK'"  # why its pods failed
+    assert "Evidence (get_events):" in entry(report, "etl-29948485-aaaaa")
+
+
+def cascade(db_logs: list[str], db_status: str = "CrashLoopBackOff") -> dict[str, Any]:
+    ready = db_status == "Running"
+    return mini_cluster(
+        [
+            mini_pod("orders-db-0", "shop", db_status, ready=ready, restarts=0 if ready else 8, logs=db_logs),
+            mini_pod(
+                "orders-api-6d5f7c8b9-aaaaa",
+                "shop",
+                "Running",
+                logs=[
+                    "orders-api listening on :8080",
+                    "db ping orders-db.shop.svc.cluster.local:5432 failed: dial tcp 10.0.3.7:5432: connect: "
+                    "connection refused",
+                    "GET /ready -> 503: database not reachable",
+                ],
+            ),
+            mini_pod(
+                "cart-ui-6d5f7c8b9-bbbbb",
+                "shop",
+                "Running",
+                logs=[
+                    "[ioredis] Error: connect ECONNREFUSED 10.0.9.9:6379",
+                    "readiness: session store unavailable",
+                ],
+            ),
+            mini_pod(
+                "session-store-0",
+                "shop",
+                "Pending",
+                node=None,
+                readiness_probe="tcp-socket :6379 delay=5s timeout=1s period=10s",
+            ),
+        ],
+        [
+            event(
+                "shop",
+                "pod/orders-api-6d5f7c8b9-aaaaa",
+                "Unhealthy",
+                "Readiness probe failed: statuscode: 503",
+            ),
+            event(
+                "shop", "pod/cart-ui-6d5f7c8b9-bbbbb", "Unhealthy", "Readiness probe failed: statuscode: 503"
+            ),
+            event(
+                "shop",
+                "pod/session-store-0",
+                "FailedScheduling",
+                "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.",
+            ),
+        ],
+    )
+
+
+def test_a_pod_not_ready_because_a_broken_workload_it_connects_to_is_down_is_dependency_down() -> None:
+    causes, report, _ = causes_of(
+        cascade(["FATAL: configuration file contains errors"]), "What is wrong in the shop namespace?"
+    )
+
+    assert causes == {
+        "pod/orders-db-0": "crash_config",  # the dependency keeps its own cause
+        "pod/orders-api-6d5f7c8b9-aaaaa": "dependency_down",  # named by its host
+        "pod/cart-ui-6d5f7c8b9-bbbbb": "dependency_down",  # by the port its probe uses
+        "pod/session-store-0": "unbound_volume",
+    }
+    assert quotes_of(report, "orders-api-6d5f7c8b9-aaaaa")[0].startswith("db ping orders-db.shop.svc")
+    assert (
+        quotes_of(report, "cart-ui-6d5f7c8b9-bbbbb")[0]
+        == "[ioredis] Error: connect ECONNREFUSED 10.0.9.9:6379"
+    )
+
+
+def test_a_connection_error_to_a_healthy_workload_leaves_the_readiness_failure_as_it_is() -> None:
+    causes, _, _ = causes_of(cascade(["ready to accept connections"], "Running"), "What is wrong in shop?")
+
+    assert causes["pod/orders-api-6d5f7c8b9-aaaaa"] == "readiness_probe_failure"
+    assert "pod/orders-db-0" not in causes
