@@ -1,6 +1,8 @@
-"""The graded incident corpus (k8s_agent/eval/corpus): every incident is a valid mock cluster whose truth
-holds against what the mock cluster's own tools return, the corpus covers the causes it must, and the
-generator (scripts/build_eval_corpus.py) writes it again byte for byte.
+"""The graded incident corpora: the main one (k8s_agent/eval/corpus) and the held-out one
+(k8s_agent/eval/holdout). Every incident of either is a valid mock cluster whose truth holds against what
+the mock cluster's own tools return, the main corpus covers the causes it must, the holdout is big enough
+and shares no incident with it, and each generator (scripts/build_eval_corpus.py,
+scripts/build_holdout_corpus.py) writes its corpus again byte for byte.
 
 Only the mock cluster in process: the fixture loader and the `Cluster` the MCP server answers from.
 """
@@ -23,8 +25,19 @@ from k8s_agent_mock_cluster.fixture import load_fixture
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "k8s_agent" / "eval" / "corpus"
 GENERATOR = ROOT / "scripts" / "build_eval_corpus.py"
-INCIDENTS = sorted(path for path in CORPUS.iterdir() if path.is_dir()) if CORPUS.is_dir() else []
-IDS = [path.name for path in INCIDENTS]
+HOLDOUT = ROOT / "k8s_agent" / "eval" / "holdout"
+HOLDOUT_GENERATOR = ROOT / "scripts" / "build_holdout_corpus.py"
+
+
+def _incidents(corpus: Path) -> list[Path]:
+    return sorted(path for path in corpus.iterdir() if path.is_dir()) if corpus.is_dir() else []
+
+
+MAIN_INCIDENTS = _incidents(CORPUS)
+HOLDOUT_INCIDENTS = _incidents(HOLDOUT)
+INCIDENTS = MAIN_INCIDENTS + HOLDOUT_INCIDENTS
+"""Every incident of both corpora: each check of one incident runs on all of them."""
+IDS = [f"{path.parent.name}/{path.name}" for path in INCIDENTS]
 CAUSES = {cause.value for cause in Cause}
 NODE_CAUSES = {Cause.NODE_NOT_READY.value, Cause.NODE_PRESSURE.value}
 MUST_COVER = {
@@ -103,7 +116,16 @@ def mock_unhealthy(pod: dict[str, Any]) -> bool:
 
 
 def test_the_corpus_is_there() -> None:
-    assert len(INCIDENTS) >= 40, f"{len(INCIDENTS)} incidents in {CORPUS}"
+    assert len(MAIN_INCIDENTS) >= 40, f"{len(MAIN_INCIDENTS)} incidents in {CORPUS}"
+
+
+def test_the_holdout_is_there_has_a_healthy_incident_and_shares_nothing_with_the_corpus() -> None:
+    assert len(HOLDOUT_INCIDENTS) >= 10, f"{len(HOLDOUT_INCIDENTS)} incidents in {HOLDOUT}"
+    assert any(not truth(folder)["unhealthy"] for folder in HOLDOUT_INCIDENTS)
+    shared = {path.name for path in HOLDOUT_INCIDENTS} & {path.name for path in MAIN_INCIDENTS}
+    assert not shared, shared
+    questions = {truth(folder)["question"] for folder in MAIN_INCIDENTS}
+    assert not [f.name for f in HOLDOUT_INCIDENTS if truth(f)["question"] in questions]
 
 
 @pytest.mark.parametrize("folder", INCIDENTS, ids=IDS)
@@ -157,7 +179,7 @@ def test_the_resources_of_the_truth_exist_and_the_pods_are_unhealthy(folder: Pat
 
 
 def test_the_corpus_covers_the_causes_and_has_healthy_and_node_incidents() -> None:
-    truths = {folder.name: truth(folder) for folder in INCIDENTS}
+    truths = {folder.name: truth(folder) for folder in MAIN_INCIDENTS}
     used = {entry["cause"] for data in truths.values() for entry in data["unhealthy"]}
     assert MUST_COVER <= used, f"not covered: {sorted(MUST_COVER - used)}"
     assert sum(1 for data in truths.values() if not data["unhealthy"]) >= 4
@@ -167,14 +189,17 @@ def test_the_corpus_covers_the_causes_and_has_healthy_and_node_incidents() -> No
     assert len(several) >= 3, several
 
 
-def test_the_generator_writes_the_same_corpus_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("generator", "corpus"), [(GENERATOR, CORPUS), (HOLDOUT_GENERATOR, HOLDOUT)], ids=["corpus", "holdout"]
+)
+def test_the_generator_writes_the_same_corpus_again(tmp_path: Path, generator: Path, corpus: Path) -> None:
     out = tmp_path / "corpus"
     done = subprocess.run(
-        [sys.executable, str(GENERATOR), "--out", str(out)], capture_output=True, text=True, check=False
+        [sys.executable, str(generator), "--out", str(out)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
     written = sorted(path.relative_to(out) for path in out.rglob("*") if path.is_file())
-    shipped = sorted(path.relative_to(CORPUS) for path in CORPUS.rglob("*") if path.is_file())
+    shipped = sorted(path.relative_to(corpus) for path in corpus.rglob("*") if path.is_file())
     assert written == shipped
     for relative in written:
-        assert (out / relative).read_bytes() == (CORPUS / relative).read_bytes(), relative
+        assert (out / relative).read_bytes() == (corpus / relative).read_bytes(), relative
