@@ -32,10 +32,15 @@ class ScriptedModelServer:
         *,
         responder: Responder | None = None,
         model: str = "scripted",
+        record: bool = True,
     ) -> None:
         self._script: deque[Step] = deque(script)
         self._responder = responder
         self.model = model
+        self.record = record
+        """Keep every request, reply and header (tests read them); a long-lived server (eval) does not."""
+        self.count = 0
+        """Requests received."""
         self.requests: list[dict[str, Any]] = []
         self.replies: list[dict[str, Any]] = []
         """The assistant message of every completion sent, in order (call ids as assigned)."""
@@ -85,6 +90,7 @@ class ScriptedModelServer:
         """Forget recorded requests and load a new script (to reuse one server across runs)."""
         with self._lock:
             self._script = deque(script)
+            self.count = 0
             self.requests.clear()
             self.replies.clear()
             self.headers.clear()
@@ -109,9 +115,11 @@ class ScriptedModelServer:
 
     def _next_step(self, body: dict[str, Any], headers: dict[str, str]) -> Step | None:
         with self._lock:
-            self.requests.append(body)
-            self.headers.append(headers)
-            number = len(self.requests)
+            self.count += 1
+            number = self.count
+            if self.record:
+                self.requests.append(body)
+                self.headers.append(headers)
             if self._script:
                 return self._script.popleft()
             if self._responder is None:
@@ -134,8 +142,9 @@ class ScriptedModelServer:
                 }
                 for call in reply.tool_calls
             ]
-        with self._lock:
-            self.replies.append(message)
+        if self.record:
+            with self._lock:
+                self.replies.append(message)
         finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
         written = len(reply.content or "") + sum(len(c.name) + len(c.arguments) for c in reply.tool_calls)
         usage = reply.usage or {
@@ -144,7 +153,7 @@ class ScriptedModelServer:
         }
         usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
         return {
-            "id": f"chatcmpl-scripted-{len(self.requests)}",
+            "id": f"chatcmpl-scripted-{self.count}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": str(body.get("model") or self.model),
@@ -200,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             step = step.then
         if step is None:
-            number = len(owner.requests)
+            number = owner.count
             self._send(
                 400,
                 {

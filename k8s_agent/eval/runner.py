@@ -447,7 +447,7 @@ def model_endpoints(configs: dict[str, Config]) -> Any:
             if config.offline:
                 if offline_url is None:
                     server = stack.enter_context(
-                        ScriptedModelServer(responder=offline_model, model=OFFLINE_MODEL)
+                        ScriptedModelServer(responder=offline_model, model=OFFLINE_MODEL, record=False)
                     )
                     offline_url = server.url
                 pointed[name] = dataclasses.replace(config, base_url=offline_url)
