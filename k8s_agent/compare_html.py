@@ -15,6 +15,7 @@ from html import escape
 
 from k8s_agent import charts
 from k8s_agent.compare_report import (
+    BEHAVIOUR_COLUMNS,
     COLUMNS,
     SHORT,
     Comparison,
@@ -165,20 +166,8 @@ def html_report(comparison: Comparison) -> str:
     return "\n".join(parts) + "\n"
 
 
-BEHAVIOUR = frozenset(
-    (
-        "report",
-        "grounded",
-        "contract",
-        "requests",
-        "executed",
-        "rejected u·i·d",
-        "pushbacks",
-        "forced summary",
-    )
-)
-"""Columns whose difference between the implementations matters: behaviour, guardrails, answers.
-The others (tokens, bytes, times) are costs: they are expected to differ, and are shown quietly."""
+BEHAVIOUR = frozenset(BEHAVIOUR_COLUMNS)
+"""The columns a yellow cell may mark; the others (tokens, bytes, times) are shown quietly."""
 
 EXPECTED = {
     "prompt tok": "against the scripted model an estimate from the bytes sent, so it differs as they do",

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.processes import k8s_agent
 
 
 def test_bench_quick_prints_every_figure(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "k8s_agent", "bench", "--quick", "--json"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = k8s_agent("bench", "--quick", "--json", cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout)
@@ -35,14 +28,7 @@ def test_bench_quick_prints_every_figure(tmp_path: Path) -> None:
 
 
 def test_bench_scale_quick_measures_both_implementations_with_and_without_the_budget(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "k8s_agent", "bench", "--scale", "--quick", "--json"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = k8s_agent("bench", "--scale", "--quick", "--json", cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout)
@@ -63,25 +49,8 @@ def test_bench_scale_quick_measures_both_implementations_with_and_without_the_bu
 
 
 def test_bench_eval_measures_memory_descriptors_children_and_both_throughputs(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "k8s_agent",
-            "bench",
-            "--eval",
-            "6",
-            "--concurrency",
-            "3",
-            "--baseline-runs",
-            "2",
-            "--json",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    done = k8s_agent(
+        "bench", "--eval", "6", "--concurrency", "3", "--baseline-runs", "2", "--json", cwd=tmp_path
     )
 
     figures = json.loads(done.stdout)

@@ -3,7 +3,6 @@ one mark per data point, and the bench --scale curve as Chromium draws it."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -14,9 +13,8 @@ import pytest
 from k8s_agent import charts
 from k8s_agent.bench import scale
 from k8s_agent.cli import main
+from tests.browser import CHROMIUM, colour_pixels, screenshot
 
-CHROMIUM = shutil.which("chromium")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking")
 SVG = "{http://www.w3.org/2000/svg}"
 ROWS = [
     {"pods": pods, "impl": impl, "budget": budget, "largest_request_bytes": big, "bytes_sent": 2 * big}
@@ -26,29 +24,6 @@ ROWS = [
 ]
 
 needs_matplotlib = pytest.mark.skipif(not charts.available(), reason=charts.NOTE)
-
-
-def colour_pixels(png: Path, colour: str, tolerance: int = 40) -> int:
-    """How many pixels of the screenshot are close to `colour` (#rrggbb)."""
-    from PIL import Image
-
-    wanted = tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
-    with Image.open(png) as image:
-        rgb = image.convert("RGB")
-        counts = rgb.getcolors(rgb.width * rgb.height) or []
-    return sum(n for n, p in counts if all(abs(a - b) <= tolerance for a, b in zip(p, wanted, strict=True)))
-
-
-def screenshot(page: Path, tmp_path: Path, size: str = "1000,700") -> Path:
-    assert CHROMIUM is not None
-    shot = tmp_path / (page.stem + ".png")
-    done = subprocess.run(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
-         f"--window-size={size}", "--hide-scrollbars", page.as_uri()],
-        capture_output=True, text=True, timeout=90, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0 and shot.exists(), done.stderr[-2000:]
-    return shot
 
 
 def test_importing_the_cli_and_the_charts_module_does_not_import_matplotlib() -> None:

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from k8s_agent.outputs import add_output_flags
 from k8s_agent_harness.errors import ConfigError
 
 EXIT_OK = 0
@@ -59,19 +60,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--scenario", action="append", metavar="NAME", help="run only this scenario (repeatable)"
     )
-    parser.add_argument(
-        "--format",
-        choices=("md", "json", "html"),
-        default="md",
-        help="what stdout gets: md (default), json or html",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        action="append",
-        metavar="FILE",
-        help="also write the report here, as its suffix says (.json, .html, else markdown; repeatable)",
-    )
+    add_output_flags(parser)
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2)")
     parser.add_argument(
         "--work-dir", type=Path, help="keep each run's files here (default: a temporary folder)"
@@ -92,6 +81,7 @@ def cmd_contract(args: argparse.Namespace) -> int:
     from k8s_agent.contract.render import html, markdown
     from k8s_agent.contract.run import as_json, run_contract, select_scenarios
     from k8s_agent.contract.subjects import DEFAULT_SUBJECTS, CommandAgent, builtin
+    from k8s_agent.outputs import emit
 
     try:
         if args.jobs < 1:
@@ -139,16 +129,8 @@ def cmd_contract(args: argparse.Namespace) -> int:
             return json.dumps(as_json(report), indent=2, ensure_ascii=False) + "\n"
         return html(report) if kind == "html" else markdown(report)
 
-    for path in args.out or []:
-        kind = {".json": "json", ".html": "html", ".htm": "html"}.get(path.suffix.lower(), "md")
-        try:
-            path.write_text(rendered(kind), encoding="utf-8")
-        except OSError as error:
-            print(f"error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
-            return EXIT_USAGE
-        say(f"report written to {path}")
-    print(rendered(args.format), end="")
-    return EXIT_FAILS if report.any_failed else EXIT_OK
+    status = emit(rendered, args.format, args.out or [], say)
+    return status or (EXIT_FAILS if report.any_failed else EXIT_OK)
 
 
 def _probe_setup() -> Any:

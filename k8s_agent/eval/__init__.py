@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from k8s_agent.outputs import add_output_flags
 from k8s_agent_harness.errors import ConfigError
 
 EXIT_OK = 0
@@ -121,14 +122,7 @@ def register(commands: Any) -> None:
 
 
 def _output_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=("md", "json", "html"), default="md", help="what stdout gets")
-    parser.add_argument(
-        "--out",
-        type=Path,
-        action="append",
-        metavar="FILE",
-        help="also write the report here (.json, .html, else md)",
-    )
+    add_output_flags(parser)
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
 
@@ -193,26 +187,18 @@ def _emit(report: Any, args: argparse.Namespace) -> int | None:
     import json
 
     from k8s_agent.eval.report import as_json, html, markdown
+    from k8s_agent.outputs import emit
 
     def rendered(kind: str) -> str:
         if kind == "json":
             return json.dumps(as_json(report), indent=2, ensure_ascii=False) + "\n"
         return html(report) if kind == "html" else markdown(report)
 
-    status = None
-    for path in args.out or []:
-        kind = {".json": "json", ".html": "html", ".htm": "html"}.get(path.suffix.lower(), "md")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(rendered(kind), encoding="utf-8")
-        except OSError as error:
-            print(f"error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
-            status = EXIT_USAGE
-            continue
+    def say(line: str) -> None:
         if not args.quiet:
-            print(f"report written to {path}", file=sys.stderr)
-    print(rendered(args.format), end="")
-    return status
+            print(line, file=sys.stderr)
+
+    return emit(rendered, args.format, args.out or [], say)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

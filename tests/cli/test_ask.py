@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import pytest
 
 from tests.clusters import shop_fixture
 from tests.conftest import read_jsonl
+from tests.processes import k8s_agent
 
 DEFAULT_QUESTION = "Which pods in the production namespace are unhealthy, and why?"
 
@@ -22,17 +22,9 @@ def ask(
     *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 90
 ) -> subprocess.CompletedProcess[str]:
     """Run `python -m k8s_agent ask ...` with a clean environment (no keys, no endpoint)."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
-    clean["K8S_AGENT_TRACE_DIR"] = "traces"  # in the test's folder, never the user's state folder
-    clean.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "k8s_agent", "ask", *args],
-        cwd=cwd,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
+    # Traces in the test's folder, never the user's state folder.
+    return k8s_agent(
+        "ask", *args, cwd=cwd, timeout=timeout, env={"K8S_AGENT_TRACE_DIR": "traces", **(env or {})}
     )
 
 

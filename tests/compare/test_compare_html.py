@@ -7,8 +7,6 @@ the test reads the DOM it produced (after the page's script ran) and takes a scr
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from collections import Counter
 from collections.abc import Sequence
 from html.parser import HTMLParser
@@ -20,19 +18,8 @@ from k8s_agent import charts
 from k8s_agent.compare import render
 from k8s_agent.compare_report import Comparison
 from k8s_agent_harness.events import Event
+from tests.browser import CHROMIUM, chromium, colour_pixels
 
-CHROMIUM = shutil.which("chromium")
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-)
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
@@ -67,17 +54,6 @@ class Entries(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag not in VOID and self.stack:
             self.stack.pop()
-
-
-def chromium(page: Path, profile: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    assert CHROMIUM is not None
-    return subprocess.run(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *options, page.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -145,17 +121,6 @@ def test_headless_chromium_renders_two_timelines_per_scenario_with_every_turn_an
     if charts.available():  # the charts are drawn in each implementation's colour, not left blank
         assert colour_pixels(screenshot, charts.colour("handwritten")) > 500
         assert colour_pixels(screenshot, charts.colour("sdk")) > 500
-
-
-def colour_pixels(png: Path, colour: str, tolerance: int = 40) -> int:
-    """How many pixels of a screenshot are close to `colour` (#rrggbb)."""
-    from PIL import Image
-
-    wanted = tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
-    with Image.open(png) as image:
-        rgb = image.convert("RGB")
-        counts = rgb.getcolors(rgb.width * rgb.height) or []
-    return sum(n for n, p in counts if all(abs(a - b) <= tolerance for a, b in zip(p, wanted, strict=True)))
 
 
 def test_the_timelines_show_each_tool_outcome_and_guardrail(page: str) -> None:

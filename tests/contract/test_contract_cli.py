@@ -8,7 +8,6 @@ SDK's verdicts are what its defaults do, each with the evidence the judge found 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -21,7 +20,8 @@ from typing import Any
 import pytest
 
 from k8s_agent.scenarios import REPORT
-from tests.compare.test_compare_html import CHROMIUM, chromium
+from tests.browser import CHROMIUM, chromium
+from tests.processes import alive, clean_env, k8s_agent
 
 SUBJECTS = ("handwritten", "sdk", "plain-sdk")
 
@@ -34,16 +34,7 @@ class Ran:
 
 
 def contract(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "k8s_agent", "contract", *args],
-        cwd=cwd,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return k8s_agent("contract", *args, cwd=cwd, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +167,7 @@ time.sleep(120)
 def test_ctrl_c_ends_the_run_with_130_and_kills_the_subject_and_its_children(tmp_path: Path) -> None:
     (tmp_path / "agent.py").write_text(SLOW_AGENT)
     pids = tmp_path / "pids"
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    clean = clean_env()
     process = subprocess.Popen(
         [sys.executable, "-m", "k8s_agent", "contract", "--scenario", "c9-tool-failure",
          "--agent-cmd", f"{sys.executable} {tmp_path / 'agent.py'} {pids}", "-q"],
@@ -200,12 +191,3 @@ def test_ctrl_c_ends_the_run_with_130_and_kills_the_subject_and_its_children(tmp
             break
         time.sleep(0.05)
     assert not alive(child)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    status = Path(f"/proc/{pid}/stat")
-    return not (status.exists() and status.read_text().split(")")[-1].split()[0] == "Z")  # a zombie is dead

@@ -4,8 +4,6 @@ as headless Chromium renders them; and the plain tables with one line when matpl
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +13,7 @@ from k8s_agent import charts
 from k8s_agent.eval.corpus import load_corpus
 from k8s_agent.eval.report import EvalReport, build, html
 from k8s_agent.eval.score import METRICS
-
-CHROMIUM = shutil.which("chromium")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking")
+from tests.browser import CHROMIUM, chromium, colour_pixels
 
 
 def record(impl: str, incident: str, solved: bool) -> dict[str, Any]:
@@ -43,27 +39,6 @@ def report() -> EvalReport:
     records = [record("handwritten", i.id, True) for i in incidents]
     records += [record("sdk", i.id, n != 0) for n, i in enumerate(incidents)]  # the sdk misses the first
     return build(records, incidents)
-
-
-def chromium(page: Path, profile: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    assert CHROMIUM is not None
-    return subprocess.run(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *options, page.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-
-
-def colour_pixels(png: Path, colour: str, tolerance: int = 40) -> int:
-    from PIL import Image
-
-    wanted = tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
-    with Image.open(png) as image:
-        rgb = image.convert("RGB")
-        counts = rgb.getcolors(rgb.width * rgb.height) or []
-    return sum(n for n, p in counts if all(abs(a - b) <= tolerance for a, b in zip(p, wanted, strict=True)))
 
 
 @pytest.mark.skipif(not charts.available(), reason=charts.NOTE)

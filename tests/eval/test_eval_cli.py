@@ -7,7 +7,6 @@ entry), so these tests do not depend on the shipped corpus; `test_shipped_corpus
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -23,7 +22,8 @@ import pytest
 from k8s_agent.scenarios import LOG_LINE, PAYMENT, finding, report_json
 from k8s_agent_mock_cluster import default_fixture_path
 from k8s_agent_scripted_llm import HttpError, ScriptedModelServer, Step, call, offline_model, text
-from tests.compare.test_compare_html import CHROMIUM, chromium
+from tests.browser import CHROMIUM, chromium
+from tests.processes import clean_env, k8s_agent, running
 
 PRODUCTION = [
     ("payment-service-6f7b8d9c0-ghi56", "crash_config", LOG_LINE),
@@ -54,14 +54,6 @@ def write_corpus(root: Path) -> Path:
     (root / "broken-entry").mkdir()
     (root / "broken-entry" / "cluster.json").write_text("{not json")
     return root
-
-
-def k8s_agent(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "k8s_agent", *args],
-        cwd=cwd, env=clean, capture_output=True, text=True, timeout=timeout, check=False,
-    )  # fmt: skip
 
 
 def records(path: Path) -> list[dict[str, Any]]:
@@ -276,16 +268,8 @@ def test_headless_chromium_renders_the_scores_and_the_drill_down(
 
 
 def mock_servers_of(corpus: Path) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            except OSError:
-                continue
-            if "k8s_agent_mock_cluster" in command and str(corpus) in command:
-                found.append(int(entry.name))
-    return found
+    """Mock cluster servers still running on this corpus's fixtures."""
+    return running(f"k8s_agent_mock_cluster.*{corpus}")
 
 
 @pytest.fixture
@@ -296,7 +280,7 @@ def slow_corpus(tmp_path: Path) -> Iterator[Path]:
 def test_ctrl_c_leaves_no_mock_cluster_running_and_a_results_file_resume_continues(
     slow_corpus: Path, tmp_path: Path
 ) -> None:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    clean = clean_env()
     process = subprocess.Popen(
         [sys.executable, "-m", "k8s_agent", "eval", "--corpus", str(slow_corpus), "--repeat", "6",
          "--concurrency", "4", "--results", "r.jsonl", "-q"],
@@ -330,3 +314,26 @@ def test_ctrl_c_leaves_no_mock_cluster_running_and_a_results_file_resume_continu
         r for r in records(tmp_path / "r.jsonl") if r["key"].startswith("handwritten|offline|default-staging")
     ]
     assert sorted(r["repeat"] for r in staging) == list(range(1, 7))
+
+
+def test_a_report_file_that_cannot_be_written_is_one_line_exit_2_and_stdout_still_gets_the_report(
+    offline: tuple[subprocess.CompletedProcess[str], Path], corpus: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    shutil.copy(offline[1] / "r.jsonl", tmp_path / "r.jsonl")
+
+    done = k8s_agent(
+        "eval",
+        "report",
+        "r.jsonl",
+        "--corpus",
+        str(corpus),
+        "--out",
+        "a-file/r.html",
+        "--out",
+        "r.json",
+        cwd=tmp_path,
+    )
+
+    assert done.returncode == 2 and "error: cannot write a-file/r.html" in done.stderr, done.stderr
+    assert "| default-production |" in done.stdout and (tmp_path / "r.json").is_file()  # nothing else lost

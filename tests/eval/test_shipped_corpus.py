@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.eval.test_eval_cli import k8s_agent, records
+from tests.eval.test_eval_cli import records
+from tests.processes import k8s_agent
 
 INCIDENTS = (
     "crashloop-missing-env",

@@ -1,0 +1,44 @@
+"""Running `k8s-agent` as a user does (a subprocess with no key and no endpoint in its environment),
+and finding the processes a run may have left behind (through `pgrep`/`ps`, not by reading files)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This environment without keys, endpoints or k8s-agent settings, plus `extra`."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    clean.update(extra or {})
+    return clean
+
+
+def k8s_agent(
+    *args: str, cwd: Path, timeout: float = 300, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m k8s_agent ARGS` in `cwd`, with a clean environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "k8s_agent", *args],
+        cwd=cwd,
+        env=clean_env(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def running(pattern: str) -> list[int]:
+    """The live (not zombie) processes but this one whose command line matches `pattern` (pgrep -f)."""
+    found = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True, check=False)
+    return [int(pid) for pid in found.stdout.split() if int(pid) != os.getpid() and alive(int(pid))]
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, killed and waiting for its parent, does not)."""
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True, check=False)
+    return state.returncode == 0 and not state.stdout.strip().startswith("Z")
