@@ -47,8 +47,12 @@ GROUP_TITLES = {
     "output": "output",
 }
 
+EXIT_UNVERIFIED = 6
+"""`ask`: the report was written, but stayed unverified after its correction turn."""
+
 EXIT_CODES = """\
-exit codes: 0 report written, 2 bad input or configuration, 3 model endpoint failed,
+exit codes: 0 report written and verified, 6 report written but not verified (0 with
+            --accept-unverified), 2 bad input or configuration, 3 model endpoint failed,
             4 MCP server failed to start, 1 internal error, 130 interrupted"""
 
 
@@ -148,6 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--markdown",
         action="store_true",
         help="print the report as markdown, for a ticket (each quote marked verified or not)",
+    )
+    ask.add_argument(
+        "--accept-unverified",
+        action="store_true",
+        help=f"exit 0 even when the report stays unverified after its correction turn (by default: exit "
+        f"{EXIT_UNVERIFIED}, the report still printed, marked, and in the trace)",
     )
     ask.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     ask.set_defaults(handler=cmd_ask)
@@ -263,6 +273,13 @@ def _ask(args: argparse.Namespace) -> int:
         print(render_markdown(result), end="")
     else:
         print(render(result))
+    if result.unverified and not args.accept_unverified:
+        print(
+            f"k8s-agent: the report is not verified (exit {EXIT_UNVERIFIED}): what did not check out is "
+            "marked in it; --accept-unverified exits 0 for such reports",
+            file=sys.stderr,
+        )
+        return EXIT_UNVERIFIED
     return 0
 
 

@@ -32,6 +32,10 @@ MAX_LINE_SHOWN = 300
 MAX_MATCHES = 200
 MIN_RESULT_BYTES = 2048
 """However small the budget, an excerpt keeps this much."""
+MAX_ANSWER_BYTES = 32_768
+"""A text answer of the model kept in the conversation (a report sent back for correction) is cut
+to this, or to ANSWER_SHARE of the budget if less: the tool results its quotes come from keep the room."""
+ANSWER_SHARE = 4
 MIN_COMPACT_BYTES = 1024
 """Entries smaller than this are never made stubs (a stub is not much smaller); they leave with their turn."""
 
@@ -61,6 +65,11 @@ class Budget:
     def result_bytes(self) -> int:
         """Bytes one tool result may take before it is excerpted; 0 means unlimited."""
         return max(MIN_RESULT_BYTES, self.request_bytes // RESULT_SHARE) if self.tokens else 0
+
+    @property
+    def answer_bytes(self) -> int:
+        """Bytes of one text answer of the model kept in the conversation; 0 means unlimited."""
+        return min(MAX_ANSWER_BYTES, self.request_bytes // ANSWER_SHARE) if self.tokens else 0
 
     @property
     def target_bytes(self) -> int:
@@ -272,6 +281,20 @@ class Plan:
     """Entries (by index) replaced by a stub or a cut text."""
     dropped: frozenset[int] = frozenset()
     """Whole turns (by number) left out, one note standing for them."""
+    clipped: frozenset[int] = frozenset()
+    """Text answers (by index) longer than the budget keeps of one: cut to their start."""
+    clip_bytes: int = 0
+
+    @property
+    def changed(self) -> list[int]:
+        """The entries (by index) that go on the wire changed, in order."""
+        return sorted(self.compacted | self.clipped)
+
+    def rewrite(self, number: int, entry: Entry, store: ResultStore) -> str:
+        """What the entry becomes on the wire: its stub or cut text, or its clipped start."""
+        if number in self.compacted:
+            return replacement(entry, store)
+        return clipped_answer(entry.text, self.clip_bytes)
 
 
 def wire_size(text: str) -> int:
@@ -298,6 +321,14 @@ def plan(entries: Sequence[Entry], fixed: int, budget: Budget) -> Plan:
     latest = turns[-1] if turns else None
     compacted: set[int] = set()
     dropped: set[int] = set()
+    clipped: set[int] = set()
+    limit = budget.answer_bytes
+    for index, entry in enumerate(entries):  # first: answers longer than one may be, whatever the total
+        if entry.kind == TEXT and entry.size > limit + CLIP_NOTE_BYTES:
+            clipped.add(index)
+            smaller = PIECE_OVERHEAD + limit + CLIP_NOTE_BYTES
+            total -= sizes[index] - smaller
+            sizes[index] = smaller
 
     def compact(only_latest: bool) -> None:
         nonlocal total
@@ -330,9 +361,20 @@ def plan(entries: Sequence[Entry], fixed: int, budget: Budget) -> Plan:
             f"{tokens_of(total):,} tokens, more than the context budget of {budget.tokens:,} leaves room "
             "for: raise --context-budget (or lower --max-calls-per-turn)"
         )
-    return Plan(
-        frozenset(compacted - {i for i, e in enumerate(entries) if e.turn in dropped}), frozenset(dropped)
-    )
+    gone = {i for i, e in enumerate(entries) if e.turn in dropped}
+    return Plan(frozenset(compacted - gone), frozenset(dropped), frozenset(clipped - gone - compacted), limit)
+
+
+CLIP_NOTE_BYTES = 160
+
+
+def clipped_answer(text: str, limit: int) -> str:
+    """The start of a long answer, at most `limit` bytes on the wire, and a note of what was cut."""
+    head = text[:limit]
+    while head and wire_size(head) > limit:
+        head = head[: max(0, len(head) - (wire_size(head) - limit))]
+    more = size_of(text) - size_of(head)
+    return f"{head}\n[... {more:,} more bytes of this answer, cut to keep the conversation within the context budget]"
 
 
 def _stub_size(entry: Entry) -> int:
@@ -419,12 +461,12 @@ def compact_chat(
             places.append((index, None))
         turn_of[index] = turn
     decided = plan(entries, fixed, budget)
-    if not decided.compacted and not decided.dropped:
+    if not decided.changed and not decided.dropped:
         return list(messages)
     wire = [dict(message) for message in messages]
-    for number in sorted(decided.compacted):
+    for number in decided.changed:
         entry, (at, slot) = entries[number], places[number]
-        text = replacement(entry, store)
+        text = decided.rewrite(number, entry, store)
         if entry.kind == ARGUMENTS and slot is not None:
             tool_calls = [dict(call) for call in wire[at]["tool_calls"]]
             tool_calls[slot] = {

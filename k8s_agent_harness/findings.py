@@ -19,14 +19,44 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
-REPORT_SCHEMA_VERSION = 1
+from k8s_agent_harness.context import MAX_ANSWER_BYTES
+from k8s_agent_harness.provenance import (
+    MIN_LINE_CHARACTERS,
+    MIN_QUOTE_CHARACTERS,
+    Reading,
+    Resource,
+    Source,
+    normalised,
+    sources_of,
+)
+from k8s_agent_harness.redact import one_line
+
+REPORT_SCHEMA_VERSION = 2
+
+# Limits of the report, so that an oversized one is a schema error the correction turn names.
+MAX_FINDINGS = 30
+MAX_QUOTES = 8
+MAX_QUOTE_CHARACTERS = 1000
+MAX_NAME_CHARACTERS = 253
+"""A Kubernetes object name (a DNS subdomain) is at most 253 characters."""
+MAX_NAMESPACE_CHARACTERS = 63
+MAX_STATUS_CHARACTERS = 200
+MAX_SENTENCE_CHARACTERS = 1000
+"""An explanation or a fix."""
+MAX_SCOPE_CHARACTERS = 300
+MAX_UNCHECKED = 20
+MAX_UNCHECKED_CHARACTERS = 1000
+MAX_REPORT_BYTES = MAX_ANSWER_BYTES
+"""The report as the model writes it (UTF-8), whatever its fields: one bound for the terminal, the
+trace and the correction turn's context (where a longer answer is cut to it)."""
 
 
 class Cause(StrEnum):
@@ -69,40 +99,87 @@ class Cause(StrEnum):
     UNKNOWN = "unknown"
 
 
+class QuoteCheck(StrEnum):
+    """What the harness found a quote to be (set by the harness)."""
+
+    VERIFIED = "verified"
+    """In a successful result of a cluster tool, about this finding's resource, with information of its own."""
+    NOT_FOUND = "not_found"
+    """In no tool result of this run."""
+    ERROR_TEXT = "error_text"
+    """Only in the error message of a failed call: what the call was asked, not the cluster's state."""
+    OTHER_RESOURCE = "other_resource"
+    """In a result, but one about another resource than the finding's."""
+    TOO_SHORT = "too_short"
+    """Too little of its own to be evidence (`ok`, `1`), or only what the call itself was asked."""
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="ignore")
+
+
+def _without(data: Any, *harness_fields: str) -> Any:
+    """The model's input without the fields only the harness sets (a model cannot mark itself verified)."""
+    if isinstance(data, dict):
+        return {key: value for key, value in data.items() if key not in harness_fields}
+    return data
 
 
 class Quote(_Model):
     """A line of evidence, copied verbatim from a tool result of this run."""
 
-    text: str = Field(description="The exact text as it appears in the tool result.")
-    call_id: str | None = Field(default=None, description="The id of the tool call whose result it is from.")
-    tool: str | None = Field(default=None, description="That tool's name.")
-    verified: bool | None = Field(default=None, description="Set by the harness, not by the model.")
+    text: str = Field(
+        max_length=MAX_QUOTE_CHARACTERS, description="The exact text as it appears in the tool result."
+    )
+    call_id: str | None = Field(
+        default=None, max_length=200, description="The id of the tool call whose result it is from."
+    )
+    tool: str | None = Field(default=None, max_length=200, description="That tool's name.")
+    verified: SkipJsonSchema[bool | None] = None
+    """Set by the harness: whether the quote is evidence for its finding."""
+    check: SkipJsonSchema[QuoteCheck | None] = None
+    """Set by the harness: what the quote was found to be."""
+    about: SkipJsonSchema[str | None] = None
+    """Set by the harness: the resource a quote of another resource's result is about."""
+
+    _harness = model_validator(mode="before")(lambda data: _without(data, "verified", "check", "about"))
 
 
 class Finding(_Model):
     """One unhealthy resource."""
 
     kind: Literal["pod", "node", "deployment", "job", "pvc", "service", "other"] = "pod"
-    name: str
-    namespace: str | None = None
+    name: str = Field(max_length=MAX_NAME_CHARACTERS)
+    namespace: str | None = Field(default=None, max_length=MAX_NAMESPACE_CHARACTERS)
     status: str = Field(
-        description="As the tools show it: CrashLoopBackOff, Pending, NotReady, READY 0/1, ..."
+        max_length=MAX_STATUS_CHARACTERS,
+        description="As the tools show it: CrashLoopBackOff, Pending, NotReady, READY 0/1, ...",
     )
     cause: Cause
-    explanation: str = Field(description="One sentence: why, in the evidence's terms.")
-    evidence: list[Quote] = Field(min_length=1)
-    fix: str
-    name_verified: bool | None = Field(default=None, description="Set by the harness, not by the model.")
+    explanation: str = Field(
+        max_length=MAX_SENTENCE_CHARACTERS, description="One sentence: why, in the evidence's terms."
+    )
+    evidence: list[Quote] = Field(min_length=1, max_length=MAX_QUOTES)
+    fix: str = Field(max_length=MAX_SENTENCE_CHARACTERS)
+    name_verified: SkipJsonSchema[bool | None] = None
+    """Set by the harness: whether a tool showed this resource, of this kind, in this namespace."""
+    status_verified: SkipJsonSchema[bool | None] = None
+    """Set by the harness: whether the status is what the tools showed for it."""
+
+    _harness = model_validator(mode="before")(lambda data: _without(data, "name_verified", "status_verified"))
 
 
 class Healthy(_Model):
     """The healthy resources: how many, and a few names at most."""
 
     count: int = Field(ge=0)
-    examples: list[str] = Field(default_factory=list, max_length=5)
+    examples: list[Annotated[str, Field(max_length=MAX_NAME_CHARACTERS)]] = Field(
+        default_factory=list, max_length=5
+    )
+    unverified_examples: SkipJsonSchema[list[str] | None] = None
+    """Set by the harness: the examples that name nothing a tool showed."""
+
+    _harness = model_validator(mode="before")(lambda data: _without(data, "unverified_examples"))
 
 
 class HealthReport(_Model):
@@ -111,10 +188,14 @@ class HealthReport(_Model):
     schema_version: int = Field(
         default=REPORT_SCHEMA_VERSION, description="Set by the harness: the version of this schema."
     )
-    scope: str = Field(description="What was checked, e.g. 'pods in namespace production'.")
-    findings: list[Finding] = Field(default_factory=list)
+    scope: str = Field(
+        max_length=MAX_SCOPE_CHARACTERS, description="What was checked, e.g. 'pods in namespace production'."
+    )
+    findings: list[Finding] = Field(default_factory=list, max_length=MAX_FINDINGS)
     healthy: Healthy = Field(default_factory=lambda: Healthy(count=0))
-    unchecked: list[str] = Field(default_factory=list, description="What could not be checked, and why.")
+    unchecked: list[Annotated[str, Field(max_length=MAX_UNCHECKED_CHARACTERS)]] = Field(
+        default_factory=list, max_length=MAX_UNCHECKED, description="What could not be checked, and why."
+    )
 
 
 REPORT_ADAPTER: TypeAdapter[HealthReport] = TypeAdapter(HealthReport)
@@ -137,6 +218,13 @@ _FENCE = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.S)
 
 def parse_report(text: str) -> tuple[HealthReport | None, str | None]:
     """The report in an answer (bare JSON, or JSON in a ``` fence), or why there is none."""
+    size = len(text.encode("utf-8", "replace"))
+    if size > MAX_REPORT_BYTES:
+        return None, (
+            f"the report is {size:,} bytes, more than the limit of {MAX_REPORT_BYTES:,}: at most "
+            f"{MAX_FINDINGS} findings, each with a one-sentence explanation and fix and at most {MAX_QUOTES} "
+            "quotes of a line each"
+        )
     candidate = text.strip()
     fenced = _FENCE.search(candidate)
     if fenced:
@@ -161,11 +249,6 @@ def parse_report(text: str) -> tuple[HealthReport | None, str | None]:
 # -- verification -------------------------------------------------------------------------------------
 
 
-def normalised(text: str) -> str:
-    """Whitespace collapsed, for comparing a quote with the tool results it claims to come from."""
-    return " ".join(text.split())
-
-
 @dataclass
 class Verification:
     """The harness's check of a report: what is verified, and what is not (with the reason)."""
@@ -175,140 +258,327 @@ class Verification:
 
     @property
     def verified(self) -> bool:
-        """Whether every quote and every finding's name checked out."""
+        """Whether every quote, name, namespace, status and example checked out."""
         return not self.problems
 
     @property
     def unverified_names(self) -> list[str]:
-        """The findings' names that no tool returned."""
+        """The findings' names that no tool showed as a resource of their kind and namespace."""
         return [finding.name for finding in self.report.findings if finding.name_verified is False]
 
 
-def _readings(text: str) -> list[str]:
-    """A result as the model may read it: the text, and for JSON the decoded strings in it (a quote
-    of a JSON value is of its text, not of its escapes), each whitespace-normalised."""
-    readings = [normalised(text)]
-    if text.lstrip()[:1] in ("{", "["):
-        try:
-            data = json.loads(text)
-        except ValueError:
-            return readings
-        leaves: list[str] = []
-        stack = [data]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, dict):
-                stack.extend(item.values())
-            elif isinstance(item, list):
-                stack.extend(item)
-            elif isinstance(item, str):
-                leaves.append(normalised(item))
-        readings.append("\n".join(reversed(leaves)))
-    return readings
+# Status words the tools print in lowercase too (`phase: running`): a status must match them as well.
+_STATUS_WORDS = frozenset(
+    """
+    running pending succeeded failed unknown completed crashloopbackoff error oomkilled evicted
+    imagepullbackoff errimagepull invalidimagename containercreating createcontainerconfigerror
+    createcontainererror runcontainererror terminating notready ready schedulingdisabled
+    backoff unschedulable deadlineexceeded backofflimitexceeded preempted nodelost
+    """.split()
+)
+_STATUS_TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9:/._+-]*[A-Za-z0-9])?")
+_TOKEN_EDGE = "A-Za-z0-9.:/_-"
 
 
-def _names(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![A-Za-z0-9-]){re.escape(name)}(?![A-Za-z0-9-])")
+def _claims(status: str) -> list[str]:
+    """What a status states that the tools must have shown: words with a capital or a digit
+    (`CrashLoopBackOff`, `READY`, `0/1`, `14`) and status words in any case (`running`)."""
+    found: dict[str, None] = {}
+    for token in _STATUS_TOKEN.findall(status):
+        if any(c.isdigit() or c.isupper() for c in token) or token.lower() in _STATUS_WORDS:
+            found[token] = None
+    return list(found)
+
+
+def _shows(facts: str, claim: str) -> bool:
+    return (
+        re.search(rf"(?<![{_TOKEN_EDGE}]){re.escape(claim)}(?![{_TOKEN_EDGE}])", facts, re.IGNORECASE)
+        is not None
+    )
+
+
+def _kinds_match(finding_kind: str, shown: str | None) -> bool:
+    """A finding of kind `other` is any resource; the others must be of their kind (or of a kind the
+    result does not say). Namespaces are never findings: their trouble is their pods'."""
+    if shown == "namespace":
+        return False
+    return finding_kind == "other" or shown is None or shown == finding_kind
+
+
+_RANK = {
+    QuoteCheck.VERIFIED: 0,
+    QuoteCheck.OTHER_RESOURCE: 1,
+    QuoteCheck.TOO_SHORT: 2,
+    QuoteCheck.ERROR_TEXT: 3,
+    QuoteCheck.NOT_FOUND: 4,
+}
 
 
 def verify(report: HealthReport, results: Sequence[Any]) -> Verification:
-    """Check every quote and every finding's name against the tool results of the run.
+    """Check a report against the run's tool results, by their provenance (provenance.py).
 
-    `results` are the run's tool results (`grounding.ToolText`: call id, tool, text). A quote is
-    verified when its text, whitespace normalised, appears in one of them; its `call_id` and
-    `tool` are then set to the result it was found in (the cited call first), so the report shows
-    where the text really is. A finding's name is verified when a result, or the arguments of a
-    successful call, name it as a whole word.
-    Each failure is listed, in words the correction turn can send back.
+    `results` are `provenance.Source`s, or the `grounding.ToolText`s they are made from. For each
+    finding: its name must be a resource a successful result showed, of its kind, in the
+    namespace it claims; its status must be what those results showed for it; each quote must be
+    text of a successful result (never a failed call's error, never the harness's search tool's
+    own words) about that resource, with information beyond what the call was asked. A quote's
+    `call_id` and `tool` are set to where the text really is. The healthy examples must be
+    resources a tool showed. Each failure is listed, in words the correction turn sends back.
     """
-    sources = [(str(r.call_id), str(r.tool), _readings(str(r.text))) for r in results]
-    named = [
-        *(reading for _, _, readings in sources for reading in readings),
-        *(r.arguments for r in results),
-    ]
+    known = (
+        [r for r in results if isinstance(r, Source)]
+        if all(isinstance(r, Source) for r in results)
+        else sources_of(results)
+    )
     checked = report.model_copy(deep=True, update={"schema_version": REPORT_SCHEMA_VERSION})
     problems: list[str] = []
     for finding in checked.findings:
-        pattern = _names(finding.name.strip()) if finding.name.strip() else None
-        finding.name_verified = pattern is not None and any(pattern.search(text) for text in named if text)
-        if not finding.name_verified:
-            problems.append(f"finding {finding.name!r} names a {finding.kind} that no tool returned")
+        problems += _check_resource(finding, known)
         for quote in finding.evidence:
-            text = normalised(quote.text)
-            found = None
-            if text:
-                cited = [s for s in sources if s[0] == quote.call_id]
-                others = [s for s in sources if s[0] != quote.call_id]
-                found = next((s for s in [*cited, *others] if any(text in reading for reading in s[2])), None)
-            quote.verified = found is not None
-            if found is not None:
-                quote.call_id, quote.tool = found[0] or quote.call_id, found[1] or quote.tool
-            else:
-                problems.append(
-                    f"the quote {_clip(quote.text)!r} (finding {finding.name}) appears in no tool result of this run"
-                )
+            problem = _check_quote(quote, finding, known)
+            if problem:
+                problems.append(problem)
+    shown = {sighting.resource.name for source in known for sighting in source.sightings}
+    unknown = [example for example in checked.healthy.examples if example.strip() not in shown]
+    checked.healthy.unverified_examples = unknown
+    problems += [f"the healthy example {_clip(example)!r} names nothing a tool showed" for example in unknown]
     return Verification(checked, problems)
 
 
+def _check_resource(finding: Finding, sources: Sequence[Source]) -> list[str]:
+    """The finding's name, namespace and status against what the results showed; its marks set."""
+    name = finding.name.strip()
+    namespace = (finding.namespace or "").strip() or None
+    label = f"finding {_clip(finding.name)!r}"
+    seen = [
+        sighting
+        for source in sources
+        for sighting in source.sightings
+        if sighting.resource.name == name and _kinds_match(finding.kind, sighting.resource.kind)
+    ]
+    finding.status_verified = None
+    if not name or not seen:
+        finding.name_verified = False
+        return [
+            f"{label} names a {finding.kind} that no tool returned as a resource (a listing row, a describe header or an "
+            "event's object)"
+        ]
+    if namespace is not None and finding.kind != "node":
+        there = [sighting for sighting in seen if sighting.resource.namespace == namespace]
+        if not there:
+            finding.name_verified = False
+            elsewhere = sorted({s.resource.namespace for s in seen if s.resource.namespace})
+            shown = f"only in namespace {', '.join(elsewhere)}" if elsewhere else "with no namespace"
+            return [f"{label} says namespace {_clip(namespace)!r}, but the tools showed {name} {shown}"]
+        seen = there
+    finding.name_verified = True
+    facts = "\n".join(dict.fromkeys(sighting.facts for sighting in seen))
+    claims = _claims(finding.status)
+    missing = [claim for claim in claims if not _shows(facts, claim)]
+    finding.status_verified = bool(claims) and not missing
+    if not claims:
+        return [
+            f"the status {_clip(finding.status)!r} of {label} states nothing the tools showed: write it as "
+            "they show it (e.g. CrashLoopBackOff, READY 0/1, 14 restarts)"
+        ]
+    if missing:
+        listed = ", ".join(repr(claim) for claim in missing)
+        return [
+            f"the status {_clip(finding.status)!r} of {label} is not what the tools showed for it: {listed} "
+            f"in nothing they showed about {finding.kind} {name}"
+        ]
+    return []
+
+
+def _check_quote(quote: Quote, finding: Finding, sources: Sequence[Source]) -> str | None:
+    """Find the quote where it is evidence for this finding; mark it; the problem, if any."""
+    text = normalised(quote.text)
+    best: tuple[QuoteCheck, Source | None, str | None] = (QuoteCheck.NOT_FOUND, None, None)
+    where: Source | None
+    if text:
+        cited = [source for source in sources if source.call_id == quote.call_id]
+        others = [source for source in sources if source.call_id != quote.call_id]
+        for source in [*cited, *others]:
+            found = _find(text, source, finding)
+            if found is not None and _RANK[found[0]] < _RANK[best[0]]:
+                best = (found[0], source, found[1])
+                if found[0] is QuoteCheck.VERIFIED:
+                    break
+    check, where, about_what = best
+    quote.check, quote.verified = check, check is QuoteCheck.VERIFIED
+    quote.about = about_what if check is QuoteCheck.OTHER_RESOURCE else None
+    if where is not None:
+        quote.call_id, quote.tool = where.call_id or quote.call_id, where.tool or quote.tool
+    said = f"the quote {_clip(quote.text)!r} (finding {_clip(finding.name, 80)})"
+    if check is QuoteCheck.VERIFIED:
+        return None
+    if check is QuoteCheck.NOT_FOUND:
+        return f"{said} appears in no tool result of this run"
+    if check is QuoteCheck.ERROR_TEXT:
+        return (
+            f"{said} is only in the error of a failed call ({quote.tool}): an error says what the call was "
+            "asked, not what the cluster shows; quote a successful result"
+        )
+    if check is QuoteCheck.TOO_SHORT:
+        return (
+            f"{said} is too short to be evidence: quote a whole line of the result, or at least "
+            f"{MIN_QUOTE_CHARACTERS} letters or digits of it beyond what the call itself was asked"
+        )
+    resource = f"{finding.kind} {_clip(finding.name, 80)}"
+    where = (
+        f"a result about {about_what}, not about {resource}" if about_what else f"no result about {resource}"
+    )
+    return f"{said} is from {where}: quote what the tools showed for it"
+
+
+def _find(text: str, source: Source, finding: Finding) -> tuple[QuoteCheck, str | None] | None:
+    """The best the quote can be in this source for this finding, or None if it is not there."""
+    name = finding.name.strip()
+    namespace = (finding.namespace or "").strip() or None
+    best: tuple[QuoteCheck, str | None] | None = None
+    for reading in source.readings:
+        for start, end in reading.occurrences(text):
+            if not source.ok:
+                found: tuple[QuoteCheck, str | None] = (QuoteCheck.ERROR_TEXT, None)
+            elif not _informative(reading, start, end):
+                found = (QuoteCheck.TOO_SHORT, None)
+            elif source.calls_it(name, namespace) or any(
+                record.is_about(name, finding.kind) for record in reading.records_of(start, end)
+            ):
+                return QuoteCheck.VERIFIED, None
+            else:
+                found = (QuoteCheck.OTHER_RESOURCE, _subject(source, reading, start, end))
+            if best is None or _RANK[found[0]] < _RANK[best[0]]:
+                best = found
+    return best
+
+
+def _informative(reading: Reading, start: int, end: int) -> bool:
+    own = reading.own_characters(start, end)
+    return own >= MIN_QUOTE_CHARACTERS or (own >= MIN_LINE_CHARACTERS and reading.whole_line(start, end))
+
+
+def _subject(source: Source, reading: Reading, start: int, end: int) -> str | None:
+    """What the text is about, to say whose evidence a quote is: its record's subject, else what the
+    call named."""
+    for record in reading.records_of(start, end):
+        if record.subjects:
+            return str(record.subjects[0])
+    if source.named:
+        name, namespace = source.named[0]
+        return str(Resource(source.kind, name, namespace))
+    return None
+
+
 def _clip(text: str, width: int = 160) -> str:
-    line = " ".join(text.split())
+    """A text on one line, cut to `width` characters (control characters escaped)."""
+    line = one_line(normalised(text))
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
 # -- rendering ----------------------------------------------------------------------------------------
 
 
-def _mark(verified: bool | None) -> str:
-    return "✓" if verified else "✗ unverified"
+def _mark(quote: Quote) -> str:
+    """How a quote is marked: ✓, or ✗ unverified with what it was found to be."""
+    if quote.verified:
+        return "✓"
+    match quote.check:
+        case QuoteCheck.NOT_FOUND:
+            why = "in no tool result"
+        case QuoteCheck.ERROR_TEXT:
+            why = "error text of a failed call, not evidence"
+        case QuoteCheck.OTHER_RESOURCE:
+            why = f"about {one_line(quote.about or 'another resource')}, not this one"
+        case QuoteCheck.TOO_SHORT:
+            why = "too short to be evidence"
+        case _:
+            return "✗ unverified"
+    return f"✗ unverified ({why})"
+
+
+def _notes(finding: Finding) -> str:
+    """What did not check out about a finding's resource, after its line."""
+    notes = []
+    if finding.name_verified is False:
+        notes.append(
+            f"[no tool showed this {finding.kind}" + (" in this namespace]" if finding.namespace else "]")
+        )
+    if finding.status_verified is False:
+        notes.append("[status not what the tools showed]")
+    return "".join(f"  {note}" for note in notes)
+
+
+def _quoted(text: str) -> str:
+    """A quote on one line, as written: line breaks, control and invisible characters escaped."""
+    return one_line(text.strip())
 
 
 def render_text(report: HealthReport, header: str = "") -> str:
-    """The report for the terminal: each quote marked verified (✓) or not."""
-    lines = [header or f"Health report: {report.scope}", ""]
+    """The report for the terminal: each quote marked verified (✓) or not; every field on its line."""
+    lines = [one_line(header or f"Health report: {report.scope}"), ""]
     lines.append(f"{len(report.findings):,} unhealthy, {report.healthy.count:,} healthy.")
     for number, finding in enumerate(report.findings, start=1):
-        where = f" ({finding.namespace})" if finding.namespace else ""
-        name_note = "" if finding.name_verified is not False else "  [no tool returned this name]"
-        lines += ["", f"{number}. {finding.kind} {finding.name}{where}: {finding.status}{name_note}"]
+        where = f" ({one_line(finding.namespace)})" if finding.namespace else ""
+        lines += [
+            "",
+            f"{number}. {finding.kind} {one_line(finding.name)}{where}: {one_line(finding.status)}{_notes(finding)}",
+        ]
         for quote in finding.evidence:
-            source = f"{quote.tool}" if quote.tool else "tool result"
-            lines.append(f"   Evidence ({source}) {_mark(quote.verified)}: {quote.text}")
-        lines += [f"   Cause: {finding.cause.value}: {finding.explanation}", f"   Fix: {finding.fix}"]
+            source = one_line(quote.tool) if quote.tool else "tool result"
+            lines.append(f"   Evidence ({source}) {_mark(quote)}: {_quoted(quote.text)}")
+        lines += [
+            f"   Cause: {finding.cause.value}: {one_line(finding.explanation)}",
+            f"   Fix: {one_line(finding.fix)}",
+        ]
     if report.healthy.count:
-        examples = f", for example {', '.join(report.healthy.examples)}" if report.healthy.examples else ""
-        lines += ["", f"Healthy: {report.healthy.count:,}{examples}."]
+        examples = _examples(report.healthy, one_line)
+        lines += ["", f"Healthy: {report.healthy.count:,}{f', for example {examples}' if examples else ''}."]
     if report.unchecked:
-        lines += ["", "Not checked:", *[f"- {item}" for item in report.unchecked]]
+        lines += ["", "Not checked:", *[f"- {one_line(item)}" for item in report.unchecked]]
     return "\n".join(lines)
 
 
+def _examples(healthy: Healthy, shown: Callable[[str], str]) -> str:
+    """The healthy examples, each as `shown` writes a name, marked when no tool showed it."""
+    unknown = set(healthy.unverified_examples or ())
+    return ", ".join(
+        shown(example) + (" [no tool showed it]" if example in unknown else "")
+        for example in healthy.examples
+    )
+
+
 def render_markdown(report: HealthReport, title: str = "Health report") -> str:
-    """The report as markdown, for a ticket."""
-    lines = [f"## {title}: {report.scope}", ""]
+    """The report as markdown, for a ticket (every field on its line, as in the terminal)."""
+    lines = [f"## {one_line(title)}: {one_line(report.scope)}", ""]
     lines.append(f"**{len(report.findings):,} unhealthy**, {report.healthy.count:,} healthy.")
     for finding in report.findings:
-        where = f" in `{finding.namespace}`" if finding.namespace else ""
-        lines += ["", f"### {finding.kind} `{finding.name}`{where}: {finding.status}", ""]
-        lines.append(f"- **Cause**: `{finding.cause.value}`: {finding.explanation}")
+        where = f" in {_code(finding.namespace)}" if finding.namespace else ""
+        lines += [
+            "",
+            f"### {finding.kind} {_code(finding.name)}{where}: {one_line(finding.status)}{_notes(finding)}",
+            "",
+        ]
+        lines.append(f"- **Cause**: `{finding.cause.value}`: {one_line(finding.explanation)}")
         for quote in finding.evidence:
-            mark = "verified" if quote.verified else "**unverified**"
-            lines.append(f"- **Evidence** ({quote.tool or 'tool result'}, {mark}): {_code(quote.text)}")
-        lines.append(f"- **Fix**: {finding.fix}")
+            mark = (
+                "verified" if quote.verified else f"**unverified**{_mark(quote).removeprefix('✗ unverified')}"
+            )
+            lines.append(
+                f"- **Evidence** ({one_line(quote.tool or 'tool result')}, {mark}): {_code(quote.text)}"
+            )
+        lines.append(f"- **Fix**: {one_line(finding.fix)}")
     if report.healthy.count:
-        examples = (
-            f" (e.g. {', '.join(f'`{e}`' for e in report.healthy.examples)})"
-            if report.healthy.examples
-            else ""
-        )
-        lines += ["", f"Healthy: {report.healthy.count:,}{examples}."]
+        examples = _examples(report.healthy, _code)
+        lines += ["", f"Healthy: {report.healthy.count:,}{f' (e.g. {examples})' if examples else ''}."]
     if report.unchecked:
-        lines += ["", "Not checked:", *[f"- {item}" for item in report.unchecked]]
+        lines += ["", "Not checked:", *[f"- {one_line(item)}" for item in report.unchecked]]
     return "\n".join(lines) + "\n"
 
 
 def _code(text: str) -> str:
     """A markdown code span of a quote, on one line, fenced with more backticks than it holds."""
-    line = normalised(text)
+    line = one_line(normalised(text))
     fence = "`" * (max((len(run) for run in re.findall(r"`+", line)), default=0) + 1)
     pad = " " if line.startswith("`") or line.endswith("`") else ""
     return f"{fence}{pad}{line}{pad}{fence}"

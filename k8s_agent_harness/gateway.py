@@ -209,7 +209,7 @@ class ToolGateway:
             kind = Outcome.EXECUTED
         else:
             reason = self._recorder.redactor.text(result.failure.reason)
-            self.evidence.add_failure(reason, call_id, name)
+            self.evidence.add_failure(reason, call_id, name, arguments)
             content = prompts.tool_failed(name, reason)
             kind = Outcome.FAILED
             if result.failure.kind == FailureKind.GONE:
@@ -240,7 +240,8 @@ class ToolGateway:
             max_matches=int(arguments.get("max_matches", 50)),
             max_bytes=self.budget.result_bytes,
         )
-        self.evidence.add(content, call_id, name)
+        # No evidence: its lines are copies of stored results (evidence already), its header repeats
+        # the model's own pattern.
         self._cache[signature] = content
         return ToolOutcome(call_id, name, Outcome.EXECUTED, content, fingerprint, arguments)
 

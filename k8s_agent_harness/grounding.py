@@ -38,6 +38,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from k8s_agent_harness.provenance import Source, sources_of
+
 POD = "pod"
 NODE = "node"
 NAMESPACE = "namespace"
@@ -168,40 +170,50 @@ class Mention:
 
 @dataclass(frozen=True)
 class ToolText:
-    """The text of one tool result of the run, with the call it answered: what a quote may cite."""
+    """One tool result of the run with its provenance: the call it answered, and whether it succeeded."""
 
     call_id: str
     tool: str
     text: str
     arguments: str = ""
-    """The call's arguments as JSON, for a successful call: it names what the result is of (a log
-    has no pod name in it, but the call that read it does)."""
+    """The call's arguments as JSON."""
+    ok: bool = True
+    """False for a failed call: `text` is the server's error, which is no evidence of the cluster."""
 
 
 class Evidence:
-    """Everything the tools returned in this run (successful results only), plus the question.
+    """Everything the cluster tools returned in this run, plus the question.
 
-    `results` also keeps, per call, the text the server returned (failures' reasons included):
-    the texts a structured report's quotes are checked against (findings.py).
+    Two views: `text`, the successful results and the question, which prose reports' names are
+    checked against (C5); and `results` / `sources`, every cluster tool result with its provenance
+    (failures included, marked), which a structured report is verified against (findings.py). The
+    harness's own search tool adds nothing: its lines are copies of stored results, already here.
     """
 
     def __init__(self, question: str = "") -> None:
         self._texts: list[str] = [question] if question else []
         self._joined: str | None = None
         self.results: list[ToolText] = []
+        self._sources: list[Source] = []
 
     def add(self, text: str, call_id: str = "", tool: str = "", arguments: Any = None) -> None:
         """Add one successful tool result (and the arguments of the call that returned it)."""
         if text:
             self._texts.append(text)
             self._joined = None
-            named = json.dumps(arguments, ensure_ascii=False) if isinstance(arguments, dict) else ""
-            self.results.append(ToolText(call_id, tool, text, named))
+            self.results.append(ToolText(call_id, tool, text, _arguments(arguments)))
 
-    def add_failure(self, reason: str, call_id: str = "", tool: str = "") -> None:
-        """Add what a failed call's server said (quotable, but names in it do not ground a report)."""
+    def add_failure(self, reason: str, call_id: str = "", tool: str = "", arguments: Any = None) -> None:
+        """Add what a failed call's server said: quotable, shown as error text, never evidence."""
         if reason:
-            self.results.append(ToolText(call_id, tool, reason))
+            self.results.append(ToolText(call_id, tool, reason, _arguments(arguments), ok=False))
+
+    @property
+    def sources(self) -> list[Source]:
+        """The results with their provenance read (each result read once, when first asked for)."""
+        if len(self._sources) < len(self.results):
+            self._sources += sources_of(self.results[len(self._sources) :])
+        return self._sources
 
     @property
     def text(self) -> str:
@@ -221,6 +233,10 @@ class Evidence:
             return mention.name in self.text
         word = rf"(?<![A-Za-z0-9-]){re.escape(mention.name)}(?![A-Za-z0-9-])"
         return re.search(word, self.text) is not None
+
+
+def _arguments(arguments: Any) -> str:
+    return json.dumps(arguments, ensure_ascii=False) if isinstance(arguments, dict) else ""
 
 
 def invented_names(answer: str, evidence: Evidence) -> list[str]:

@@ -158,3 +158,25 @@ def printable(text: str) -> str:
     """Text safe to print: control characters (a log line's terminal escapes, say) shown as `\\x1b`,
     never sent to the terminal. Newlines and tabs stay."""
     return _CONTROL.sub(lambda match: f"\\x{ord(match[0]):02x}", text)
+
+
+# Line breaks, and the invisible characters that reorder or hide text (bidi overrides, zero widths).
+_NOT_ONE_LINE = re.compile(
+    r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+_ESCAPES = {"\n": "\\n", "\r": "\\r"}
+
+
+def one_line(text: str) -> str:
+    """A field that is printed on one line (a name, a status, an explanation), as one line: newlines
+    shown as `\\n`, control and invisible characters as `\\x1b` or `\\u202e` (a tab stays), so that
+    no field can print a line of its own (a forged `Evidence ... ✓`) or reorder what the reader sees."""
+
+    def escaped(match: re.Match[str]) -> str:
+        character = match[0]
+        if character in _ESCAPES:
+            return _ESCAPES[character]
+        code = ord(character)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return _NOT_ONE_LINE.sub(escaped, text)

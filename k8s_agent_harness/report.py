@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from k8s_agent_harness.config import OFFLINE_MODEL
-from k8s_agent_harness.redact import printable
+from k8s_agent_harness.prompts import MAX_PROBLEMS_LISTED
+from k8s_agent_harness.redact import one_line, printable
 from k8s_agent_harness.session import RunResult
 
 OFFLINE_NOTE = "offline (deterministic playbook, not an LLM)"
@@ -40,7 +41,7 @@ def render(result: RunResult) -> str:
     if verification:
         lines.append(verification)
     if result.ungrounded:
-        lines.append(f"Unverified names (in no tool result): {', '.join(result.ungrounded)}")
+        lines.append(f"Unverified names (in no tool result): {one_line(', '.join(result.ungrounded))}")
     lines.append(f"Trace: {result.trace}")
     return printable("\n".join(lines))
 
@@ -53,10 +54,16 @@ def verification_line(result: RunResult) -> str | None:
         return "Verification: the answer is not a structured report: nothing in it is verified."
     quotes = [quote for finding in result.report.findings for quote in finding.evidence]
     verified = sum(1 for quote in quotes if quote.verified)
-    counted = f"{verified} of {plural(len(quotes), 'quote')} found verbatim in this run's tool results"
+    counted = f"{verified} of {plural(len(quotes), 'quote')} verified against this run's tool results"
     if result.verified:
-        return f"Verification: {counted}; every finding names a resource a tool returned."
-    return f"Verification: {counted}; UNVERIFIED: {'; '.join(result.report_problems)}"
+        return (
+            f"Verification: {counted}; every finding names a resource a tool showed, in its namespace, "
+            "with the status it showed."
+        )
+    problems = [one_line(problem) for problem in result.report_problems[:MAX_PROBLEMS_LISTED]]
+    more = len(result.report_problems) - len(problems)
+    listed = "; ".join(problems) + (f"; and {more} more (--json lists them all)" if more > 0 else "")
+    return f"Verification: {counted}; UNVERIFIED: {listed}"
 
 
 def render_markdown(result: RunResult) -> str:

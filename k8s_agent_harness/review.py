@@ -75,7 +75,7 @@ def check_report(answer: str, evidence: Evidence) -> Checked:
     report, problem = parse_report(answer)
     if report is None:
         return Checked(answer, None, problem)
-    return Checked(answer, verify(report, evidence.results))
+    return Checked(answer, verify(report, evidence.sources))
 
 
 def review(
@@ -85,13 +85,14 @@ def review(
     evidence: Evidence,
     spent: Collection[Pushback],
     structured: bool = False,
+    corrected: Checked | None = None,
 ) -> Verdict:
     """The verdict on one answer, given how many tool calls reached the server and which pushbacks
     this run has already given."""
     if tools_ran == 0 and Pushback.ZERO_TOOL not in spent:
         return PushBack(Pushback.ZERO_TOOL, prompts.ZERO_TOOL_PUSHBACK)
     if structured:
-        return review_report(answer, evidence=evidence, spent=spent)
+        return review_report(answer, evidence=evidence, spent=spent, corrected=corrected)
     if Pushback.EVIDENCE not in spent:
         invented = invented_names(answer, evidence)
         if invented:
@@ -99,10 +100,23 @@ def review(
     return Accept(answer)
 
 
-def review_report(answer: str, *, evidence: Evidence, spent: Collection[Pushback]) -> Verdict:
-    """Rules 3 and 4: one correction turn for a report that does not parse, validate or verify."""
+def review_report(
+    answer: str, *, evidence: Evidence, spent: Collection[Pushback], corrected: Checked | None = None
+) -> Verdict:
+    """Rules 3 and 4: one correction turn for a report that does not parse, validate or verify.
+
+    `corrected`: the report the correction turn was about. When the answer to the correction is no
+    report at all, that first report is kept (checked again: the model may have called tools since),
+    its verified findings with it, and the unreadable answer is named among its problems.
+    """
     checked = check_report(answer, evidence)
     if checked.problems and Pushback.REPORT not in spent:
         names = tuple(checked.verification.unverified_names) if checked.verification else ()
         return PushBack(Pushback.REPORT, prompts.report_correction(checked.problems), names, checked)
+    if checked.report is None and corrected is not None and corrected.report is not None:
+        again = verify(corrected.report, evidence.sources)
+        again.problems.append(
+            f"the answer to the correction is not a report ({checked.problem}): the first report is shown"
+        )
+        return Accept(answer, Checked(corrected.text, again))
     return Accept(answer, checked)

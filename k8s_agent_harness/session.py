@@ -27,7 +27,7 @@ from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.grounding import Evidence, invented_names
 from k8s_agent_harness.mcp_client import McpClient
 from k8s_agent_harness.model_client import WireState, model_client, public_url
-from k8s_agent_harness.redact import Redactor
+from k8s_agent_harness.redact import Redactor, one_line
 from k8s_agent_harness.review import Accept, Checked, PushBack, Verdict, review, review_report
 from k8s_agent_harness.servers import resolve_server
 from k8s_agent_harness.supervisor import Supervisor
@@ -60,6 +60,14 @@ class RunResult:
             return None
         return self.report is not None and not self.report_problems
 
+    @property
+    def unverified(self) -> bool:
+        """Whether the report stayed unverified after its correction: a structured report with
+        problems (or no report at all), or a prose report naming what no tool returned."""
+        if self.report_format is ReportFormat.PROSE:
+            return bool(self.ungrounded)
+        return self.verified is False
+
     def as_json(self) -> dict[str, Any]:
         """The `ask --json` object."""
         return {
@@ -90,6 +98,8 @@ class Session:
     model: openai.AsyncOpenAI
     mcp: McpClient
     wire: WireState
+    corrected: Checked | None = None
+    """The report the correction turn was about, kept in case the answer to it is no report."""
 
     @property
     def evidence(self) -> Evidence:
@@ -112,6 +122,7 @@ class Session:
             evidence=self.evidence,
             spent=self._spent(),
             structured=self.structured,
+            corrected=self.corrected,
         )
         return self._recorded(verdict)
 
@@ -120,7 +131,9 @@ class Session:
         (asked without tools); prose is accepted as it is."""
         if not self.structured:
             return Accept(answer)
-        return self._recorded(review_report(answer, evidence=self.evidence, spent=self._spent()))
+        return self._recorded(
+            review_report(answer, evidence=self.evidence, spent=self._spent(), corrected=self.corrected)
+        )
 
     def _recorded(self, verdict: Verdict) -> Verdict:
         checked = verdict.checked
@@ -133,6 +146,8 @@ class Session:
                 accepted=isinstance(verdict, Accept),
             )
         if isinstance(verdict, PushBack):
+            if verdict.kind is Pushback.REPORT:
+                self.corrected = verdict.checked
             self.supervisor.pushback_given()
             self.recorder.pushback(verdict.kind, verdict.message, list(verdict.names))
         return verdict
@@ -194,10 +209,21 @@ class Session:
         )
 
 
+MAX_UNREADABLE_SHOWN = 8_000
+"""Characters of an answer that is no report shown in the terminal (the trace keeps it whole)."""
+
+
 def _unreadable(checked: Checked) -> str:
-    """A structured answer that never became a report: kept whole, and said to be unverified."""
+    """A structured answer that never became a report: shown (its start, if long), said to be
+    unverified; the trace keeps it whole."""
     text = checked.text.strip() or "(the model wrote nothing)"
-    return f"UNVERIFIED: the model's answer is not a report the harness could check ({checked.problem}).\n\n{text}"
+    if len(text) > MAX_UNREADABLE_SHOWN:
+        more = len(text) - MAX_UNREADABLE_SHOWN
+        text = (
+            f"{text[:MAX_UNREADABLE_SHOWN]}\n[... {more:,} more characters: the whole answer is in the trace]"
+        )
+    problem = one_line(checked.problem or "")
+    return f"UNVERIFIED: the model's answer is not a report the harness could check ({problem}).\n\n{text}"
 
 
 @asynccontextmanager

@@ -612,7 +612,8 @@ def _node_state(chat: Conversation, name: str, listed: str | None = None, row: s
         ),
         None,
     )
-    status = listed or ("Ready" if ready in (None, "True") else "NotReady")
+    # The status as a tool showed it: list_nodes' STATUS, else describe_node's Ready condition.
+    status = listed or ("Ready" if ready in (None, "True") else f"Ready condition {ready}")
     not_ready = status != "Ready" or ready not in (None, "True")
     category = "node_not_ready" if not_ready else "node_pressure" if pressures else ""
     conditions = [line.strip() for line in description.splitlines() if _condition_line(line, pressures)]
@@ -688,10 +689,15 @@ def _node_cause_and_fix(status: str, evidence: list[str]) -> tuple[str, str]:
     if "NetworkUnavailable" in text:
         return ("the node's network is not configured", "check the CNI plugin on the node")
     return (
-        f"the node is {status}: the kubelet does not report healthy",
+        f"the node is {_not_ready(status)}: the kubelet does not report healthy",
         "check the kubelet and the node's connectivity (describe_node's events), then cordon and drain "
         "it if it does not recover",
     )
+
+
+def _not_ready(status: str) -> str:
+    """`NotReady`, or `not ready (Ready condition Unknown)` when describe_node alone said so."""
+    return status if status == "NotReady" or not status.startswith("Ready condition") else f"not ready ({status})"
 
 
 def node_finding(chat: Conversation, state: NodeState) -> dict[str, Any]:
@@ -724,15 +730,13 @@ def _attribute(chat: Conversation, finding: Finding, state: NodeState | None) ->
     if finding.category == "unknown" or lost:
         finding.category = state.category
         if state.category == "node_not_ready":
-            finding.cause = f"the pod's node {state.name} is {state.status}: the pod is cut off with it"
+            finding.cause = f"the pod's node {state.name} is {_not_ready(state.status)}: the pod is cut off with it"
             finding.fix = "recover the node (kubelet, network) or drain it so the pod is scheduled elsewhere"
         else:
             finding.cause = f"the pod's node {state.name} is under pressure ({', '.join(state.conditions)})"
             finding.fix = "relieve the node (free the resource, move its heaviest pods) or add capacity"
-    if state.lines:
-        line = state.lines[0]
-        call = chat.latest_id("describe_node", state.name)
-        finding.also(line, "describe_node", call, f"its node {state.name} (describe_node): {line}")
+    if state.lines:  # the node's own lines are its finding's evidence, not the pod's: a note here
+        finding.notes.append(f"its node {state.name} (describe_node): {state.lines[0]}")
 
 
 def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:

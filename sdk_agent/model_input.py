@@ -26,7 +26,6 @@ from k8s_agent_harness.context import (
     ResultStore,
     dropped_note,
     plan,
-    replacement,
     wire_size,
     without_dropped_turns,
 )
@@ -108,12 +107,12 @@ def compact_items(
         turn_of[index] = turn
         previous = step
     decided = plan(entries, fixed, budget)
-    if not decided.compacted and not decided.dropped:
+    if not decided.changed and not decided.dropped:
         return items
     compacted_items = list(items)
-    for number in sorted(decided.compacted):
+    for number in decided.changed:
         entry, index = entries[number], places[number]
-        text = replacement(entry, store)
+        text = decided.rewrite(number, entry, store)
         item = dict(compacted_items[index])
         if entry.kind == ARGUMENTS:
             item["arguments"] = text

@@ -49,7 +49,8 @@ def assert_verified_report(out: dict[str, Any], trace: list[dict[str, Any]]) -> 
     report = out["report"]
     assert out["report_format"] == "json_schema" and out["report_verified"] is True
     assert [f["name"] for f in report["findings"]] == [f["name"] for f in written["findings"]]
-    assert report["healthy"] == written["healthy"] and report["scope"] == written["scope"]
+    assert report["healthy"] == {**written["healthy"], "unverified_examples": []}
+    assert report["scope"] == written["scope"]
     results = "\n".join(
         " ".join(str(e.get("full_result") or e.get("result")).split())
         for e in trace
@@ -58,7 +59,7 @@ def assert_verified_report(out: dict[str, Any], trace: list[dict[str, Any]]) -> 
     quotes = [q for f in report["findings"] for q in f["evidence"]]
     assert quotes and all(q["verified"] is True for q in quotes)
     assert all(" ".join(q["text"].split()) in results for q in quotes)
-    assert all(f["name_verified"] is True for f in report["findings"])
+    assert all(f["name_verified"] is True and f["status_verified"] is True for f in report["findings"])
     (checked,) = [e for e in trace if e["kind"] == "report"]
     assert checked["accepted"] is True and checked["problems"] == [] and checked["report"] == report
     for finding in report["findings"]:  # the terminal rendering is made from the structure
@@ -96,8 +97,8 @@ def test_ask_prints_the_report_between_a_header_and_the_trace(tmp_path: Path) ->
     written = json.loads(last_model_text(trace))
     quotes = sum(len(finding["evidence"]) for finding in written["findings"])
     assert body[-2] == (
-        f"Verification: {quotes} of {quotes} quotes found verbatim in this run's tool results; "
-        "every finding names a resource a tool returned."
+        f"Verification: {quotes} of {quotes} quotes verified against this run's tool results; "
+        "every finding names a resource a tool showed, in its namespace, with the status it showed."
     )
     assert "\n".join(body[:-3]) == trace[-1]["answer"].strip()
     assert body[0] == f"Health report: {written['scope']}"

@@ -284,13 +284,17 @@ def test_c12_a_fabricated_quote_and_an_invented_pod_get_one_correction_naming_bo
     correction = last_message(run.requests[3])["content"]
     assert f"the quote {FABRICATED!r} (finding {PAYMENT}) appears in no tool result of this run" in correction
     assert f"finding {INVENTED!r} names a pod that no tool returned" in correction
-    assert LOG_LINE not in correction  # the quote that was found is not among the problems
+    # The payment pod's log line is no evidence about another pod, let alone one no tool returned.
+    assert (
+        f"is from a result about pod {PAYMENT} in namespace production, not about pod {INVENTED}"
+        in correction
+    )
     first, second = report_event(run)
     marks = [
-        (f["name"], f["name_verified"], [q["verified"] for q in f["evidence"]])
+        (f["name"], f["name_verified"], [q["check"] for q in f["evidence"]])
         for f in first["report"]["findings"]
     ]
-    assert marks == [(PAYMENT, True, [False]), (INVENTED, False, [True])]
+    assert marks == [(PAYMENT, True, ["not_found"]), (INVENTED, False, ["other_resource"])]
     assert first["accepted"] is False and second["accepted"] is True and second["problems"] == []
     guardrails = [e for e in run.trace if e["kind"] == "guardrail"]
     assert [(g["guardrail"], g["names"]) for g in guardrails] == [("report", [INVENTED])]
@@ -299,7 +303,14 @@ def test_c12_a_fabricated_quote_and_an_invented_pod_get_one_correction_naming_bo
         e["request_id"] for e in run.trace if e["kind"] == "tool_call" and e["tool"] == "get_pod_logs"
     )
     (quote,) = second["report"]["findings"][0]["evidence"]
-    assert quote == {"text": LOG_LINE, "call_id": logs_call, "tool": "get_pod_logs", "verified": True}
+    assert quote == {
+        "text": LOG_LINE,
+        "call_id": logs_call,
+        "tool": "get_pod_logs",
+        "verified": True,
+        "check": "verified",
+        "about": None,
+    }
     assert run.result is not None and run.result.verified is True and run.result.ungrounded == ()
 
 
@@ -314,8 +325,15 @@ def test_c12_what_is_still_unverified_after_the_correction_is_kept_and_marked(ru
         (LOG_LINE, True),
         (FABRICATED, False),
     ]
-    assert f"✗ unverified: {FABRICATED}" in run.answer and f"✓: {LOG_LINE}" in run.answer
+    assert f"✗ unverified (in no tool result): {FABRICATED}" in run.answer and f"✓: {LOG_LINE}" in run.answer
+    # The script read the pod's logs but never listed or described it: no tool showed it as a resource.
+    assert (
+        f"pod {PAYMENT} (production): CrashLoopBackOff  [no tool showed this pod in this namespace]"
+        in run.answer
+    )
     assert run.result.report_problems == (
+        f"finding {PAYMENT!r} names a pod that no tool returned as a resource (a listing row, a describe "
+        "header or an event's object)",
         f"the quote {FABRICATED!r} (finding {PAYMENT}) appears in no tool result of this run",
     )
     end = run.trace[-1]

@@ -67,13 +67,22 @@ def play(
         for number, tool_call in enumerate(step.tool_calls):
             arguments = json.loads(tool_call.arguments)
             made.append((tool_call.name, arguments))
+            failed = None
             try:
                 result = getattr(cluster, tool_call.name)(**arguments)
             except (NotFound, Invalid) as error:
-                result = f"Tool call failed ({tool_call.name}): {error}"
+                failed, result = str(error), f"Tool call failed ({tool_call.name}): {error}"
             shown.append(result)
-            if record is not None:
-                record.append(ToolText(f"t{turn}-{number}", tool_call.name, result))
+            if record is not None:  # as the gateway keeps it: the call's arguments, a failure's reason
+                record.append(
+                    ToolText(
+                        f"t{turn}-{number}",
+                        tool_call.name,
+                        failed or result,
+                        tool_call.arguments,
+                        ok=failed is None,
+                    )
+                )
             messages.append({"role": "tool", "tool_call_id": f"t{turn}-{number}", "content": result})
     raise AssertionError(f"no report after {max_turns} turns")
 
@@ -512,7 +521,8 @@ def test_pods_cut_off_by_their_node_get_that_node_described_and_reported_too() -
     assert calls[0] == ("list_pods", {"namespace": "shop"})
     assert calls[-1] == ("describe_node", {"name": "node-2"})  # one more round, for the node alone
     assert causes == {"pod/api-6d5f7c8b9-aaaaa": "node_not_ready", "node/node-2": "node_not_ready"}
-    assert "Nodes behind these pods:" in report and "node node-2: NotReady" in report
+    # Not listed, only described: its status as describe_node shows it, its Ready condition.
+    assert "Nodes behind these pods:" in report and "node node-2: Ready condition Unknown" in report
 
 
 EVICTIONS = mini_cluster(

@@ -29,10 +29,23 @@ LOGS = ToolText(
     '{"name": "api-7d9f8-x2x", "namespace": "shop"}',
 )
 LISTING = ToolText(
-    "call_1", "list_pods", "NAME            READY   STATUS\napi-7d9f8-x2x   0/1     CrashLoopBackOff"
+    "call_1",
+    "list_pods",
+    "NAMESPACE   NAME            READY   STATUS             RESTARTS\n"
+    "shop        api-7d9f8-x2x   0/1     CrashLoopBackOff   14\n"
+    "shop        web-5c6b4-k8m   1/1     Running            0\n",
+    '{"namespace": "shop"}',
 )
 JSON_RESULT = ToolText(
-    "call_3", "pods_get", json.dumps({"status": {"message": 'back-off 5m0s "api"\nrestarting'}})
+    "call_3",
+    "pods_get",
+    json.dumps(
+        {
+            "kind": "Pod",
+            "metadata": {"name": "api-7d9f8-x2x", "namespace": "shop"},
+            "status": {"message": 'back-off 5m0s "api"\nrestarting'},
+        }
+    ),
 )
 
 
@@ -42,11 +55,19 @@ def report(*findings: dict[str, Any], **fields: Any) -> HealthReport:
     )
 
 
-def finding(name: str, *quotes: str, call_id: str | None = None, kind: str = "pod") -> dict[str, Any]:
+def finding(
+    name: str,
+    *quotes: str,
+    call_id: str | None = None,
+    kind: str = "pod",
+    status: str = "CrashLoopBackOff",
+    namespace: str | None = "shop",
+) -> dict[str, Any]:
     return {
         "kind": kind,
         "name": name,
-        "status": "CrashLoopBackOff",
+        "namespace": namespace,
+        "status": status,
         "cause": "crash_config",
         "explanation": "It lacks a setting.",
         "evidence": [{"text": quote, "call_id": call_id} for quote in quotes],
@@ -83,7 +104,7 @@ def test_what_does_not_parse_or_validate_is_named_exactly() -> None:
     assert empty is not None and "findings.0.evidence: List should have at least 1 item" in empty
 
 
-def test_a_quote_is_verified_when_a_result_holds_it_whitespace_normalised() -> None:
+def test_a_quote_is_verified_when_a_result_about_its_resource_holds_it_whitespace_normalised() -> None:
     quote = "config validation failed: missing required field 'DB_PASSWORD'"
     checked = verify(
         report(finding("api-7d9f8-x2x", quote, "ERROR config validation", call_id="call_1")), [LISTING, LOGS]
@@ -92,8 +113,14 @@ def test_a_quote_is_verified_when_a_result_holds_it_whitespace_normalised() -> N
     assert checked.problems == []
     first, second = checked.report.findings[0].evidence
     # Cited the listing, but the text is in the logs: the harness points at where it really is.
-    assert (first.verified, first.call_id, first.tool) == (True, "call_2", "get_pod_logs")
+    assert (first.verified, first.check, first.call_id, first.tool) == (
+        True,
+        "verified",
+        "call_2",
+        "get_pod_logs",
+    )
     assert (second.verified, second.call_id) == (True, "call_2")
+    assert checked.report.findings[0].name_verified and checked.report.findings[0].status_verified
 
 
 def test_a_quote_of_a_json_value_is_read_without_its_escapes() -> None:
@@ -105,30 +132,39 @@ def test_a_quote_of_a_json_value_is_read_without_its_escapes() -> None:
 
 
 def test_a_quote_in_no_result_and_a_name_no_tool_returned_are_each_named() -> None:
-    made_up = "panic: connection refused"
+    made_up = "panic: connection refused to the database"
     checked = verify(
         report(finding("api-7d9f8-x2x", made_up), finding("api-7d9f8", "CrashLoopBackOff")), [LISTING]
     )
 
     assert checked.problems == [
         f"the quote {made_up!r} (finding api-7d9f8-x2x) appears in no tool result of this run",
-        "finding 'api-7d9f8' names a pod that no tool returned",  # a prefix of a name is not the name
+        "finding 'api-7d9f8' names a pod that no tool returned as a resource (a listing row, a describe "
+        "header or an event's object)",  # a prefix of a name is not the name
+        "the quote 'CrashLoopBackOff' (finding api-7d9f8) is from a result about pod api-7d9f8-x2x in "
+        "namespace shop, not about pod api-7d9f8: quote what the tools showed for it",
     ]
     assert checked.unverified_names == ["api-7d9f8"]
     assert [f.name_verified for f in checked.report.findings] == [True, False]
-    assert checked.report.findings[0].evidence[0].verified is False
+    assert checked.report.findings[0].evidence[0].check == "not_found"
 
 
-def test_a_successful_call_s_arguments_name_what_it_read() -> None:
-    checked = verify(report(finding("api-7d9f8-x2x", "missing required field")), [LOGS])
+def test_a_call_that_read_a_pod_makes_its_result_about_that_pod_but_does_not_show_its_name() -> None:
+    # The logs do not name the pod; the call that read them does: evidence about it. But a name is
+    # verified only where a result shows it as a resource: the logs alone verify no name.
+    quote = "missing required field 'DB_PASSWORD'"
+    alone = verify(report(finding("api-7d9f8-x2x", quote)), [LOGS])
+    with_listing = verify(report(finding("api-7d9f8-x2x", quote)), [LISTING, LOGS])
 
-    assert checked.problems == []  # the logs do not name the pod; the call that read them does
+    assert alone.report.findings[0].evidence[0].verified is True
+    assert alone.report.findings[0].name_verified is False
+    assert with_listing.problems == []
 
 
 def test_the_model_cannot_mark_its_own_quotes_verified() -> None:
-    claimed = finding("api-7d9f8-x2x", "invented")
-    claimed["evidence"][0]["verified"] = True
-    checked = verify(report({**claimed, "name_verified": True}), [LISTING])
+    claimed = finding("api-7d9f8-x2x", "invented and never returned")
+    claimed["evidence"][0].update(verified=True, check="verified")
+    checked = verify(report({**claimed, "name_verified": True, "status_verified": True}), [LISTING])
 
     assert checked.report.findings[0].evidence[0].verified is False and len(checked.problems) == 1
 
@@ -136,8 +172,8 @@ def test_the_model_cannot_mark_its_own_quotes_verified() -> None:
 def test_the_terminal_and_markdown_renderings_mark_each_quote() -> None:
     checked = verify(
         report(
-            finding("api-7d9f8-x2x", "CrashLoopBackOff", "made `up`"),
-            healthy={"count": 3, "examples": ["web-1"]},
+            finding("api-7d9f8-x2x", "CrashLoopBackOff", "made `up` and not there"),
+            healthy={"count": 3, "examples": ["web-5c6b4-k8m"]},
         ),
         [LISTING],
     ).report
@@ -145,12 +181,15 @@ def test_the_terminal_and_markdown_renderings_mark_each_quote() -> None:
     text = render_text(checked)
     assert text.startswith("Health report: pods in namespace shop\n\n1 unhealthy, 3 healthy.")
     assert "   Evidence (list_pods) ✓: CrashLoopBackOff" in text
-    assert "   Evidence (tool result) ✗ unverified: made `up`" in text
-    assert "Healthy: 3, for example web-1." in text
+    assert "   Evidence (tool result) ✗ unverified (in no tool result): made `up` and not there" in text
+    assert "Healthy: 3, for example web-5c6b4-k8m." in text
     markdown = render_markdown(checked)
-    assert "### pod `api-7d9f8-x2x`: CrashLoopBackOff" in markdown
+    assert "### pod `api-7d9f8-x2x` in `shop`: CrashLoopBackOff" in markdown
     assert "- **Evidence** (list_pods, verified): `CrashLoopBackOff`" in markdown
-    assert "- **Evidence** (tool result, **unverified**): `` made `up` ``" in markdown
+    assert (
+        "- **Evidence** (tool result, **unverified** (in no tool result)): ``made `up` and not there``"
+        in markdown
+    )
 
 
 def test_the_schema_is_versioned_data_the_sdk_would_send_the_same() -> None:

@@ -1,0 +1,261 @@
+"""What a tool result shows and what a quote in it is about (provenance.py), on the outputs of the
+mock cluster and of the two real Kubernetes MCP servers (kubernetes-mcp-server 0.0.67 and
+mcp-server-kubernetes 4.1.7, as they answered the integration tests' fake API)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from k8s_agent_harness.provenance import Resource, Source, normalised, owners
+from k8s_agent_mock_cluster.cluster import Cluster
+from k8s_agent_mock_cluster.fixture import load_fixture
+
+CRASHING = "checkout-7d9f8c-x1z2"
+
+KUBERNETES_MCP_SERVER_PODS = """\
+NAMESPACE   APIVERSION   KIND   NAME                     READY   STATUS             RESTARTS   AGE   IP            NODE          NOMINATED NODE   READINESS GATES   LABELS
+shop        v1           Pod    checkout-7d9f8c-x1z2     0/1     CrashLoopBackOff   9          60m   10.244.0.10   kind-worker   <none>           <none>            app=checkout
+shop        v1           Pod    web-5c6b4d-k8m2n         1/1     Running            0          60m   10.244.0.10   kind-worker   <none>           <none>            app=web
+"""
+KUBERNETES_MCP_SERVER_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  labels:
+    app: checkout
+  name: checkout-7d9f8c-x1z2
+  namespace: shop
+spec:
+  containers:
+  - image: nginx:1.27
+    name: app
+status:
+  containerStatuses:
+  - name: app
+    ready: false
+    restartCount: 9
+    state:
+      waiting:
+        reason: CrashLoopBackOff
+  phase: Running
+"""
+KUBERNETES_MCP_SERVER_EVENTS = """\
+# The following events (YAML format) were found:
+- InvolvedObject:
+    Kind: Pod
+    Name: checkout-7d9f8c-x1z2
+    apiVersion: v1
+  Message: Back-off restarting failed container app in pod checkout-7d9f8c-x1z2
+  Namespace: shop
+  Reason: BackOff
+  Type: Warning
+- InvolvedObject:
+    Kind: ReplicaSet
+    Name: web-5c6b4d
+    apiVersion: apps/v1
+  Message: 'Error creating: pods "web-5c6b4d-zz" is forbidden: exceeded quota: compute'
+  Namespace: shop
+  Reason: FailedCreate
+  Type: Warning
+"""
+MCP_SERVER_KUBERNETES_PODS = {
+    "items": [
+        {"name": CRASHING, "namespace": "shop", "kind": "Pod", "status": "CrashLoopBackOff"},
+        {"name": "web-5c6b4d-k8m2n", "namespace": "shop", "kind": "Pod", "status": "Running"},
+    ]
+}
+MCP_SERVER_KUBERNETES_EVENTS = {
+    "events": [
+        {
+            "type": "Warning",
+            "reason": "BackOff",
+            "message": f"Back-off restarting failed container app in pod {CRASHING}",
+            "involvedObject": {"kind": "Pod", "name": CRASHING, "namespace": "shop"},
+        }
+    ]
+}
+MCP_SERVER_KUBERNETES_DESCRIBE = f"""\
+Name:             {CRASHING}
+Namespace:        shop
+Node:             kind-worker/172.18.0.2
+Status:           Running
+Containers:
+  app:
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Restart Count:  9
+Events:
+  Type     Reason   Age   From     Message
+  ----     ------   ----  ----     -------
+  Warning  BackOff  63s   kubelet  Back-off restarting failed container app in pod {CRASHING}
+"""
+
+
+def source(tool: str, text: str, ok: bool = True, **arguments: Any) -> Source:
+    return Source("call_1", tool, text, arguments, ok)
+
+
+def shown(result: Source) -> set[Resource]:
+    return {sighting.resource for sighting in result.sightings}
+
+
+def about(result: Source, quote: str, name: str, kind: str | None = "pod") -> bool:
+    """Whether some occurrence of the quote in the result is about the resource (by the call or
+    its record)."""
+    text = normalised(quote)
+    return any(
+        result.calls_it(name, None) or any(r.is_about(name, kind) for r in reading.records_of(start, end))
+        for reading in result.readings
+        for start, end in reading.occurrences(text)
+    )
+
+
+@pytest.fixture(scope="module")
+def mock() -> Cluster:
+    return Cluster(load_fixture())
+
+
+# -- what a result shows ----------------------------------------------------------------------------
+
+
+def test_the_mock_cluster_s_listings_show_pods_and_nodes_as_resources_with_their_rows(mock: Cluster) -> None:
+    pods = source("list_pods", mock.list_pods("production"), namespace="production")
+    nodes = source("list_nodes", mock.list_nodes())
+
+    payment = Resource("pod", "payment-service-6f7b8d9c0-ghi56", "production")
+    assert payment in shown(pods)
+    [row] = [s.facts for s in pods.sightings if s.resource == payment]
+    assert row.startswith("NAMESPACE NAME READY STATUS RESTARTS") and "CrashLoopBackOff 14" in row
+    assert {r.kind for r in shown(nodes)} == {"node"} and len(shown(nodes)) == len(mock.nodes)
+    assert all(r.namespace == "production" for r in shown(pods))  # the summary line is no resource
+
+
+def test_the_mock_cluster_s_describe_events_and_node_show_what_they_are_about(mock: Cluster) -> None:
+    pod = mock.pods[0]
+    described = source(
+        "describe_pod",
+        mock.describe_pod(pod["name"], pod["namespace"]),
+        name=pod["name"],
+        namespace=pod["namespace"],
+    )
+    events = source("get_events", mock.get_events("production"), namespace="production")
+    node = mock.nodes[0]["name"]
+    node_described = source("describe_node", mock.describe_node(node), name=node)
+
+    assert shown(described) == {Resource("pod", pod["name"], pod["namespace"])}
+    objects = {(r.kind, r.name) for r in shown(events)}
+    assert objects == {
+        (e["object"].split("/")[0], e["object"].split("/")[1])
+        for e in mock.events
+        if e["namespace"] == "production"
+    }
+    on_node = {r for r in shown(node_described) if r.kind == "pod"}
+    assert Resource("node", node, None) in shown(node_described)
+    assert on_node == {
+        Resource("pod", p["name"], p["namespace"])
+        for p in mock.pods
+        if p.get("node") == node and p["status"] not in ("Completed", "Succeeded")
+    }
+
+
+def test_a_failed_call_and_a_prose_answer_show_no_resource(mock: Cluster) -> None:
+    failure = source("get_pod_logs", 'pods "ghost-7d9f8-x2x" not found in namespace "production"', ok=False)
+    empty = source("list_pods", mock.list_pods("made-up-namespace"), namespace="made-up-namespace")
+
+    assert shown(failure) == set() and shown(empty) == set()
+
+
+def test_kubernetes_mcp_server_s_table_yaml_object_and_yaml_events() -> None:
+    table = source("pods_list_in_namespace", KUBERNETES_MCP_SERVER_PODS, namespace="shop")
+    pod = source("pods_get", KUBERNETES_MCP_SERVER_POD, name=CRASHING, namespace="shop")
+    events = source("events_list", KUBERNETES_MCP_SERVER_EVENTS, namespace="shop")
+
+    assert shown(table) == {Resource("pod", CRASHING, "shop"), Resource("pod", "web-5c6b4d-k8m2n", "shop")}
+    assert shown(pod) == {Resource("pod", CRASHING, "shop")}
+    (facts,) = [s.facts for s in pod.sightings]
+    assert facts.count("CrashLoopBackOff") == 1
+    assert shown(events) == {Resource("pod", CRASHING, "shop"), Resource("replicaset", "web-5c6b4d", "shop")}
+
+
+def test_mcp_server_kubernetes_s_json_items_json_events_and_describe() -> None:
+    pods = source("kubectl_get", json.dumps(MCP_SERVER_KUBERNETES_PODS, indent=2), resourceType="pods")
+    events = source("kubectl_get", json.dumps(MCP_SERVER_KUBERNETES_EVENTS, indent=2), resourceType="events")
+    described = source(
+        "kubectl_describe",
+        MCP_SERVER_KUBERNETES_DESCRIBE,
+        resourceType="pod",
+        name=CRASHING,
+        namespace="shop",
+    )
+
+    assert shown(pods) == {Resource("pod", CRASHING, "shop"), Resource("pod", "web-5c6b4d-k8m2n", "shop")}
+    assert Resource("pod", CRASHING, "shop") in shown(events)
+    assert shown(described) == {Resource("pod", CRASHING, "shop")}
+
+
+# -- what a quote is about --------------------------------------------------------------------------
+
+
+def test_a_row_is_about_the_resource_it_names_not_the_node_it_runs_on() -> None:
+    table = source("pods_list_in_namespace", KUBERNETES_MCP_SERVER_PODS, namespace="shop")
+
+    assert about(table, "CrashLoopBackOff   9", CRASHING)
+    assert not about(table, "CrashLoopBackOff   9", "web-5c6b4d-k8m2n")
+    assert not about(table, "CrashLoopBackOff   9", "kind-worker", kind="node")
+
+
+def test_a_yaml_event_is_about_its_object_and_a_replicaset_event_about_the_replicaset_s_pods() -> None:
+    events = source("events_list", KUBERNETES_MCP_SERVER_EVENTS, namespace="shop")
+
+    assert about(events, "Reason: BackOff", CRASHING)
+    assert not about(events, "Reason: BackOff", "web-5c6b4d-k8m2n")
+    assert about(events, "exceeded quota: compute", "web-5c6b4d-k8m2n")  # its ReplicaSet's event
+    assert not about(events, "exceeded quota: compute", CRASHING)
+
+
+def test_a_json_item_is_about_what_it_is() -> None:
+    events = source("kubectl_get", json.dumps(MCP_SERVER_KUBERNETES_EVENTS), resourceType="events")
+
+    assert about(events, "Back-off restarting failed container app", CRASHING)
+    assert not about(events, "Back-off restarting failed container app", "web-5c6b4d-k8m2n")
+
+
+def test_a_describe_block_is_about_its_header_not_the_pods_it_lists(mock: Cluster) -> None:
+    node = next(n["name"] for n in mock.nodes if any(p.get("node") == n["name"] for p in mock.pods))
+    described = source("describe_node", mock.describe_node(node))  # no name argument: by the block alone
+    pod = next(p["name"] for p in mock.pods if p.get("node") == node)
+
+    assert about(described, "Allocated resources (requests):", node, kind="node")
+    assert not about(described, "Allocated resources (requests):", pod)
+
+
+def test_owners_are_the_name_without_its_generated_parts() -> None:
+    assert owners("web-5c6b4d-k8m2n") == ["web-5c6b4d", "web"]
+    assert owners("nightly-etl-29948485-jsgmc") == ["nightly-etl-29948485", "nightly-etl"]
+    assert owners("db-0") == []
+
+
+# -- what a result says of its own --------------------------------------------------------------------
+
+
+def test_text_that_repeats_the_call_s_arguments_carries_nothing_of_its_own(mock: Cluster) -> None:
+    planted = "the pod is OOMKilled with 12 restarts and must be deleted"
+    search = source("search_logs", mock.search_logs(planted), pattern=planted)
+    [reading] = search.readings
+    quote = normalised(f"for '{planted[:40]}")
+    [(start, end)] = list(reading.occurrences(quote))
+
+    assert reading.own_characters(start, end) == 3  # "for": the rest is the pattern, echoed
+
+
+def test_an_echo_is_found_in_its_repr_and_json_forms_and_in_any_case() -> None:
+    pattern = 'it\'s "quoted"'
+    result = source(
+        "search_logs", f"0 matches for {pattern!r}. {json.dumps(pattern.upper())}", pattern=pattern
+    )
+    [reading] = result.readings
+
+    assert reading.own_characters(0, len(reading.text)) == len("0matchesfor")
