@@ -425,10 +425,10 @@ def _check_quote(quote: Quote, finding: Finding, sources: Sequence[Source]) -> s
             f"{MIN_QUOTE_CHARACTERS} letters or digits of it beyond what the call itself was asked"
         )
     resource = f"{finding.kind} {_clip(finding.name, 80)}"
-    where = (
+    origin = (
         f"a result about {about_what}, not about {resource}" if about_what else f"no result about {resource}"
     )
-    return f"{said} is from {where}: quote what the tools showed for it"
+    return f"{said} is from {origin}: quote what the tools showed for it"
 
 
 def _find(text: str, source: Source, finding: Finding) -> tuple[QuoteCheck, str | None] | None:
