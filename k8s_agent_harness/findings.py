@@ -338,7 +338,12 @@ def verify(report: HealthReport, results: Sequence[Any]) -> Verification:
             problem = _check_quote(quote, finding, known)
             if problem:
                 problems.append(problem)
-    shown = {sighting.resource.name for source in known for sighting in source.sightings}
+    shown = {
+        sighting.resource.name
+        for source in known
+        for sighting in source.sightings
+        if sighting.resource.kind != "namespace"
+    }
     unknown = [example for example in checked.healthy.examples if example.strip() not in shown]
     checked.healthy.unverified_examples = unknown
     problems += [f"the healthy example {_clip(example)!r} names nothing a tool showed" for example in unknown]
@@ -433,8 +438,6 @@ def _check_quote(quote: Quote, finding: Finding, sources: Sequence[Source]) -> s
 
 def _find(text: str, source: Source, finding: Finding) -> tuple[QuoteCheck, str | None] | None:
     """The best the quote can be in this source for this finding, or None if it is not there."""
-    name = finding.name.strip()
-    namespace = (finding.namespace or "").strip() or None
     best: tuple[QuoteCheck, str | None] | None = None
     for reading in source.readings:
         for start, end in reading.occurrences(text):
@@ -442,15 +445,26 @@ def _find(text: str, source: Source, finding: Finding) -> tuple[QuoteCheck, str 
                 found: tuple[QuoteCheck, str | None] = (QuoteCheck.ERROR_TEXT, None)
             elif not _informative(reading, start, end):
                 found = (QuoteCheck.TOO_SHORT, None)
-            elif source.calls_it(name, namespace) or any(
-                record.is_about(name, finding.kind) for record in reading.records_of(start, end)
-            ):
+            elif _about(source, reading, start, end, finding):
                 return QuoteCheck.VERIFIED, None
             else:
                 found = (QuoteCheck.OTHER_RESOURCE, _subject(source, reading, start, end))
             if best is None or _RANK[found[0]] < _RANK[best[0]]:
                 best = found
     return best
+
+
+def _about(source: Source, reading: Reading, start: int, end: int, finding: Finding) -> bool:
+    """Whether text[start:end] of the result is about the finding's resource. A record that is a
+    resource (a row, a describe block, an object) is about that resource alone, whatever the call
+    asked for (a server may ignore a filter); free text is about what the call named and what it names."""
+    name, kind = finding.name.strip(), finding.kind
+    records = reading.records_of(start, end)
+    structured = [record for record in records if record.subjects]
+    if structured:
+        return all(record.is_about(name, kind) for record in structured)
+    namespace = (finding.namespace or "").strip() or None
+    return source.calls_it(name, namespace) or any(record.is_about(name, kind) for record in records)
 
 
 def _informative(reading: Reading, start: int, end: int) -> bool:

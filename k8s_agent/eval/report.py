@@ -19,6 +19,7 @@ from k8s_agent import charts
 from k8s_agent.eval.corpus import Incident
 from k8s_agent.eval.score import METRICS
 from k8s_agent.eval.stats import bootstrap_mean, mean, sign_test, wilson
+from k8s_agent_harness.redact import one_line
 
 ALPHA = 0.05
 COSTS = ("requests", "tool_calls", "prompt_tokens", "completion_tokens", "bytes_sent", "wall_seconds")
@@ -213,7 +214,7 @@ def cell_text(records: list[dict[str, Any]]) -> str:
         parts.append("cause " + "; ".join(scored["wrong_cause"]))
     if not scored.get("scorable", True) and not wrong.get("error"):
         parts.append(str(scored.get("why_not", "")))
-    return head + (": " + "; ".join(parts) if parts else "")
+    return one_line(head + (": " + "; ".join(parts) if parts else ""))  # names the model wrote, on one line
 
 
 def _truth(incident: Incident) -> str:
@@ -263,7 +264,7 @@ def markdown(report: EvalReport) -> str:
     lines.append("|---|---|" + "---|" * len(labels))
     for incident in report.incidents:
         row = report.cells.get(incident.id, {})
-        cells = [cell_text(row[label]) if label in row else "" for label in labels]
+        cells = [cell_text(row[label]).replace("|", "\\|") if label in row else "" for label in labels]
         lines.append(f"| {incident.id} | {_truth(incident)} | " + " | ".join(cells) + " |")
     if report.skipped:
         lines += ["", "## Skipped corpus entries", ""]
@@ -435,7 +436,7 @@ def html(report: EvalReport) -> str:
                 for r in records
             )
             findings = "".join(
-                f"<li><code>{h(str(f.get('name')))}</code>: {h(str(f.get('cause')))}</li>"
+                f"<li><code>{h(one_line(str(f.get('name'))))}</code>: {h(str(f.get('cause')))}</li>"
                 for f in ((records[0].get("report") or {}).get("findings") or [])
             )
             out.append(

@@ -219,3 +219,39 @@ def test_settings_come_from_a_dotenv_file(tmp_path: Path) -> None:
     done = ask(DEFAULT_QUESTION, cwd=tmp_path)
 
     assert done.returncode == 2 and "max-steps must be at least 1" in done.stderr
+
+
+@pytest.mark.parametrize("impl", ["handwritten", "sdk"])
+def test_an_unverified_report_exits_6_unless_accepted(impl: str, tmp_path: Path) -> None:
+    from k8s_agent.scenarios import FABRICATED, LOG_LINE, PAYMENT, finding, report_json
+    from k8s_agent_scripted_llm import ScriptedModelServer, call, text
+
+    false = report_json(finding(PAYMENT, LOG_LINE, FABRICATED))  # true but for one fabricated quote
+    true = report_json(finding(PAYMENT, LOG_LINE))
+
+    def run(last: str, *flags: str) -> subprocess.CompletedProcess[str]:
+        script = [
+            call("list_pods", namespace="production"),
+            call("get_pod_logs", name=PAYMENT, namespace="production"),
+            text(last),
+            text(last),
+        ]
+        with ScriptedModelServer(script) as server:
+            return ask(
+                DEFAULT_QUESTION,
+                *("--impl", impl, "--base-url", server.url, "--model", "scripted", "--api-key", "sk-test-1"),
+                *("--report-format", "json_schema", "--quiet", *flags),
+                cwd=tmp_path,
+            )
+
+    unverified = run(false)
+    accepted = run(false, "--accept-unverified", "--json")
+    verified = run(true)
+
+    assert unverified.returncode == 6, unverified.stderr
+    assert f"✗ unverified (in no tool result): {FABRICATED}" in unverified.stdout  # printed all the same
+    assert f"Evidence (get_pod_logs) ✓: {LOG_LINE}" in unverified.stdout
+    assert "the report is not verified (exit 6)" in unverified.stderr and "Traceback" not in unverified.stderr
+    assert accepted.returncode == 0, accepted.stderr
+    assert json.loads(accepted.stdout)["report_verified"] is False
+    assert verified.returncode == 0 and "UNVERIFIED" not in verified.stdout, verified.stderr

@@ -21,6 +21,7 @@ from k8s_agent_harness.findings import (
 )
 from k8s_agent_harness.grounding import ToolText
 from k8s_agent_harness.vocabulary import ReportFormat
+from k8s_agent_mock_cluster.cluster import table
 
 LOGS = ToolText(
     "call_2",
@@ -226,3 +227,28 @@ def test_auto_picks_json_schema_for_openai_and_the_offline_model_and_json_text_e
     settings: dict[str, Any], mode: ReportFormat
 ) -> None:
     assert Config(**settings).report_mode is mode
+
+
+def test_a_row_about_another_pod_is_not_about_the_pod_a_filter_asked_for() -> None:
+    # A server that ignores the `pod` filter returns another pod's events: the call named web-5c6b4-k8m,
+    # but the row is api-7d9f8-x2x's.
+    rows = table(
+        ("NAMESPACE", "TYPE", "REASON", "OBJECT", "MESSAGE"),
+        [("shop", "Warning", "BackOff", "pod/api-7d9f8-x2x", "Back-off restarting failed container api")],
+    )
+    events = ToolText("call_5", "get_events", rows, '{"namespace": "shop", "pod": "web-5c6b4-k8m"}')
+
+    checked = verify(
+        report(finding("web-5c6b4-k8m", "Back-off restarting failed container api", status="Running")),
+        [LISTING, events],
+    )
+
+    (quote,) = checked.report.findings[0].evidence
+    assert (quote.check, quote.about) == ("other_resource", "pod api-7d9f8-x2x in namespace shop")
+
+
+def test_a_healthy_example_must_be_a_resource_a_tool_showed() -> None:
+    checked = verify(report(healthy={"count": 2, "examples": ["web-5c6b4-k8m", "shop"]}), [LISTING])
+
+    assert checked.report.healthy.unverified_examples == ["shop"]  # a namespace, not a resource
+    assert checked.problems == ["the healthy example 'shop' names nothing a tool showed"]
