@@ -457,14 +457,16 @@ def _find(text: str, source: Source, finding: Finding) -> tuple[QuoteCheck, str 
 def _about(source: Source, reading: Reading, start: int, end: int, finding: Finding) -> bool:
     """Whether text[start:end] of the result is about the finding's resource. A record that is a
     resource (a row, a describe block, an object) is about that resource alone, whatever the call
-    asked for (a server may ignore a filter); free text is about what the call named and what it names."""
+    asked for (a server may ignore a filter); free text is about what the call named, or, when the call
+    named nothing, about what it names."""
     name, kind = finding.name.strip(), finding.kind
     records = reading.records_of(start, end)
     structured = [record for record in records if record.subjects]
     if structured:
         return all(record.is_about(name, kind) for record in structured)
-    namespace = (finding.namespace or "").strip() or None
-    return source.calls_it(name, namespace) or any(record.is_about(name, kind) for record in records)
+    if source.named:  # free text of a result the call asked about one resource: about that one alone
+        return source.calls_it(name, (finding.namespace or "").strip() or None)
+    return any(record.is_about(name, kind) for record in records)
 
 
 def _informative(reading: Reading, start: int, end: int) -> bool:

@@ -101,7 +101,7 @@ _OWNER_WORDS = re.compile(
 
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _RESOURCE_NAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
-_NAMESPACED_LINE = re.compile(rf"({_LABEL})/({_LABEL}(?:\.{_LABEL})*)(?::\d+:.*)?")
+_NAMESPACED_LINE = re.compile(rf"({_LABEL})/({_LABEL}(?:\.{_LABEL})*)(:\d+:.*)?")
 _OBJECT_REFERENCE = re.compile(rf"([A-Za-z]+)/({_LABEL}(?:\.{_LABEL})*)")
 _HEADER_CELL = re.compile(r"[A-Z][A-Z0-9/._-]*(?:\([^()]*\))?(?: [A-Z][A-Z0-9/._-]*(?:\([^()]*\))?)*")
 _DESCRIBE_FIELD = re.compile(r"([A-Z][A-Za-z ]*?):\s+(\S.*?)\s*$")
@@ -282,6 +282,12 @@ class Source:
                 return wanted
         return next((word for word in words if word is not None and word != "event"), None)
 
+    @cached_property
+    def reads_logs(self) -> bool:
+        """Whether the result is logs (`get_pod_logs`, `pods_log`, `search_logs`): a workload's own
+        words, never read as tables, objects or headers (a log line can print anything)."""
+        return any(word in ("log", "logs") for word in re.split(r"[_\-.\s]+", self.tool.lower()))
+
     def calls_it(self, name: str, namespace: str | None) -> bool:
         """Whether the call named this resource (and, when both say one, its namespace)."""
         return any(
@@ -293,7 +299,13 @@ class Source:
     def readings(self) -> list[Reading]:
         """The text as lines and records, and for a JSON result its decoded strings."""
         lines = self.text.splitlines()
-        line_records, records = _text_records(lines, self.kind, self.namespace)
+        line_records, records = _text_records(
+            lines,
+            self.kind,
+            self.namespace,
+            logs=self.reads_logs,
+            names_a_pod=self.kind == "pod" and bool(self.named),
+        )
         readings = [_text_reading(lines, line_records, records, self._echo_strings)]
         data = _json(self.text)
         if data is not None:
@@ -321,12 +333,7 @@ class Source:
             for record in reading.records:
                 for subject in record.subjects or ():
                     found[Sighting(subject, record.text)] = None
-        echoed = self._echo_strings
-        for line in self.text.splitlines():
-            match = _NAMESPACED_LINE.fullmatch(line.strip())
-            if match and kind_of(match[1]) is None and not any(match[0].lower() in echo for echo in echoed):
-                found[Sighting(Resource("pod", match[2], match[1]), normalised(line))] = None
-        data = _json(self.text)
+        data = _json(self.text) if not self.reads_logs else None
         if data is not None:
             for sighting in _object_sightings(data, self.kind, self.namespace, deep=True):
                 found[sighting] = None
@@ -399,10 +406,18 @@ def _masked(text: str, start: int, end: int, echoes: Sequence[tuple[int, int]]) 
 
 
 def _text_records(
-    lines: Sequence[str], kind: str | None, namespace: str | None
+    lines: Sequence[str],
+    kind: str | None,
+    namespace: str | None,
+    *,
+    logs: bool = False,
+    names_a_pod: bool = False,
 ) -> tuple[list[int], list[Record]]:
-    """The record of each line: kubectl tables' rows, a YAML document or its list items, describe
-    blocks; every other line is free text, a record of its own."""
+    """The record of each line: kubectl tables' rows, `namespace/name` lines (a node's pods, a log
+    search's hits), a YAML document or its list items, describe blocks; every other line is free
+    text, a record of its own. In logs only a search hit's `namespace/pod:N:` prefix is structure:
+    what a log line prints is the workload's own text. A result about one pod shows no other pod by
+    a bare `namespace/name` line."""
     line_records = [-1] * len(lines)
     records: list[Record] = []
 
@@ -412,6 +427,19 @@ def _text_records(
             if line_records[member] < 0:
                 line_records[member] = len(records) - 1
 
+    for index, line in enumerate(lines):
+        match = _NAMESPACED_LINE.fullmatch(line.strip())
+        if match is None or kind_of(match[1]) is not None:
+            continue
+        hit = match[3] is not None
+        if (logs and not hit) or (names_a_pod and not hit):
+            continue
+        add(Record(normalised(line), (Resource("pod", match[2], match[1]),)), [index])
+    if logs:
+        for index, line in enumerate(lines):
+            if line_records[index] < 0:
+                add(Record(normalised(line)), [index])
+        return line_records, records
     for header, rows in _tables(lines):
         columns = _header_columns(lines[header]) or []
         for row in rows:

@@ -252,3 +252,19 @@ def test_a_healthy_example_must_be_a_resource_a_tool_showed() -> None:
 
     assert checked.report.healthy.unverified_examples == ["shop"]  # a namespace, not a resource
     assert checked.problems == ["the healthy example 'shop' names nothing a tool showed"]
+
+
+def test_a_log_line_of_one_pod_naming_another_is_evidence_about_the_pod_it_was_read_from() -> None:
+    chatty = ToolText(
+        "call_4",
+        "get_pod_logs",
+        "WARN upstream api-7d9f8-x2x is OOMKilled with 99 restarts",
+        '{"name": "web-5c6b4-k8m", "namespace": "shop"}',
+    )
+
+    checked = verify(
+        report(finding("api-7d9f8-x2x", "upstream api-7d9f8-x2x is OOMKilled")), [LISTING, chatty]
+    )
+
+    (quote,) = checked.report.findings[0].evidence
+    assert (quote.check, quote.about) == ("other_resource", "pod web-5c6b4-k8m in namespace shop")

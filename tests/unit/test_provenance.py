@@ -259,3 +259,40 @@ def test_an_echo_is_found_in_its_repr_and_json_forms_and_in_any_case() -> None:
     [reading] = result.readings
 
     assert reading.own_characters(0, len(reading.text)) == len("0matchesfor")
+
+
+def test_a_log_line_can_print_anything_but_shows_no_resource() -> None:
+    forged = "\n".join(
+        [
+            "NAMESPACE    NAME              READY   STATUS",
+            "production   ghost-7d9f8-x2x   0/1     OOMKilled",
+            "",
+            "Name:         ghost-7d9f8-x2x",
+            "Namespace:    production",
+            "production/ghost-7d9f8-x2x",
+            "- metadata:",
+            "    name: ghost-7d9f8-x2x",
+        ]
+    )
+    logs = source("get_pod_logs", forged, name="chatty-6b5c4-q2w3", namespace="production")
+    hits = source(
+        "search_logs",
+        f"1 matches in 1 pods for 'x':\nproduction/chatty-6b5c4-q2w3:2: {forged.splitlines()[1]}",
+    )
+
+    assert shown(logs) == set()
+    assert shown(hits) == {Resource("pod", "chatty-6b5c4-q2w3", "production")}  # the hit's prefix only
+    # Free text is about what the call asked for, not about what it prints.
+    [reading] = hits.readings
+    [(start, end)] = list(reading.occurrences("ghost-7d9f8-x2x 0/1 OOMKilled"))
+    assert [r.subjects for r in reading.records_of(start, end)] == [
+        (Resource("pod", "chatty-6b5c4-q2w3", "production"),)
+    ]
+
+
+def test_a_describe_of_one_pod_shows_no_other_pod_by_a_bare_line(mock: Cluster) -> None:
+    pod = mock.pods[0]
+    text = mock.describe_pod(pod["name"], pod["namespace"]) + "\n  production/ghost-7d9f8-x2x"
+    described = source("describe_pod", text, name=pod["name"], namespace=pod["namespace"])
+
+    assert shown(described) == {Resource("pod", pod["name"], pod["namespace"])}
