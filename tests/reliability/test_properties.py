@@ -257,13 +257,48 @@ structured_turns = st.one_of(
 structured_scripts = st.lists(structured_turns, min_size=1, max_size=MAX_STEPS + 3)
 
 
-def tool_texts(trace: list[dict[str, Any]]) -> list[str]:
-    """Every result the server returned, whole, whitespace-normalised (the trace's own record)."""
-    return [
-        " ".join(str(e.get("full_result") or e["result"]).split())
-        for e in trace
-        if e["kind"] == "tool_call" and e["outcome"] == "executed"
-    ]
+def expected_marks(trace: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """What the verification must make of each finding, from the calls that ran (the fixture's own
+    facts, not the verifier's rule): (name, quote) -> verified, and name -> (name, status) verified."""
+    ran = [e for e in trace if e["kind"] == "tool_call" and e["outcome"] == "executed"]
+    listed = any(e["tool"] == "list_pods" for e in ran)
+    described = any(e["tool"] == "describe_pod" and e["arguments"].get("name") == PAYMENT for e in ran)
+    read = any(
+        e["tool"] == "get_pod_logs"
+        and e["arguments"].get("name") == PAYMENT
+        and LOG_LINE in str(e.get("full_result") or e["result"])
+        for e in ran
+    )
+
+    def quote(name: str, text: str) -> bool:
+        if name != PAYMENT or text == FABRICATED:
+            return False  # the payment pod's evidence is no other pod's; the fabricated line is nobody's
+        return read if text == LOG_LINE else listed or described  # CrashLoopBackOff: its row, its describe
+
+    def resource(name: str) -> tuple[bool, bool | None]:
+        shown = name != INVENTED and (listed or (name == PAYMENT and described))
+        return shown, (
+            name == PAYMENT
+        ) if shown else None  # the analytics pod is Pending, not CrashLoopBackOff
+
+    return quote, resource
+
+
+def final_written(trace: list[dict[str, Any]]) -> str:
+    """The answer the run's report must come from: the last one, or, when that is no report, the
+    one the correction turn was about."""
+    texts = [e["text"] or "" for e in trace if e["kind"] == "model_response" and not e.get("tool_calls")]
+    last = texts[-1] if texts else ""
+    corrected = None
+    latest = ""
+    for event in trace:
+        if event["kind"] == "model_response" and not event.get("tool_calls"):
+            latest = event["text"] or ""
+        elif event["kind"] == "guardrail" and event["guardrail"] == "report":
+            corrected = latest
+    if parse_report(last)[0] is None and corrected is not None and parse_report(corrected)[0] is not None:
+        return corrected
+    return last
 
 
 @pytest.mark.parametrize("report_format", ["json_schema", "json_text"])
@@ -285,17 +320,18 @@ def test_any_report_is_checked_corrected_at_most_once_and_never_loses_a_finding(
         assert trace[-1]["kind"] == "run_end" and trace[-1]["status"] == "ok"
         reports = [e for e in trace if e["kind"] == "report"]
         assert reports and reports[-1]["accepted"] and all(not e["accepted"] for e in reports[:-1])
-        written = next(e["text"] or "" for e in reversed(trace) if e["kind"] == "model_response")
-        results = tool_texts(trace)
-        if result.report is None:  # never a report: kept whole, said to be unverified
+        written = final_written(trace)
+        quote_verified, resource_verified = expected_marks(trace)
+        if result.report is None:  # never a report: shown, said to be unverified
             assert result.verified is False and result.answer.startswith("UNVERIFIED")
-            assert written.strip() in result.answer
-        else:  # every finding kept; each quote verified exactly when a result holds it
+            assert written.strip()[:8000] in result.answer
+        else:  # every finding kept; each mark as the fixture's facts say
             assert len(result.report.findings) == len(parse_report(written)[0].findings)  # type: ignore[union-attr]
             for found in result.report.findings:
+                assert (found.name_verified, found.status_verified) == resource_verified(found.name)
                 for quote in found.evidence:
-                    held = any(" ".join(quote.text.split()) in text for text in results)
-                    assert quote.verified is held, (quote.text, held)
+                    held = quote_verified(found.name, " ".join(quote.text.split()))
+                    assert quote.verified is held, (found.name, quote.text, held)
                     assert ("✓" if held else "✗ unverified") in result.answer
             assert result.verified is (not result.report_problems)
         result.trace.unlink()
