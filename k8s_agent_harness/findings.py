@@ -34,6 +34,7 @@ from k8s_agent_harness.provenance import (
     Reading,
     Resource,
     Source,
+    informative,
     normalised,
     sources_of,
 )
@@ -409,9 +410,9 @@ def _check_quote(quote: Quote, finding: Finding, sources: Sequence[Source]) -> s
                 best = (found[0], source, found[1])
                 if found[0] is QuoteCheck.VERIFIED:
                     break
-    check, where, about_what = best
+    check, where, detail = best
     quote.check, quote.verified = check, check is QuoteCheck.VERIFIED
-    quote.about = about_what if check is QuoteCheck.OTHER_RESOURCE else None
+    quote.about = detail if check is QuoteCheck.OTHER_RESOURCE else None
     if where is not None:
         quote.call_id, quote.tool = where.call_id or quote.call_id, where.tool or quote.tool
     said = f"the quote {_clip(quote.text)!r} (finding {_clip(finding.name, 80)})"
@@ -428,11 +429,10 @@ def _check_quote(quote: Quote, finding: Finding, sources: Sequence[Source]) -> s
         return (
             f"{said} is too short to be evidence: quote a whole line of the result, or at least "
             f"{MIN_QUOTE_CHARACTERS} letters or digits of it beyond what the call itself was asked"
+            + (f" (here, the line {_clip(detail, MAX_SUGGESTED_LINE)!r})" if detail else "")
         )
     resource = f"{finding.kind} {_clip(finding.name, 80)}"
-    origin = (
-        f"a result about {about_what}, not about {resource}" if about_what else f"no result about {resource}"
-    )
+    origin = f"a result about {detail}, not about {resource}" if detail else f"no result about {resource}"
     return f"{said} is from {origin}: quote what the tools showed for it"
 
 
@@ -444,14 +444,24 @@ def _find(text: str, source: Source, finding: Finding) -> tuple[QuoteCheck, str 
             if not source.ok:
                 found: tuple[QuoteCheck, str | None] = (QuoteCheck.ERROR_TEXT, None)
             elif not _informative(reading, start, end):
-                found = (QuoteCheck.TOO_SHORT, None)
+                # Short, but about the resource: its whole line would do; the correction says so.
+                line = reading.line_of(start)
+                useful = _about(source, reading, start, end, finding) and len(line) <= MAX_SUGGESTED_LINE
+                found = (QuoteCheck.TOO_SHORT, line if useful and _informative_line(line) else None)
             elif _about(source, reading, start, end, finding):
                 return QuoteCheck.VERIFIED, None
             else:
                 found = (QuoteCheck.OTHER_RESOURCE, _subject(source, reading, start, end))
-            if best is None or _RANK[found[0]] < _RANK[best[0]]:
+            if best is None or _RANK[found[0]] < _RANK[best[0]] or (found[0] is best[0] and not best[1]):
                 best = found
     return best
+
+
+MAX_SUGGESTED_LINE = 300
+
+
+def _informative_line(line: str) -> bool:
+    return informative(line) >= MIN_QUOTE_CHARACTERS
 
 
 def _about(source: Source, reading: Reading, start: int, end: int, finding: Finding) -> bool:

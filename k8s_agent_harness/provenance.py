@@ -224,6 +224,11 @@ class Reading:
         index = self._line_at(start)
         return index is not None and self.lines[index] == (start, end)
 
+    def line_of(self, position: int) -> str:
+        """The (normalised) line the position is in."""
+        index = self._line_at(position)
+        return self.text[slice(*self.lines[index])] if index is not None else ""
+
     def records_of(self, start: int, end: int) -> list[Record]:
         """The records the span [start, end) lies in."""
         first, last = self._line_at(start), self._line_at(max(start, end - 1))

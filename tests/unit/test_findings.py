@@ -268,3 +268,18 @@ def test_a_log_line_of_one_pod_naming_another_is_evidence_about_the_pod_it_was_r
 
     (quote,) = checked.report.findings[0].evidence
     assert (quote.check, quote.about) == ("other_resource", "pod web-5c6b4-k8m in namespace shop")
+
+
+def test_a_short_quote_about_its_resource_is_answered_with_the_line_that_would_do() -> None:
+    checked = verify(report(finding("api-7d9f8-x2x", "0/1")), [LISTING])
+
+    assert checked.report.findings[0].evidence[0].check == "too_short"
+    assert checked.problems == [
+        "the quote '0/1' (finding api-7d9f8-x2x) is too short to be evidence: quote a whole line of the "
+        "result, or at least 12 letters or digits of it beyond what the call itself was asked (here, the "
+        "line 'shop api-7d9f8-x2x 0/1 CrashLoopBackOff 14')"
+    ]
+    suggested = verify(
+        report(finding("api-7d9f8-x2x", "shop api-7d9f8-x2x 0/1 CrashLoopBackOff 14")), [LISTING]
+    )
+    assert suggested.problems == []
