@@ -11,6 +11,8 @@
     supervisor    budgets outside the conversation: steps, time, repeats
     review        the review policy: accept an answer or push back (zero-tool, evidence)
     grounding     which pod, node and namespace names an answer uses, and which no tool returned
+    provenance    what each tool result shows and what a quote in it is about (for findings.py)
+    findings      the verifiable report: its schema, its verification, its renderings
     prompts       every text the harness says to the model
     model_client  the openai client both agents use, traced at the HTTP boundary
     session       what a run shares: trace, budgets, server, gateway, model client

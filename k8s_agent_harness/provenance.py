@@ -10,10 +10,14 @@ From each result the harness reads, by structure and never by the model's word:
 - the spans that only repeat the call's own arguments (`0 matches for "X"`, `pods "X" not found`):
   they carry nothing the cluster said, so they never count towards a quote's information;
 - its records: a table row (with its header), a YAML list item, a describe block, a JSON list
-  item; a quote is about the resources its record names, or about what the call named;
+  item, a `namespace/name` line; a quote is about the resource its record is, or (free text)
+  about what the call named;
 - the resources it shows, each with the text it shows about it: a listing row (a NAME or OBJECT
   column), a describe header (`Name:` with its `Namespace:`), an event's object, an object of a
   JSON or YAML result (kind, name, namespace), a `namespace/name` line.
+
+Logs are the workload's own words: nothing in them is read as a table, a header or an object (a
+log line can print anything); only a log search's `namespace/pod:N:` prefix is structure.
 
 `findings.verify` checks a report against these; docs/report.md has the rule and its threat model.
 """
@@ -149,15 +153,17 @@ class Sighting:
 @dataclass(frozen=True)
 class Record:
     """What a line of a result belongs to: a table row, a describe block, a YAML or JSON list item,
-    or (with no subjects) a line of free text, which is about whatever it names."""
+    a `namespace/name` line, or (with no subjects) a line of free text (findings.py decides what free
+    text is about: what the call named, or what it names when the call named nothing)."""
 
     text: str
     subjects: tuple[Resource, ...] | None = None
     """The resources the record is about (a row's NAME and OBJECT, a block's `Name:`); None for free text."""
 
     def is_about(self, name: str, kind: str | None) -> bool:
-        """Whether the record is about this resource: it is its subject (free text: names it), or,
-        for a pod, its subject is the pod's owner (`job/batch-1`, a ReplicaSet event)."""
+        """Whether the record is about this resource: it is its subject (free text: it names it,
+        echoes of the call's arguments blanked out), or, for a pod, its subject is the pod's owner
+        (`job/batch-1`, a ReplicaSet event)."""
         if self.subjects is None:
             if names_in(self.text, name):
                 return True
