@@ -245,13 +245,14 @@ def test_an_unverified_report_exits_6_unless_accepted(impl: str, tmp_path: Path)
             )
 
     unverified = run(false)
-    accepted = run(false, "--accept-unverified", "--json")
-    verified = run(true)
 
     assert unverified.returncode == 6, unverified.stderr
     assert f"✗ unverified (in no tool result): {FABRICATED}" in unverified.stdout  # printed all the same
     assert f"Evidence (get_pod_logs) ✓: {LOG_LINE}" in unverified.stdout
     assert "the report is not verified (exit 6)" in unverified.stderr and "Traceback" not in unverified.stderr
-    assert accepted.returncode == 0, accepted.stderr
-    assert json.loads(accepted.stdout)["report_verified"] is False
-    assert verified.returncode == 0 and "UNVERIFIED" not in verified.stdout, verified.stderr
+    if impl == "handwritten":  # the exit code is the CLI's, whichever agent ran
+        accepted = run(false, "--accept-unverified", "--json")
+        verified = run(true)
+        assert accepted.returncode == 0, accepted.stderr
+        assert json.loads(accepted.stdout)["report_verified"] is False
+        assert verified.returncode == 0 and "UNVERIFIED" not in verified.stdout, verified.stderr
