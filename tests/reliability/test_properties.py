@@ -287,12 +287,12 @@ def expected_marks(trace: list[dict[str, Any]]) -> tuple[Any, Any]:
 def final_written(trace: list[dict[str, Any]]) -> str:
     """The answer the run's report must come from: the last one, or, when that is no report, the
     one the correction turn was about."""
-    texts = [e["text"] or "" for e in trace if e["kind"] == "model_response" and not e.get("tool_calls")]
-    last = texts[-1] if texts else ""
+    texts = [e["text"] or "" for e in trace if e["kind"] == "model_response"]
+    last = texts[-1] if texts else ""  # a forced summary answered with calls wrote nothing
     corrected = None
     latest = ""
     for event in trace:
-        if event["kind"] == "model_response" and not event.get("tool_calls"):
+        if event["kind"] == "model_response":
             latest = event["text"] or ""
         elif event["kind"] == "guardrail" and event["guardrail"] == "report":
             corrected = latest
