@@ -697,7 +697,11 @@ def _node_cause_and_fix(status: str, evidence: list[str]) -> tuple[str, str]:
 
 def _not_ready(status: str) -> str:
     """`NotReady`, or `not ready (Ready condition Unknown)` when describe_node alone said so."""
-    return status if status == "NotReady" or not status.startswith("Ready condition") else f"not ready ({status})"
+    return (
+        status
+        if status == "NotReady" or not status.startswith("Ready condition")
+        else f"not ready ({status})"
+    )
 
 
 def node_finding(chat: Conversation, state: NodeState) -> dict[str, Any]:
@@ -730,7 +734,9 @@ def _attribute(chat: Conversation, finding: Finding, state: NodeState | None) ->
     if finding.category == "unknown" or lost:
         finding.category = state.category
         if state.category == "node_not_ready":
-            finding.cause = f"the pod's node {state.name} is {_not_ready(state.status)}: the pod is cut off with it"
+            finding.cause = (
+                f"the pod's node {state.name} is {_not_ready(state.status)}: the pod is cut off with it"
+            )
             finding.fix = "recover the node (kubelet, network) or drain it so the pod is scheduled elsewhere"
         else:
             finding.cause = f"the pod's node {state.name} is under pressure ({', '.join(state.conditions)})"
