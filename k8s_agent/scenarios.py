@@ -60,6 +60,8 @@ class Scenario:
     responder: Responder | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
     question: str = QUESTION
+    write_tools: bool = False
+    """The mock cluster also offers its write tools (delete_pod, restart_pod), annotated destructive."""
 
     @property
     def offline(self) -> bool:
@@ -200,6 +202,16 @@ C12_KEPT = Scenario(
     ],
     overrides={"report_format": "json_schema"},
 )
+C13 = Scenario(
+    "c13-write-tool",
+    "a call to a tool that changes the cluster never runs without an approval; the run goes on",
+    script=lambda: [
+        call("list_pods", namespace="production"),
+        call("delete_pod", name=PAYMENT, namespace="production"),
+        text(REPORT),
+    ],
+    write_tools=True,
+)
 OFFLINE = Scenario(
     "offline-default",
     "the offline model diagnoses the default fixture, its report structured and verified",
@@ -215,4 +227,6 @@ OFFLINE_PROSE = Scenario(
 )
 
 CONTRACT_SCENARIOS = (C1, C2, C3, C4, C4_PARALLEL, C5, C6, C7, C8, C9, C10, C11, C11_TEXT, C12, C12_KEPT)
+JUDGED_SCENARIOS = (*CONTRACT_SCENARIOS, C13)
+"""What `k8s-agent contract` runs: the loop contract, and the write-tool scenario (a server with write tools)."""
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (*CONTRACT_SCENARIOS, OFFLINE, OFFLINE_PROSE)}

@@ -72,10 +72,12 @@ async def run_scripted(
     faults: Path | None = None,
     settings: Mapping[str, Any] | None = None,
     slot: asyncio.Semaphore | None = None,
+    write_tools: bool = False,
 ) -> ScriptedRun:
     """Run `impl` on a script (or responder) in `workdir` (call log and trace go there).
 
-    Without `mcp_command` the mock cluster runs with a call log. `settings` are Config fields
+    Without `mcp_command` the mock cluster runs with a call log (and its write tools with
+    `write_tools`). `settings` are Config fields
     over `SCRIPTED_SETTINGS`. A run failure is kept in the result, never raised. With `slot`, the
     run itself holds it (not the model server's shutdown).
     """
@@ -83,7 +85,9 @@ async def run_scripted(
     call_log = workdir / CALL_LOG
     if mcp_command is None:
         await asyncio.to_thread(call_log.unlink, missing_ok=True)  # the log must be this run's alone
-        mcp_command = mock_cluster_command(call_log=call_log, cluster=cluster, faults=faults)
+        mcp_command = mock_cluster_command(
+            call_log=call_log, cluster=cluster, faults=faults, write_tools=write_tools
+        )
     ask = ask_function(impl)
     server = ScriptedModelServer(script, responder=responder).start()
     try:

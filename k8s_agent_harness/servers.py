@@ -99,12 +99,21 @@ class ServerLaunch:
 
 
 def mock_cluster_command(
-    *, cluster: Path | None = None, call_log: Path | None = None, faults: Path | None = None
+    *,
+    cluster: Path | None = None,
+    call_log: Path | None = None,
+    faults: Path | None = None,
+    result_log: Path | None = None,
+    write_tools: bool = False,
 ) -> tuple[str, ...]:
     """The embedded mock cluster's stdio command on this interpreter."""
     command = [sys.executable, "-m", MOCK_CLUSTER_MODULE]
     if call_log is not None:
         command += ["--call-log", str(call_log)]
+    if result_log is not None:
+        command += ["--result-log", str(result_log)]
+    if write_tools:
+        command.append("--with-write-tools")
     if cluster is not None:
         command += ["--cluster", str(cluster)]
     if faults is not None:

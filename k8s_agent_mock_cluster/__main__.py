@@ -1,4 +1,5 @@
-"""`python -m k8s_agent_mock_cluster [--cluster FILE] [--call-log FILE] [--faults FILE]`: the stdio MCP server."""
+"""`python -m k8s_agent_mock_cluster [--cluster FILE] [--call-log FILE] [--result-log FILE] [--faults FILE]
+[--with-write-tools]`: the stdio MCP server."""
 
 from __future__ import annotations
 
@@ -19,9 +20,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--cluster", type=Path, help="cluster fixture (JSON); default: the shipped fixture")
     parser.add_argument("--call-log", type=Path, help="append one JSON line per tools/call received")
+    parser.add_argument(
+        "--result-log", type=Path, help="append one JSON line per call answered, with the answer"
+    )
     parser.add_argument("--faults", type=Path, help="fault plan (JSON) for tests and demos")
     parser.add_argument(
-        "--with-write-tools", action="store_true", help="also offer delete_pod (not read-only)"
+        "--with-write-tools",
+        action="store_true",
+        help="also offer delete_pod and restart_pod (annotated destructive, not read-only)",
     )
     parser.add_argument("--check", action="store_true", help="validate the fixture and exit")
     args = parser.parse_args(argv)
@@ -36,7 +42,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from k8s_agent_mock_cluster.server import build_server  # the MCP server stack loads only when serving
 
-    build_server(cluster, args.call_log, faults, write_tools=args.with_write_tools).run()
+    build_server(
+        cluster, args.call_log, faults, write_tools=args.with_write_tools, result_log=args.result_log
+    ).run()
     return 0
 
 

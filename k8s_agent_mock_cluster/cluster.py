@@ -198,6 +198,12 @@ class Cluster:
         self.pods.remove(pod)
         return f'pod "{name}" deleted from namespace "{namespace}"'
 
+    def restart_pod(self, name: str, namespace: str) -> str:
+        pod = self._pod(name, namespace)
+        for container in pod["containers"]:
+            container["restarts"] = int(container.get("restarts", 0)) + 1
+        return f'pod "{name}" in namespace "{namespace}" restarted'
+
     # -- events and nodes -----------------------------------------------------------------
 
     def get_events(

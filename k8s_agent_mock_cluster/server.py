@@ -38,20 +38,39 @@ PodName = Annotated[str, Field(description="Exact pod name as listed by list_pod
 class MockClusterServer(MCPServer[Any]):
     """MCPServer that logs every tools/call it receives and applies a fault plan."""
 
-    def __init__(self, call_log: Path | None, faults: FaultPlan | None) -> None:
+    def __init__(
+        self, call_log: Path | None, faults: FaultPlan | None, result_log: Path | None = None
+    ) -> None:
         super().__init__(
             "mock-cluster", instructions="A simulated Kubernetes cluster (read-only).", log_level="WARNING"
         )
         self._call_log = call_log
+        self._result_log = result_log
         self._faults = faults
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        """Log the call, apply a planned fault if one fires, then answer it."""
+        """Log the call, apply a planned fault if one fires, then answer it (and log the answer)."""
         fault = self._faults.next_fault(name) if self._faults else None
         self._log(name, arguments, fault)
-        if fault is not None:
-            await _apply(fault)
-        return await super().call_tool(name, arguments, context)
+        try:
+            if fault is not None:
+                await _apply(fault)
+            result = await super().call_tool(name, arguments, context)
+        except Exception as error:
+            self._answered(name, arguments, str(error), is_error=True)
+            raise
+        parts = getattr(result, "content", None) or []
+        self._answered(
+            name,
+            arguments,
+            "\n".join(str(getattr(part, "text", "")) for part in parts),
+            is_error=bool(getattr(result, "is_error", False)),
+        )
+        return result
+
+    def _answered(self, name: str, arguments: dict[str, Any], text: str, *, is_error: bool) -> None:
+        if self._result_log is not None:
+            call_log.append(self._result_log, call_log.result(os.getpid(), name, arguments, text, is_error))
 
     def _log(self, name: str, arguments: dict[str, Any], fault: Fault | None) -> None:
         if self._call_log is not None:
@@ -94,10 +113,15 @@ def _answer(method: Callable[..., str]) -> Callable[..., str]:
 
 
 def build_server(
-    cluster: Cluster, call_log: Path | None = None, faults: FaultPlan | None = None, write_tools: bool = False
+    cluster: Cluster,
+    call_log: Path | None = None,
+    faults: FaultPlan | None = None,
+    write_tools: bool = False,
+    result_log: Path | None = None,
 ) -> MCPServer[Any]:
-    """The MCP server answering from `cluster`; `write_tools` adds a destructive tool, for tests and demos."""
-    server = MockClusterServer(call_log, faults)
+    """The MCP server answering from `cluster`; `write_tools` adds destructive tools (delete_pod,
+    restart_pod), for tests and demos; `result_log` gets what it answered each call."""
+    server = MockClusterServer(call_log, faults, result_log)
 
     def list_pods(
         namespace: Annotated[
@@ -187,10 +211,15 @@ def build_server(
             """Delete a pod (its controller, if any, creates a new one). Destructive."""
             return _answer(cluster.delete_pod)(name, namespace)
 
-        server.add_tool(
-            delete_pod,
-            description=inspect.cleandoc(delete_pod.__doc__ or ""),
-            annotations=DESTRUCTIVE,
-            structured_output=False,
-        )
+        def restart_pod(name: PodName, namespace: Namespace) -> str:
+            """Restart a pod's containers. Destructive: in-flight requests are lost."""
+            return _answer(cluster.restart_pod)(name, namespace)
+
+        for tool in (delete_pod, restart_pod):
+            server.add_tool(
+                tool,
+                description=inspect.cleandoc(tool.__doc__ or ""),
+                annotations=DESTRUCTIVE,
+                structured_output=False,
+            )
     return server

@@ -110,7 +110,9 @@ def run_scenario(
     `trace replay` use: the contract suite and the comparison run the same thing.
     """
     responder = None
+    write_tools = False
     if isinstance(script, Scenario):
+        write_tools = script.write_tools
         overrides = {**script.overrides, **overrides}
         question = script.question
         responder = script.responder
@@ -130,6 +132,7 @@ def run_scenario(
             cluster=cluster,
             faults=faults,
             settings=settings,
+            write_tools=write_tools,
         )
     )
     if check_script and done.script_problems:

@@ -65,6 +65,7 @@ class HolmesGPT:
     version: str = VERSION
     timeout: float = RUN_TIMEOUT
     name: str = "holmesgpt"
+    structured: bool = False
 
     @property
     def description(self) -> str:

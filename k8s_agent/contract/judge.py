@@ -1,24 +1,32 @@
 """The black-box judge: each contract item decided from what crossed the wire and what reached the server.
 
 A subject is any agent pointed at the scripted model server and the mock cluster. The judge reads
-three things only: the request bodies the model server received, the replies it sent (so it knows
-which call id carried which planted mistake), and the mock cluster's call log (written before any
-validation). It never reads a subject's own trace, and it does not assume our wording: a subject
-may phrase its errors its own way or wrap tool results (HolmesGPT prefixes each with the
-parameters used). It judges behaviour: was the bad call kept from the server, did the model get a
-message that names the problem, was every call id answered in call order, was the summary request
-tool-less, did an answer that should be refused get a further turn.
+four things only: the request bodies the model server received, the replies it sent (so it knows
+which call id carried which planted mistake), the mock cluster's call log (written before any
+validation) and its result log (what it answered each call). It never reads a subject's own
+trace, and it does not assume our wording: a subject may phrase its errors its own way or wrap
+tool results (HolmesGPT prefixes each with the parameters used). It judges behaviour: was a bad
+call kept from the server, did the model get a message that names every problem, was every call
+id answered with its own call's result in call order, was the summary request tool-less, did an
+answer that should be refused get exactly one further turn, and did the run then end cleanly.
 
-Each verdict is `holds`, `fails` (with the evidence: the request, an excerpt, the server's log
-line) or `not observable` (and why). Pure: no I/O, no SDK.
+Every item is judged on every scenario where it applies, not only the one written for it (a
+schema-breaking call in the mixed round is C3's as much as the C3 scenario's), and every
+violation is reported, grouped by scenario, each with its evidence.
+
+Each verdict is `holds`, `fails` (with every violation) or `not observable` (and why). Pure: no
+I/O, no SDK.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 
 from k8s_agent import scenarios
 
@@ -27,6 +35,13 @@ HOLDS: Verdict = "holds"
 FAILS: Verdict = "fails"
 UNOBSERVABLE: Verdict = "not observable"
 EXCERPT = 240
+WRITE_TOOLS = ("delete_pod", "restart_pod")
+"""The mock cluster's tools that change the cluster (annotated destructive, offered with --with-write-tools)."""
+UNVERIFIED_MARKS = ("unverified", "not verified", "not found", "✗", "unconfirmed", "could not be verified")
+"""How an answer may mark a quote it could not verify (any one, on the quote's line)."""
+REFUSAL_WORDS = ("not", "no tool", "unknown", "refus", "denied", "approv", "read-only", "blocked")
+FINGERPRINT_LINES = 3
+FINGERPRINT_WIDTH = 100
 
 
 @dataclass(frozen=True)
@@ -46,6 +61,21 @@ class Observed:
     """How the subject's run failed (exit status, exception), or None."""
     steps_left: int = 0
     """Scripted steps the subject never asked for."""
+    results: Sequence[Mapping[str, Any]] = ()
+    """What the mock cluster answered each call it ran (tool, arguments, text, is_error), in order."""
+    structured: bool | None = None
+    """Whether the subject declares that it asks for a structured report (None: it does not say)."""
+    max_steps: int | None = None
+    """The scenario's step budget, as the subject was given it."""
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One place an item is broken: the scenario, what happened, and the evidence."""
+
+    scenario: str
+    summary: str
+    evidence: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -56,8 +86,10 @@ class Judgement:
     verdict: Verdict
     summary: str
     evidence: list[str] = field(default_factory=list)
-    """Request numbers with excerpts, server log lines: what the verdict rests on."""
+    """Request numbers with excerpts, server log lines: what the verdict rests on (for a failure:
+    every violation's, each line prefixed with its scenario)."""
     scenarios: list[str] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
 
 
 # -- reading the wire --------------------------------------------------------------------------------
@@ -84,14 +116,15 @@ def messages(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def offers_tools(body: Mapping[str, Any]) -> bool:
-    """Whether a request lets the model call a tool (a non-empty `tools` and no `tool_choice: none`)."""
+    """Whether a request lets the model call a tool: a non-empty `tools` and no `tool_choice: none`
+    (with `none` the model cannot call one: such a request counts as tool-less)."""
     return bool(body.get("tools")) and body.get("tool_choice") != "none"
 
 
 def forces_tool(body: Mapping[str, Any]) -> bool:
-    """Whether a request forces a tool call (`required`, or a named function)."""
+    """Whether a request forces a tool call (`required`, or a named function), tools offered or not."""
     choice = body.get("tool_choice")
-    return offers_tools(body) and (choice == "required" or isinstance(choice, Mapping))
+    return choice == "required" or isinstance(choice, Mapping)
 
 
 def tool_names(body: Mapping[str, Any]) -> list[str]:
@@ -99,16 +132,13 @@ def tool_names(body: Mapping[str, Any]) -> list[str]:
     return [str((tool.get("function") or {}).get("name")) for tool in body.get("tools") or []]
 
 
-def replied_calls(observed: Observed) -> list[tuple[int, str, str, str]]:
-    """Every tool call the model server sent: (reply number, call id, tool, raw arguments)."""
-    found = []
-    for number, reply in enumerate(observed.replies, start=1):
-        for call in reply.get("tool_calls") or []:
-            function = call.get("function") or {}
-            found.append(
-                (number, str(call.get("id")), str(function.get("name")), str(function.get("arguments")))
-            )
-    return found
+def tool_schema(body: Mapping[str, Any], name: str) -> Any:
+    """The JSON Schema of the arguments of an offered tool (None when it is not offered)."""
+    for tool in body.get("tools") or []:
+        function = tool.get("function") or {}
+        if function.get("name") == name:
+            return function.get("parameters") or {"type": "object"}
+    return None
 
 
 def answers_to(body: Mapping[str, Any], call_id: str) -> list[str]:
@@ -138,9 +168,13 @@ def new_user_messages(previous: Mapping[str, Any], current: Mapping[str, Any]) -
     return [content_text(m.get("content")) for m in after[common:] if m.get("role") == "user"]
 
 
-def server_calls(observed: Observed, tool: str) -> list[Mapping[str, Any]]:
-    """The calls of one tool the server received."""
-    return [call for call in observed.calls if str(call.get("tool")).endswith(tool)]
+def same_tool(logged: str, name: str) -> bool:
+    """Whether a tool name as the server logged it is `name` as a subject offers it (which may carry
+    a prefix: `mock_cluster__list_pods` is `list_pods`), or the other way round."""
+    if logged == name:
+        return True
+    short, long = sorted((logged, name), key=len)
+    return long.endswith(short) and not long[: -len(short)][-1:].isalnum()
 
 
 def log_line(call: Mapping[str, Any]) -> str:
@@ -152,479 +186,681 @@ def _request(number: int, what: str) -> str:
     return f"request {number}: {clip(what)}"
 
 
-def _planted(observed: Observed, tool: str, raw: str | None = None) -> tuple[int, str] | None:
-    """(reply number, call id) of the scripted call to `tool` (with these raw arguments)."""
-    for number, call_id, name, arguments in replied_calls(observed):
-        if name.endswith(tool) and (raw is None or arguments == raw):
-            return number, call_id
-    return None
-
-
-def _not_run(observed: Observed, what: str) -> Judgement | None:
-    if not observed.requests:
-        reason = f"the subject sent no model request ({observed.error or 'no error reported'})"
-        return Judgement(what, UNOBSERVABLE, reason, scenarios=[observed.scenario])
-    return None
-
-
-def _ended(observed: Observed) -> list[str]:
-    """How the run ended, as evidence."""
-    count = f"{len(observed.requests)} request{'s' if len(observed.requests) != 1 else ''} in all"
-    return [count, f"the run ended: {clip(observed.error)}"] if observed.error else [count]
-
-
 def _mentions(text: str, *words: str) -> bool:
     lowered = text.lower()
     return any(word.lower() in lowered for word in words)
 
 
-# -- the items ------------------------------------------------------------------------------------------
+def _flat(text: str) -> str:
+    return " ".join(text.split())
 
 
-def c1(observed: Observed) -> Judgement:
-    """The first request forces a tool; no later request does."""
-    item = "C1"
-    if (missing := _not_run(observed, item)) is not None:
-        return missing
-    first = observed.requests[0]
-    evidence = [
-        _request(
-            1, f"tools {len(tool_names(first))}, tool_choice {json.dumps(first.get('tool_choice', 'absent'))}"
-        )
+# -- what the model proposed -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One tool call the scripted model sent, as the request it answered framed it."""
+
+    reply: int
+    """The reply (1-based) that carried it: the answer to request `reply`."""
+    call_id: str
+    tool: str
+    raw: str
+    arguments: Any
+    """The parsed arguments (None when they are not JSON)."""
+    offered: tuple[str, ...]
+    """The tools the request offered."""
+    problems: tuple[str, ...] = ()
+    """For a call that breaks the offered schema: the fields each problem is about."""
+
+    @property
+    def unknown(self) -> bool:
+        return self.tool not in self.offered
+
+    @property
+    def invalid_json(self) -> bool:
+        return not self.unknown and self.arguments is None
+
+    @property
+    def breaks_schema(self) -> bool:
+        return not self.unknown and self.arguments is not None and bool(self.problems)
+
+    @property
+    def valid(self) -> bool:
+        return not self.unknown and self.arguments is not None and not self.problems
+
+    @property
+    def write(self) -> bool:
+        return any(same_tool(self.tool, name) for name in WRITE_TOOLS)
+
+    @property
+    def signature(self) -> str:
+        return f"{self.tool} {json.dumps(self.arguments, sort_keys=True)}"
+
+
+def proposals(observed: Observed) -> list[Proposal]:
+    """Every tool call the model server sent, with what the request it answered offered."""
+    found = []
+    for number, reply in enumerate(observed.replies, start=1):
+        body = observed.requests[number - 1] if number <= len(observed.requests) else {}
+        offered = tuple(tool_names(body))
+        for call in reply.get("tool_calls") or []:
+            function = call.get("function") or {}
+            name, raw = str(function.get("name")), str(function.get("arguments") or "")
+            try:
+                arguments = json.loads(raw) if raw.strip() else {}
+            except ValueError:
+                arguments = None
+            problems: tuple[str, ...] = ()
+            if name in offered and arguments is not None:
+                problems = schema_problems(tool_schema(body, name), arguments)
+            found.append(Proposal(number, str(call.get("id")), name, raw, arguments, offered, problems))
+    return found
+
+
+def schema_problems(schema: Any, arguments: Any) -> tuple[str, ...]:
+    """The fields the arguments get wrong against the offered schema, one word each (a missing
+    required property by its name, another error by the field it is about)."""
+    try:
+        validator = Draft202012Validator(schema)
+        errors = sorted(validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
+    except (SchemaError, TypeError):
+        return ()
+    words: list[str] = []
+    for error in errors:
+        if error.validator == "required" and isinstance(arguments, dict):
+            words += [str(key) for key in error.validator_value if key not in arguments]
+        elif error.validator == "additionalProperties" and isinstance(arguments, dict):
+            allowed = set((error.schema or {}).get("properties") or {})
+            words += [str(key) for key in arguments if key not in allowed]
+        elif error.absolute_path:
+            words.append(str(error.absolute_path[-1]))
+        else:
+            words.append(str(error.validator))
+    return tuple(dict.fromkeys(words))
+
+
+def receipts(observed: Observed, tool: str, arguments: Any = ...) -> list[Mapping[str, Any]]:
+    """The calls of a tool (with these arguments, when given) that the server received."""
+    return [
+        call
+        for call in observed.calls
+        if same_tool(str(call.get("tool")), tool) and (arguments is ... or call.get("arguments") == arguments)
     ]
-    if not forces_tool(first):
-        return Judgement(
-            item, FAILS, "the first request does not force a tool call", evidence, [observed.scenario]
-        )
-    forced_later = [n for n, body in enumerate(observed.requests[1:], start=2) if forces_tool(body)]
-    if forced_later:
-        evidence += [_request(n, "tool_choice required again") for n in forced_later]
-        return Judgement(item, FAILS, "later requests force a tool too", evidence, [observed.scenario])
-    return Judgement(
-        item, HOLDS, "request 1 forces a tool, later ones leave the choice", evidence, [observed.scenario]
-    )
 
 
-def c2(observed: Observed) -> Judgement:
-    """An answer before any tool ran gets one more turn (a user message), not acceptance."""
-    item = "C2"
-    if (missing := _not_run(observed, item)) is not None:
-        return missing
-    if len(observed.requests) < 2:
-        first = content_text((observed.replies or [{}])[0].get("content"))
-        return Judgement(
-            item,
-            FAILS,
-            "the answer given before any tool call was accepted as final",
-            [f"reply 1 (no tool called): {clip(first)}", f"{len(observed.requests)} request in all"],
-            [observed.scenario],
-        )
-    pushed = new_user_messages(observed.requests[0], observed.requests[1])
-    if not pushed:
-        return Judgement(
-            item, FAILS, "request 2 adds no user message after the tool-less answer", [], [observed.scenario]
-        )
-    return Judgement(
-        item, HOLDS, "the tool-less answer got a further turn", [_request(2, pushed[-1])], [observed.scenario]
-    )
-
-
-def c3(observed: Observed) -> Judgement:
-    """A call whose arguments break the schema never reaches the server, and the model is told which field."""
-    return _kept_back(
-        observed, "C3", "get_pod_logs", ("tail", "fifty", "integer"), "breaks the tool's schema"
-    )
-
-
-def c8(observed: Observed) -> Judgement:
-    """A call whose arguments are not JSON never reaches the server, and the model is told so."""
-    return _kept_back(
-        observed, "C8", "describe_pod", ("json", "{not-json"), "has arguments that are not JSON"
-    )
-
-
-def c6(observed: Observed) -> Judgement:
-    """A call to a tool the server does not offer never reaches it, and the model learns what there is."""
-    item = "C6"
-    if (missing := _not_run(observed, item)) is not None:
-        return missing
-    planted = _planted(observed, "delete_pod")
-    if planted is None:
-        return Judgement(item, UNOBSERVABLE, "the scripted call was never sent", [], [observed.scenario])
-    slipped = server_calls(observed, "delete_pod")
-    if slipped:
-        return Judgement(
-            item, FAILS, "the unknown tool reached the server", [log_line(slipped[0])], [observed.scenario]
-        )
-    answered = first_answer(observed, planted[1])
-    if answered is None:
-        return Judgement(
-            item,
-            FAILS,
-            f"call {planted[1]} (delete_pod) was never answered",
-            _ended(observed),
-            [observed.scenario],
-        )
-    number, text = answered
-    offered = tool_names(observed.requests[0])
-    if not _mentions(text, "delete_pod", *offered):
-        return Judgement(
-            item,
-            FAILS,
-            "the model was not told the tool is unknown or what is available",
-            [_request(number, text)],
-            [observed.scenario],
-        )
-    return Judgement(
-        item, HOLDS, "kept from the server; the model was told", [_request(number, text)], [observed.scenario]
-    )
-
-
-def _kept_back(observed: Observed, item: str, tool: str, words: tuple[str, ...], problem: str) -> Judgement:
-    if (missing := _not_run(observed, item)) is not None:
-        return missing
-    planted = _planted(observed, tool)
-    if planted is None:
-        return Judgement(item, UNOBSERVABLE, "the scripted call was never sent", [], [observed.scenario])
-    slipped = server_calls(observed, tool)
-    if slipped:
-        return Judgement(
-            item,
-            FAILS,
-            f"the call that {problem} reached the server",
-            [log_line(slipped[0])],
-            [observed.scenario],
-        )
-    answered = first_answer(observed, planted[1])
-    if answered is None:
-        return Judgement(
-            item, FAILS, f"call {planted[1]} was never answered", _ended(observed), [observed.scenario]
-        )
-    number, text = answered
-    if not _mentions(text, *words):
-        return Judgement(
-            item,
-            FAILS,
-            "kept from the server, but the model was not told what is wrong",
-            [_request(number, text)],
-            [observed.scenario],
-        )
-    return Judgement(
-        item,
-        HOLDS,
-        "kept from the server; the model was told what is wrong",
-        [_request(number, text)],
-        [observed.scenario],
-    )
-
-
-def c4(observed: Sequence[Observed]) -> Judgement:
-    """Repeats are answered without the server, then one tool-less request asks for the summary."""
-    item = "C4"
-    evidence: list[str] = []
-    names = [o.scenario for o in observed]
-    for run in observed:
-        if (missing := _not_run(run, item)) is not None:
-            return missing
-        repeated = [(name, raw) for _, _, name, raw in replied_calls(run)]
-        counts: dict[tuple[str, str], int] = {}
-        for key in repeated:
-            counts[key] = counts.get(key, 0) + 1
-        for (name, raw), proposed in counts.items():
-            if proposed < 2:
-                continue
-            arguments = json.loads(raw or "{}")
-            reached = [
-                c for c in run.calls if str(c.get("tool")).endswith(name) and c.get("arguments") == arguments
-            ]
-            if len(reached) > 1:
-                return Judgement(
-                    item,
-                    FAILS,
-                    f"a call proposed {proposed} times reached the server {len(reached)} times ({run.scenario})",
-                    [log_line(call) for call in reached],
-                    names,
-                )
-            evidence.append(
-                f"{run.scenario}: {name} proposed {proposed} times, reached the server {len(reached)} time(s)"
-            )
-        last = run.requests[-1]
-        if offers_tools(last):
-            return Judgement(
-                item,
-                FAILS,
-                f"no tool-less summary request after the repeats ({run.scenario})",
-                [*evidence, _request(len(run.requests), f"still offers {len(tool_names(last))} tools")],
-                names,
-            )
-        evidence.append(f"{run.scenario}: request {len(run.requests)} offers no tools (the summary)")
-    return Judgement(
-        item, HOLDS, "repeats kept from the server; a tool-less summary followed", evidence, names
-    )
-
-
-def c5(observed: Observed) -> Judgement:
-    """An answer naming a pod no tool returned gets a further turn that names it."""
-    item = "C5"
-    if (missing := _not_run(observed, item)) is not None:
-        return missing
-    return _refused_answer(observed, item, scenarios.INVENTED, "the answer naming a pod no tool returned")
-
-
-def c12(observed: Sequence[Observed]) -> Judgement:
-    """A quote found in no tool result gets a further turn naming it; what stays unverified is kept and said to be."""
-    item = "C12"
-    fabricated = next((o for o in observed if o.scenario == scenarios.C12.name), None)
-    kept = next((o for o in observed if o.scenario == scenarios.C12_KEPT.name), None)
-    names = [o.scenario for o in observed]
-    if fabricated is None:
-        return Judgement(item, UNOBSERVABLE, "scenario c12-fabricated-evidence was not run", [], names)
-    if (missing := _not_run(fabricated, item)) is not None:
-        return missing
-    first = _refused_answer(
-        fabricated, item, scenarios.FABRICATED, "the answer quoting text no tool returned"
-    )
-    if first.verdict != HOLDS or kept is None:
-        return Judgement(item, first.verdict, first.summary, first.evidence, names)
-    answer = kept.answer or ""
-    if scenarios.FABRICATED not in answer:
-        return Judgement(
-            item,
-            FAILS,
-            "the still-unverified quote was dropped from the answer",
-            [f"answer: {clip(answer)}"],
-            names,
-        )
-    if not _mentions(answer, "unverified", "not verified"):
-        return Judgement(
-            item, FAILS, "the still-unverified quote is presented as fact", [f"answer: {clip(answer)}"], names
-        )
-    return Judgement(
-        item,
-        HOLDS,
-        "the fabricated quote got a correction; what stayed unverified is marked",
-        first.evidence,
-        names,
-    )
-
-
-def _refused_answer(observed: Observed, item: str, needle: str, what: str) -> Judgement:
-    answered = next(
+def result_of(observed: Observed, tool: str, arguments: Any) -> Mapping[str, Any] | None:
+    """What the server answered the first call of this tool with these arguments."""
+    return next(
         (
-            n
-            for n, reply in enumerate(observed.replies, start=1)
-            if needle in content_text(reply.get("content"))
+            r
+            for r in observed.results
+            if same_tool(str(r.get("tool")), tool) and r.get("arguments") == arguments
         ),
         None,
     )
-    if answered is None:
-        return Judgement(item, UNOBSERVABLE, "the scripted answer was never sent", [], [observed.scenario])
-    if len(observed.requests) <= answered:
-        return Judgement(
-            item,
-            FAILS,
-            f"{what} was accepted as final",
-            [f"reply {answered}: {clip(content_text(observed.replies[answered - 1].get('content')))}"],
-            [observed.scenario],
+
+
+def failure_text(result: Mapping[str, Any]) -> str:
+    """What a failed call's result says, without the MCP server library's framing (`Error executing
+    tool NAME: `), which a client may strip."""
+    text = str(result.get("text", ""))
+    return text.removeprefix(f"Error executing tool {result.get('tool')}: ")
+
+
+def fingerprint(text: str) -> list[str]:
+    """What an answer must show of a result to be that result: the start of its first lines."""
+    lines = [_flat(line) for line in text.splitlines() if line.strip()]
+    return [line[:FINGERPRINT_WIDTH] for line in lines[:FINGERPRINT_LINES]]
+
+
+# -- the items ---------------------------------------------------------------------------------------------
+
+Runs = Observed | Sequence[Observed]
+
+
+@dataclass
+class _Check:
+    """The violations of one item and what it saw where it held."""
+
+    item: str
+    violations: list[Violation] = field(default_factory=list)
+    seen: list[str] = field(default_factory=list)
+    applied: list[str] = field(default_factory=list)
+    """The scenarios where the item applied."""
+    unobservable: str = ""
+
+    def fail(self, scenario: str, summary: str, *evidence: str) -> None:
+        self.violations.append(Violation(scenario, summary, [clip(e) for e in evidence if e]))
+
+    def judgement(self, holds: str) -> Judgement:
+        scenarios_seen = list(dict.fromkeys(self.applied))
+        if self.violations:
+            where = list(dict.fromkeys(v.scenario for v in self.violations))
+            summary = self.violations[0].summary
+            if len(self.violations) > 1:
+                summary += f" (and {len(self.violations) - 1} more, in {', '.join(where)})"
+            evidence = [f"{v.scenario}: {line}" for v in self.violations for line in [v.summary, *v.evidence]]
+            return Judgement(self.item, FAILS, summary, evidence, scenarios_seen, list(self.violations))
+        if not self.applied:
+            return Judgement(self.item, UNOBSERVABLE, self.unobservable or "no scenario exercised it")
+        return Judgement(self.item, HOLDS, holds, self.seen[:6], scenarios_seen)
+
+
+def _runs(observed: Runs) -> list[Observed]:
+    return [observed] if isinstance(observed, Observed) else list(observed)
+
+
+def _ran(check: _Check, runs: Iterable[Observed]) -> list[Observed]:
+    """The runs that reached the model server (the others are why the item may be unobservable)."""
+    ran = []
+    for run in runs:
+        if run.requests:
+            ran.append(run)
+        elif not check.unobservable:
+            check.unobservable = f"the subject sent no model request ({run.error or 'no error reported'})"
+    return ran
+
+
+def _ending(run: Observed) -> str:
+    count = f"{len(run.requests)} request{'s' if len(run.requests) != 1 else ''} in all"
+    return f"{count}; the run ended: {clip(run.error)}" if run.error else count
+
+
+def c1(observed: Runs) -> Judgement:
+    """Every run's first request forces a tool call; no later request does (after a pushback, on the
+    summary); and no request forces a tool while offering none (an API refuses that)."""
+    check = _Check("C1")
+    for run in _ran(check, _runs(observed)):
+        check.applied.append(run.scenario)
+        first = run.requests[0]
+        said = f"tools {len(tool_names(first))}, tool_choice {json.dumps(first.get('tool_choice', 'absent'))}"
+        if not (forces_tool(first) and offers_tools(first)):
+            check.fail(run.scenario, "the first request does not force a tool call", _request(1, said))
+        else:
+            check.seen.append(f"{run.scenario}: {_request(1, said)}")
+        for number, body in enumerate(run.requests, start=1):
+            if not forces_tool(body):
+                continue
+            if not body.get("tools"):
+                choice = json.dumps(body.get("tool_choice"))
+                check.fail(
+                    run.scenario,
+                    f"request {number} forces a tool but offers none",
+                    _request(number, f"no tools, tool_choice {choice}"),
+                )
+            elif number > 1:
+                check.fail(
+                    run.scenario,
+                    f"request {number} forces a tool call again",
+                    _request(number, f"tool_choice {json.dumps(body.get('tool_choice'))}"),
+                )
+    return check.judgement("every first request forces a tool; no later one does")
+
+
+def c2(observed: Runs) -> Judgement:
+    """An answer before any tool ran gets exactly one further turn; the answer after it is accepted
+    and the run ends cleanly."""
+    return _one_further_turn(observed, "C2", scenarios.C2.name, None, "the answer given before any tool call")
+
+
+def c5(observed: Runs) -> Judgement:
+    """An answer naming a pod no tool returned gets exactly one further turn that names it; the answer
+    after it is accepted and the run ends cleanly."""
+    return _one_further_turn(
+        observed, "C5", scenarios.C5.name, scenarios.INVENTED, "the answer naming a pod no tool returned"
+    )
+
+
+def _one_further_turn(observed: Runs, item: str, scenario: str, needle: str | None, what: str) -> Judgement:
+    check = _Check(item, unobservable=f"scenario {scenario} was not run")
+    for run in _ran(check, [r for r in _runs(observed) if r.scenario == scenario]):
+        answered = _answered_at(run, needle)
+        if answered is None:
+            check.unobservable = "the scripted answer was never sent"
+            continue
+        check.applied.append(run.scenario)
+        _pushed_back_once(check, run, answered, needle, what)
+    return check.judgement(f"{what} got one further turn; the next answer was accepted")
+
+
+def _answered_at(run: Observed, needle: str | None) -> int | None:
+    """The reply (1-based) that carried the planted answer: the first text reply (containing `needle`)."""
+    return next(
+        (
+            number
+            for number, reply in enumerate(run.replies, start=1)
+            if not reply.get("tool_calls")
+            and (needle is None or needle in content_text(reply.get("content")))
+        ),
+        None,
+    )
+
+
+def _pushed_back_once(check: _Check, run: Observed, answered: int, needle: str | None, what: str) -> None:
+    """The answer of reply `answered` got one further turn (naming `needle`), then the next answer
+    was accepted (no further request) and the run ended without an error."""
+    if len(run.requests) <= answered:
+        reply = content_text(run.replies[answered - 1].get("content"))
+        check.fail(run.scenario, f"{what} was accepted as final", f"reply {answered}: {reply}", _ending(run))
+        return
+    pushed = new_user_messages(run.requests[answered - 1], run.requests[answered])
+    if not pushed:
+        check.fail(
+            run.scenario, f"request {answered + 1} adds no message after {what}", _request(answered + 1, "")
         )
-    pushed = new_user_messages(observed.requests[answered - 1], observed.requests[answered])
-    naming = [text for text in pushed if needle in text]
-    if not naming:
-        return Judgement(
-            item,
-            FAILS,
+    elif needle is not None and not any(needle in text for text in pushed):
+        check.fail(
+            run.scenario,
             f"{what} got a further turn that does not name {clip(needle, 60)}",
-            [_request(answered + 1, pushed[-1] if pushed else "no new user message")],
-            [observed.scenario],
+            _request(answered + 1, pushed[-1]),
         )
-    return Judgement(
-        item,
-        HOLDS,
-        f"{what} got a further turn naming it",
-        [_request(answered + 1, naming[-1])],
-        [observed.scenario],
-    )
+    else:
+        check.seen.append(f"{run.scenario}: {_request(answered + 1, pushed[-1])}")
+    if len(run.requests) > answered + 1:
+        check.fail(
+            run.scenario,
+            f"the answer after the further turn was not accepted: {len(run.requests)} requests",
+            _request(
+                answered + 2,
+                " | ".join(new_user_messages(run.requests[answered], run.requests[answered + 1])),
+            ),
+        )
+    if run.error:
+        check.fail(run.scenario, "the run ended in an error after the further turn", clip(run.error))
 
 
-def c7(observed: Observed, max_steps: int) -> Judgement:
-    """The step budget ends the run with one tool-less request, within max_steps + 1 requests."""
-    item = "C7"
-    if (missing := _not_run(observed, item)) is not None:
-        return missing
-    count = len(observed.requests)
-    last = observed.requests[-1]
-    evidence = [f"{count} requests for a budget of {max_steps} steps"]
-    if observed.error:
-        return Judgement(
-            item,
-            FAILS,
-            "the run ended with an error at the step limit, not a summary",
-            [*evidence, clip(observed.error)],
-            [observed.scenario],
-        )
-    if count > max_steps + 1:
-        return Judgement(
-            item, FAILS, f"more than max_steps + 1 = {max_steps + 1} requests", evidence, [observed.scenario]
-        )
-    if offers_tools(last):
-        return Judgement(
-            item,
-            FAILS,
-            "the last request still offers tools: no tool-less summary",
-            [*evidence, _request(count, "tools offered")],
-            [observed.scenario],
-        )
-    return Judgement(
-        item,
-        HOLDS,
-        "the budget ended with a tool-less summary request",
-        [*evidence, _request(count, "no tools")],
-        [observed.scenario],
-    )
+def c3(observed: Runs) -> Judgement:
+    """A call whose arguments break the offered schema never reaches the server, and the model is told
+    every problem (each field named)."""
+    check = _Check("C3", unobservable="no call broke a tool's schema")
+    for run in _ran(check, _runs(observed)):
+        for proposal in proposals(run):
+            if not proposal.breaks_schema:
+                continue
+            check.applied.append(run.scenario)
+            for call in receipts(run, proposal.tool, proposal.arguments):
+                check.fail(
+                    run.scenario, "a call that breaks the tool's schema reached the server", log_line(call)
+                )
+            _told(check, run, proposal, proposal.problems, f"the schema problems of {proposal.tool}")
+    return check.judgement("schema-breaking calls were kept from the server; every problem was named")
 
 
-def c9(observed: Observed) -> Judgement:
-    """A failing tool is a result the model sees, and the run goes on."""
-    item = "C9"
-    if (missing := _not_run(observed, item)) is not None:
-        return missing
-    planted = _planted(observed, "get_pod_logs")
-    if planted is None:
-        return Judgement(item, UNOBSERVABLE, "the scripted call was never sent", [], [observed.scenario])
-    answered = first_answer(observed, planted[1])
+def _told(check: _Check, run: Observed, proposal: Proposal, words: Sequence[str], what: str) -> str | None:
+    """The answer to a proposal must name each of `words`; its text, or None when never answered."""
+    answered = first_answer(run, proposal.call_id)
     if answered is None:
-        return Judgement(
-            item,
-            FAILS,
-            "the failed call was never answered: the run stopped",
-            [clip(observed.error or "")],
-            [observed.scenario],
+        check.fail(
+            run.scenario, f"call {proposal.call_id} ({proposal.tool}) was never answered", _ending(run)
         )
+        return None
     number, text = answered
-    if observed.error:
-        return Judgement(
-            item,
-            FAILS,
-            "the run failed after the tool failure",
-            [_request(number, text), clip(observed.error)],
-            [observed.scenario],
+    missing = [word for word in words if not _mentions(text, word)]
+    if missing:
+        check.fail(
+            run.scenario,
+            f"{what}: the model was not told {', '.join(repr(w) for w in missing)}",
+            _request(number, text),
         )
-    return Judgement(
-        item,
-        HOLDS,
-        "the failure came back as a result and the run went on",
-        [_request(number, text)],
-        [observed.scenario],
+    else:
+        check.seen.append(f"{run.scenario}: {_request(number, text)}")
+    return text
+
+
+def c4(observed: Runs) -> Judgement:
+    """A call proposed again (identical tool and arguments) never reaches the server twice; where the
+    repeats spend `max_repeats`, one tool-less request asks for the summary."""
+    check = _Check("C4", unobservable="no call was proposed twice")
+    budget_scenarios = (scenarios.C4.name, scenarios.C4_PARALLEL.name)
+    for run in _ran(check, _runs(observed)):
+        counted: dict[str, list[Proposal]] = {}
+        for proposal in proposals(run):
+            if proposal.valid:
+                counted.setdefault(proposal.signature, []).append(proposal)
+        for same in counted.values():
+            if len(same) < 2:
+                continue
+            check.applied.append(run.scenario)
+            reached = receipts(run, same[0].tool, same[0].arguments)
+            said = f"{same[0].tool} proposed {len(same)} times, reached the server {len(reached)} time(s)"
+            if len(reached) > 1:
+                check.fail(run.scenario, said, *(log_line(call) for call in reached))
+            else:
+                check.seen.append(f"{run.scenario}: {said}")
+        if run.scenario in budget_scenarios:
+            check.applied.append(run.scenario)
+            last = run.requests[-1]
+            if offers_tools(last):
+                check.fail(
+                    run.scenario,
+                    "no tool-less summary request after the repeats",
+                    _request(len(run.requests), f"still offers {len(tool_names(last))} tools"),
+                )
+            else:
+                check.seen.append(
+                    f"{run.scenario}: request {len(run.requests)} offers no tools (the summary)"
+                )
+    return check.judgement("repeats were kept from the server; a tool-less summary followed")
+
+
+def c6(observed: Runs) -> Judgement:
+    """A call to a tool the request did not offer never reaches the server, and the model is told the
+    tool is unknown and which tools there are."""
+    check = _Check("C6", unobservable="no call named a tool that was not offered")
+    for run in _ran(check, _runs(observed)):
+        for proposal in proposals(run):
+            if not proposal.unknown:
+                continue
+            check.applied.append(run.scenario)
+            for call in receipts(run, proposal.tool):
+                check.fail(
+                    run.scenario, f"the unknown tool {proposal.tool} reached the server", log_line(call)
+                )
+            _told(
+                check, run, proposal, [proposal.tool, *proposal.offered], f"the unknown tool {proposal.tool}"
+            )
+    return check.judgement("unknown tools were kept from the server; the model was told what there is")
+
+
+def c7(observed: Runs, max_steps: int | None = None) -> Judgement:
+    """The step budget ends the run with one tool-less request, within max_steps + 1 requests."""
+    check = _Check("C7", unobservable=f"scenario {scenarios.C7.name} was not run")
+    for run in _ran(check, [r for r in _runs(observed) if r.scenario == scenarios.C7.name]):
+        check.applied.append(run.scenario)
+        steps = max_steps or run.max_steps or int(scenarios.C7.overrides.get("max_steps", 3))
+        count = len(run.requests)
+        said = f"{count} requests for a budget of {steps} steps"
+        if run.error:
+            check.fail(
+                run.scenario, "the run ended with an error at the step limit, not a summary", said, run.error
+            )
+        if count > steps + 1:
+            check.fail(run.scenario, f"more than max_steps + 1 = {steps + 1} requests", said)
+        if offers_tools(run.requests[-1]):
+            check.fail(run.scenario, "the last request still offers tools: no tool-less summary", said)
+        tool_less = [n for n, body in enumerate(run.requests, start=1) if not offers_tools(body)]
+        if len(tool_less) > 1:
+            check.fail(
+                run.scenario,
+                f"requests {tool_less} are all tool-less: one summary was asked for more than once",
+                said,
+            )
+        check.seen.append(f"{run.scenario}: {said}; request {count} offers no tools")
+    return check.judgement("the budget ended with one tool-less summary request")
+
+
+def c8(observed: Runs) -> Judgement:
+    """A call whose arguments are not JSON never reaches the server, and the model is told so."""
+    check = _Check("C8", unobservable="no call had arguments that are not JSON")
+    for run in _ran(check, _runs(observed)):
+        made = proposals(run)
+        for proposal in made:
+            if not proposal.invalid_json:
+                continue
+            check.applied.append(run.scenario)
+            valid = {p.signature for p in made if p.valid and p.tool == proposal.tool}
+            reached = receipts(run, proposal.tool)
+            unexplained = [
+                c
+                for c in reached
+                if f"{proposal.tool} {json.dumps(c.get('arguments'), sort_keys=True)}" not in valid
+            ]
+            for call in unexplained:
+                check.fail(
+                    run.scenario, "a call whose arguments are not JSON reached the server", log_line(call)
+                )
+            answered = first_answer(run, proposal.call_id)
+            if answered is None:
+                check.fail(
+                    run.scenario,
+                    f"call {proposal.call_id} ({proposal.tool}) was never answered",
+                    _ending(run),
+                )
+            elif not _mentions(answered[1], "json", proposal.raw):
+                check.fail(
+                    run.scenario, "the model was not told its arguments are not JSON", _request(*answered)
+                )
+            else:
+                check.seen.append(f"{run.scenario}: {_request(*answered)}")
+    return check.judgement(
+        "calls with arguments that are not JSON were kept from the server; the model was told"
     )
 
 
-def c10(observed: Sequence[Observed]) -> Judgement:
+def c9(observed: Runs) -> Judgement:
+    """A call the server fails is a result the model sees: it reached the server once (no silent
+    retry), the model is shown the failure, and the run goes on to its end."""
+    check = _Check("C9", unobservable="no call failed at the server")
+    for run in _ran(check, _runs(observed)):
+        made = [p for p in proposals(run) if p.valid]
+        failed = [r for r in run.results if r.get("is_error")]
+        for result in {
+            json.dumps([r.get("tool"), r.get("arguments")], sort_keys=True): r for r in failed
+        }.values():
+            same = [
+                p
+                for p in made
+                if same_tool(str(result.get("tool")), p.tool) and p.arguments == result.get("arguments")
+            ]
+            if not same:
+                continue
+            check.applied.append(run.scenario)
+            reached = receipts(run, same[0].tool, same[0].arguments)
+            if len(same) == 1 and len(reached) > 1:
+                check.fail(
+                    run.scenario,
+                    f"a failed call proposed once reached the server {len(reached)} times (retried without the model)",
+                    *(log_line(call) for call in reached),
+                )
+            answered = first_answer(run, same[0].call_id)
+            shown = fingerprint(failure_text(result))[:1]
+            if answered is None:
+                check.fail(
+                    run.scenario,
+                    f"the failed call {same[0].call_id} was never answered: the run stopped",
+                    _ending(run),
+                )
+                continue
+            if shown and not all(line in _flat(answered[1]) for line in shown):
+                check.fail(
+                    run.scenario,
+                    "the model was not shown the failure",
+                    _request(*answered),
+                    f"the server said: {shown[0]}",
+                )
+            else:
+                check.seen.append(f"{run.scenario}: {_request(*answered)}")
+            if run.error:
+                check.fail(run.scenario, "the run failed after the tool failure", clip(run.error))
+    return check.judgement("failures came back as results, once each, and the runs went on")
+
+
+def c10(observed: Runs) -> Judgement:
     """In every request of every scenario, each call id is answered exactly once, in call order,
-    before the next message; nothing unknown or invalid of the mixed round reaches the server."""
-    item = "C10"
-    names = [o.scenario for o in observed]
-    checked = 0
-    for run in observed:
+    before the next message, with its own call's result; the mixed round's calls are all answered."""
+    check = _Check("C10", unobservable="no request carried tool calls")
+    rounds = 0
+    for run in _ran(check, _runs(observed)):
         for number, body in enumerate(run.requests, start=1):
             listed = messages(body)
             for index, message in enumerate(listed):
                 ids = [str(call.get("id")) for call in message.get("tool_calls") or []]
                 if message.get("role") != "assistant" or not ids:
                     continue
-                answered = []
+                answers: list[str] = []
                 for following in listed[index + 1 :]:
                     if following.get("role") != "tool":
                         break
-                    answered.append(str(following.get("tool_call_id")))
-                checked += 1
-                if sorted(answered) != sorted(ids):
-                    return Judgement(
-                        item,
-                        FAILS,
-                        f"calls answered {answered} for {ids} ({run.scenario})",
-                        [_request(number, f"assistant calls {ids}")],
-                        names,
+                    answers.append(str(following.get("tool_call_id")))
+                rounds += 1
+                check.applied.append(run.scenario)
+                if sorted(answers) != sorted(ids):
+                    check.fail(
+                        run.scenario,
+                        f"calls answered {answers} for {ids}",
+                        _request(number, f"assistant calls {ids}"),
                     )
-                if answered != ids:
-                    return Judgement(
-                        item,
-                        FAILS,
-                        f"answers out of call order ({run.scenario})",
-                        [_request(number, f"calls {ids}, answers {answered}")],
-                        names,
+                elif answers != ids:
+                    check.fail(
+                        run.scenario,
+                        "answers out of call order",
+                        _request(number, f"calls {ids}, answers {answers}"),
                     )
-    mixed = next((o for o in observed if o.scenario == scenarios.C10.name), None)
-    if mixed is not None:
-        unanswered = [
-            call_id for _, call_id, _, _ in replied_calls(mixed) if first_answer(mixed, call_id) is None
-        ]
-        if unanswered:
-            return Judgement(
-                item, FAILS, f"the mixed round's calls {unanswered} were never answered", _ended(mixed), names
+        for proposal in proposals(run):
+            if not proposal.valid:
+                continue
+            result = result_of(run, proposal.tool, proposal.arguments)
+            answered = first_answer(run, proposal.call_id)
+            if result is None or answered is None:
+                continue
+            expected = fingerprint(
+                failure_text(result) if result.get("is_error") else str(result.get("text", ""))
             )
-        slipped = [c for c in mixed.calls if str(c.get("tool")) not in ("list_nodes", "get_pod_logs")]
-        if slipped:
-            return Judgement(
-                item,
-                FAILS,
-                "a call of the mixed round that should be refused reached the server",
-                [log_line(c) for c in slipped],
-                names,
-            )
-    if not checked:
-        return Judgement(item, UNOBSERVABLE, "no request carried tool calls", [], names)
-    return Judgement(item, HOLDS, f"{checked} rounds of calls, each answered once, in order", [], names)
+            shown = _flat(answered[1])
+            if expected and not all(line in shown for line in expected):
+                check.fail(
+                    run.scenario,
+                    f"call {proposal.call_id} ({proposal.tool}) was answered with something else than its own result",
+                    _request(answered[0], answered[1]),
+                    f"its result begins: {expected[0]}",
+                )
+        if run.scenario == scenarios.C10.name:
+            unanswered = [p.call_id for p in proposals(run) if first_answer(run, p.call_id) is None]
+            if unanswered:
+                check.fail(
+                    run.scenario, f"the mixed round's calls {unanswered} were never answered", _ending(run)
+                )
+    return check.judgement(f"{rounds} rounds of calls, each answered once, in order, with its own result")
 
 
-def c11(observed: Sequence[Observed]) -> Judgement:
-    """A subject that asks for a structured report corrects one that breaks its schema, once."""
-    item = "C11"
-    names = [o.scenario for o in observed]
-    schema_run = next((o for o in observed if o.scenario == scenarios.C11.name), None)
-    if schema_run is None:
-        return Judgement(item, UNOBSERVABLE, "scenario c11-report-schema was not run", [], names)
-    if (missing := _not_run(schema_run, item)) is not None:
-        return missing
-    first = schema_run.requests[0]
-    system = " ".join(content_text(m.get("content")) for m in messages(first) if m.get("role") == "system")
-    if "response_format" not in first and "json" not in system.lower():
-        return Judgement(
-            item,
-            UNOBSERVABLE,
-            "the subject asks for no structured report (no response_format, no JSON in its instructions)",
-            [],
-            names,
+def c11(observed: Runs) -> Judgement:
+    """A subject that asks for a structured report corrects one that breaks its schema once, naming
+    what breaks it; the corrected report is accepted."""
+    check = _Check("C11")
+    for run in _ran(
+        check, [r for r in _runs(observed) if r.scenario in (scenarios.C11.name, scenarios.C11_TEXT.name)]
+    ):
+        if not _structured(check, run):
+            continue
+        broken = next(
+            (
+                n
+                for n, reply in enumerate(run.replies, start=1)
+                if not reply.get("tool_calls") and scenarios.PAYMENT in content_text(reply.get("content"))
+            ),
+            None,
         )
-    asked = [n for n, body in enumerate(schema_run.requests, start=1) if "response_format" in body]
-    evidence = [f"response_format on requests {asked}"] if asked else []
-    broken = next(
-        (
-            n
-            for n, reply in enumerate(schema_run.replies, start=1)
-            if '"crashing"' in content_text(reply.get("content"))
-        ),
-        None,
-    )
-    if broken is None:
-        return Judgement(item, UNOBSERVABLE, "the scripted answer was never sent", evidence, names)
-    if len(schema_run.requests) <= broken:
-        return Judgement(item, FAILS, "the report that breaks the schema was accepted", evidence, names)
-    pushed = new_user_messages(schema_run.requests[broken - 1], schema_run.requests[broken])
-    if not pushed or not _mentions(pushed[-1], "cause", "schema", "field"):
-        return Judgement(
-            item,
-            FAILS,
-            "the correction does not name what breaks the schema",
-            [*evidence, _request(broken + 1, pushed[-1] if pushed else "none")],
-            names,
+        if broken is None:
+            check.unobservable = "the scripted answer was never sent"
+            continue
+        check.applied.append(run.scenario)
+        before = len(check.violations)
+        _pushed_back_once(check, run, broken, None, "the report that breaks the schema")
+        if len(check.violations) == before and run.scenario == scenarios.C11.name:
+            pushed = new_user_messages(run.requests[broken - 1], run.requests[broken])
+            if not _mentions(pushed[-1], "cause", "schema", "field"):
+                check.fail(
+                    run.scenario,
+                    "the correction does not name what breaks the schema",
+                    _request(broken + 1, pushed[-1]),
+                )
+    if not check.applied and not check.unobservable:
+        check.unobservable = f"scenarios {scenarios.C11.name}, {scenarios.C11_TEXT.name} were not run"
+    return check.judgement("the broken report got one correction naming it; the corrected one was accepted")
+
+
+def c12(observed: Runs) -> Judgement:
+    """A quote found in no tool result gets one further turn naming it; what stays unverified after it
+    is kept in the answer and marked so on its own line, and the verified quote is not."""
+    check = _Check("C12")
+    for run in _ran(
+        check, [r for r in _runs(observed) if r.scenario in (scenarios.C12.name, scenarios.C12_KEPT.name)]
+    ):
+        if not _structured(check, run):
+            continue
+        answered = _answered_at(run, scenarios.FABRICATED)
+        if answered is None:
+            check.unobservable = "the scripted answer was never sent"
+            continue
+        check.applied.append(run.scenario)
+        _pushed_back_once(
+            check, run, answered, scenarios.FABRICATED, "the report quoting text no tool returned"
         )
-    return Judgement(
-        item,
-        HOLDS,
-        "the schema violation got one correction naming it",
-        [*evidence, _request(broken + 1, pushed[-1])],
-        names,
+        if run.scenario != scenarios.C12_KEPT.name:
+            continue
+        answer = run.answer or ""
+        lines = answer.splitlines()
+        fabricated = [line for line in lines if scenarios.FABRICATED in line]
+        true = [line for line in lines if scenarios.LOG_LINE in line and scenarios.FABRICATED not in line]
+        if not fabricated:
+            check.fail(
+                run.scenario, "the still-unverified quote was dropped from the answer", f"answer: {answer}"
+            )
+        elif not all(_mentions(line, *UNVERIFIED_MARKS) for line in fabricated):
+            check.fail(run.scenario, "the still-unverified quote is presented as fact", *fabricated)
+        if any(_mentions(line, *UNVERIFIED_MARKS) for line in true):
+            check.fail(run.scenario, "the quote a tool returned is marked unverified", *true)
+    if not check.applied and not check.unobservable:
+        check.unobservable = f"scenarios {scenarios.C12.name}, {scenarios.C12_KEPT.name} were not run"
+    return check.judgement(
+        "the fabricated quote got one correction; what stayed unverified is marked, on its line"
     )
+
+
+def _structured(check: _Check, run: Observed) -> bool:
+    if run.structured is False:
+        check.unobservable = "the subject declares it asks for no structured report"
+        return False
+    if run.structured is None:
+        first = run.requests[0]
+        system = " ".join(
+            content_text(m.get("content")) for m in messages(first) if m.get("role") == "system"
+        )
+        if "response_format" not in first and "json" not in system.lower():
+            check.unobservable = (
+                "the subject asks for no structured report (no response_format, no JSON in its instructions)"
+            )
+            return False
+    return True
+
+
+def c13(observed: Runs) -> Judgement:
+    """A call to a tool that changes the cluster never reaches the server without an approval (none is
+    given here), the model is told it was not run, and the run goes on."""
+    check = _Check(
+        "C13", unobservable=f"no call to a write tool was proposed (scenario {scenarios.C13.name} not run)"
+    )
+    for run in _ran(check, _runs(observed)):
+        for proposal in proposals(run):
+            if not proposal.write:
+                continue
+            check.applied.append(run.scenario)
+            for call in receipts(run, proposal.tool):
+                check.fail(
+                    run.scenario, f"{proposal.tool} reached the server without an approval", log_line(call)
+                )
+            answered = first_answer(run, proposal.call_id)
+            if answered is None:
+                check.fail(
+                    run.scenario,
+                    f"call {proposal.call_id} ({proposal.tool}) was never answered",
+                    _ending(run),
+                )
+                continue
+            number, text = answered
+            if not (
+                _mentions(text, proposal.tool) or any(_mentions(text, t) for t in WRITE_TOOLS)
+            ) or not _mentions(text, *REFUSAL_WORDS):
+                check.fail(
+                    run.scenario, "the model was not told the call was not run", _request(number, text)
+                )
+            elif run.error:
+                check.fail(run.scenario, "the run ended in an error after the refused call", clip(run.error))
+            else:
+                check.seen.append(f"{run.scenario}: {_request(number, text)}")
+    return check.judgement("write calls never reached the server; the model was told; the run went on")
 
 
 ITEMS: dict[str, str] = {
@@ -640,35 +876,28 @@ ITEMS: dict[str, str] = {
     "C10": "protocol invariant",
     "C11": "report schema",
     "C12": "fabricated evidence",
+    "C13": "write tools",
 }
 
 
-def judge_all(observed: Mapping[str, Observed], max_steps: Mapping[str, int]) -> list[Judgement]:
-    """Every item, from the runs of one subject by scenario name (a missing scenario: not observable)."""
-
-    def one(name: str, rule: Callable[[Observed], Judgement], item: str) -> Judgement:
-        run = observed.get(name)
-        if run is None:
-            return Judgement(item, UNOBSERVABLE, f"scenario {name} was not run", [], [name])
-        return rule(run)
-
-    def runs(*names: str) -> list[Observed]:
-        return [observed[name] for name in names if name in observed]
-
-    c7_name = scenarios.C7.name
+def judge_all(
+    observed: Mapping[str, Observed], max_steps: Mapping[str, int] | None = None
+) -> list[Judgement]:
+    """Every item, from the runs of one subject by scenario name, each judged on every run it applies to."""
+    runs = list(observed.values())
+    budget = (max_steps or {}).get(scenarios.C7.name)
     return [
-        one(scenarios.C1.name, c1, "C1"),
-        one(scenarios.C2.name, c2, "C2"),
-        one(scenarios.C3.name, c3, "C3"),
-        c4(runs(scenarios.C4.name, scenarios.C4_PARALLEL.name))
-        if runs(scenarios.C4.name, scenarios.C4_PARALLEL.name)
-        else Judgement("C4", UNOBSERVABLE, "the duplicate scenarios were not run"),
-        one(scenarios.C5.name, c5, "C5"),
-        one(scenarios.C6.name, c6, "C6"),
-        one(c7_name, lambda run: c7(run, max_steps.get(c7_name, 3)), "C7"),
-        one(scenarios.C8.name, c8, "C8"),
-        one(scenarios.C9.name, c9, "C9"),
-        c10(list(observed.values())),
-        c11(runs(scenarios.C11.name)),
-        c12(runs(scenarios.C12.name, scenarios.C12_KEPT.name)),
+        c1(runs),
+        c2(runs),
+        c3(runs),
+        c4(runs),
+        c5(runs),
+        c6(runs),
+        c7(runs, budget),
+        c8(runs),
+        c9(runs),
+        c10(runs),
+        c11(runs),
+        c12(runs),
+        c13(runs),
     ]

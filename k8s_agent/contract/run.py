@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from k8s_agent.contract.judge import FAILS, ITEMS, Judgement, Observed, judge_all
-from k8s_agent.contract.subjects import Setup, Subject
-from k8s_agent.scenarios import CONTRACT_SCENARIOS, QUESTION, Scenario
+from k8s_agent.contract.subjects import MockCluster, Setup, Subject
+from k8s_agent.scenarios import JUDGED_SCENARIOS, QUESTION, Scenario
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.servers import mock_cluster_command
-from k8s_agent_mock_cluster.call_log import read_call_log
+from k8s_agent_mock_cluster.call_log import read_call_log, read_result_log
 from k8s_agent_scripted_llm import HttpError, Reply, ScriptedModelServer, Step
 
 CALL_LOG = "calls.jsonl"
+RESULT_LOG = "results.jsonl"
 API_KEY = "contract-scripted"  # the scripted model takes any key; never a real one
 MODEL = "scripted"
 
@@ -104,39 +105,45 @@ class ContractReport:
 def select_scenarios(names: Sequence[str] | None) -> list[Scenario]:
     """The contract scenarios, narrowed to `names` (in the library's order)."""
     if not names:
-        return list(CONTRACT_SCENARIOS)
-    known = {scenario.name for scenario in CONTRACT_SCENARIOS}
+        return list(JUDGED_SCENARIOS)
+    known = {scenario.name for scenario in JUDGED_SCENARIOS}
     unknown = [name for name in names if name not in known]
     if unknown:
         raise ConfigError(
             f"unknown contract scenario {', '.join(unknown)}: choose from {', '.join(sorted(known))}"
         )
-    return [scenario for scenario in CONTRACT_SCENARIOS if scenario.name in names]
+    return [scenario for scenario in JUDGED_SCENARIOS if scenario.name in names]
 
 
 async def observe(subject: Subject, scenario: Scenario, workdir: Path) -> tuple[Observed, dict[str, Any]]:
     """One run of a subject on one scenario, and what it left on the wire and at the server."""
     await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
-    call_log = workdir / CALL_LOG
-    await asyncio.to_thread(call_log.unlink, missing_ok=True)
+    call_log, result_log = workdir / CALL_LOG, workdir / RESULT_LOG
+    for log in (call_log, result_log):
+        await asyncio.to_thread(log.unlink, missing_ok=True)
     assert scenario.script is not None  # the contract scenarios are scripts
     player = ScriptPlayer(scenario.script())
     server = ScriptedModelServer(responder=player).start()
+    mock = MockCluster(call_log=call_log, result_log=result_log, write_tools=scenario.write_tools)
     try:
         setup = Setup(
             base_url=server.url,
             api_key=API_KEY,
             model=MODEL,
-            mcp_command=mock_cluster_command(call_log=call_log),
+            mcp_command=mock_cluster_command(
+                call_log=call_log, result_log=result_log, write_tools=scenario.write_tools
+            ),
             question=scenario.question or QUESTION,
             workdir=workdir,
             overrides=dict(scenario.overrides),
+            mock=mock,
         )
         outcome = await subject.run(setup)
         requests, replies = list(server.requests), list(server.replies)
     finally:
         await asyncio.to_thread(server.stop)
     calls = [dict(call) for call in read_call_log(call_log)]
+    results = [dict(result) for result in read_result_log(result_log)]
     observed = Observed(
         scenario=scenario.name,
         requests=requests,
@@ -145,6 +152,9 @@ async def observe(subject: Subject, scenario: Scenario, workdir: Path) -> tuple[
         answer=outcome.answer,
         error=outcome.error,
         steps_left=player.left,
+        results=results,
+        structured=getattr(subject, "structured", None),
+        max_steps=setup.max_steps,
     )
     record = {
         "requests": len(requests),
@@ -220,6 +230,10 @@ def as_json(report: ContractReport) -> dict[str, Any]:
                         "summary": j.summary,
                         "evidence": j.evidence,
                         "scenarios": j.scenarios,
+                        "violations": [
+                            {"scenario": v.scenario, "summary": v.summary, "evidence": v.evidence}
+                            for v in j.violations
+                        ],
                     }
                     for j in result.judgements
                 ],

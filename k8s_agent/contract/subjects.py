@@ -29,6 +29,7 @@ from k8s_agent_harness.vocabulary import Impl
 
 DEFAULT_MAX_STEPS = 10
 COMMAND_TIMEOUT = 300.0
+DEFAULT_MAX_REPEATS = 2
 PLACEHOLDERS = (
     "base_url",
     "api_key",
@@ -36,9 +37,31 @@ PLACEHOLDERS = (
     "mcp_command",
     "question",
     "max_steps",
+    "max_repeats",
+    "report_format",
     "workdir",
     "answer_file",
 )
+
+
+@dataclass(frozen=True)
+class MockCluster:
+    """The mock cluster of one run, for a subject that runs it in its own process (the reference
+    agent in the mutation test): the same server `mcp_command` starts, with the same logs."""
+
+    call_log: Path
+    result_log: Path
+    write_tools: bool = False
+
+    def server(self) -> Any:
+        """The MCP server object, to talk to in memory."""
+        from k8s_agent_mock_cluster.cluster import Cluster
+        from k8s_agent_mock_cluster.fixture import load_fixture
+        from k8s_agent_mock_cluster.server import build_server
+
+        return build_server(
+            Cluster(load_fixture()), self.call_log, write_tools=self.write_tools, result_log=self.result_log
+        )
 
 
 @dataclass(frozen=True)
@@ -53,11 +76,22 @@ class Setup:
     workdir: Path
     overrides: Mapping[str, Any] = field(default_factory=dict)
     """The scenario's settings (max_steps, max_repeats, report_format): each adapter passes what its agent has."""
+    mock: MockCluster | None = None
 
     @property
     def max_steps(self) -> int:
         """The scenario's step budget, or our default."""
         return int(self.overrides.get("max_steps", DEFAULT_MAX_STEPS))
+
+    @property
+    def max_repeats(self) -> int:
+        """The scenario's repeat limit, or our default."""
+        return int(self.overrides.get("max_repeats", DEFAULT_MAX_REPEATS))
+
+    @property
+    def report_format(self) -> str:
+        """The report the scenario asks for: `prose`, or `json_schema` / `json_text`."""
+        return str(self.overrides.get("report_format", "prose"))
 
 
 @dataclass(frozen=True)
@@ -82,6 +116,12 @@ class Subject(Protocol):
         """One line: what it is and how it is launched."""
         ...
 
+    @property
+    def structured(self) -> bool | None:
+        """Whether it asks for a structured report where a scenario says (C11, C12 are judged only
+        then); None when it does not say."""
+        ...
+
     async def run(self, setup: Setup) -> Outcome:
         """Run the agent once against the setup's servers."""
         ...
@@ -100,6 +140,10 @@ class OurAgent:
     @property
     def description(self) -> str:
         return f"this project's {self.impl.value} agent (report format prose, or the scenario's)"
+
+    @property
+    def structured(self) -> bool:
+        return True
 
     async def run(self, setup: Setup) -> Outcome:
         from k8s_agent.implementations import ask_function
@@ -136,6 +180,7 @@ class PlainSdk:
 
     name: str = "plain-sdk"
     description: str = "openai-agents as documented: Agent + MCPServerStdio + Runner, defaults everywhere"
+    structured: bool = False
 
     async def run(self, setup: Setup) -> Outcome:
         from k8s_agent.bench.plain_sdk import run_documented
@@ -155,14 +200,17 @@ class CommandAgent:
     """Any CLI agent: a command template with placeholders, run without a shell.
 
     Placeholders: {base_url} {api_key} {model} {mcp_command} (one shell-quoted string) {question}
-    {max_steps} {workdir} (a scratch folder of the run, for config files) {answer_file} (when the
-    template names it, the answer is read from that file; else from stdout).
+    {max_steps} {max_repeats} {report_format} (prose, json_schema or json_text) {workdir} (a scratch
+    folder of the run, for config files) {answer_file} (when the template names it, the answer is
+    read from that file; else from stdout).
     """
 
     template: str
     name: str = "agent-cmd"
     environ: Mapping[str, str] | None = None
     timeout: float = COMMAND_TIMEOUT
+    structured: bool = False
+    """Whether the agent asks for a structured report when `{report_format}` says json_*."""
 
     @property
     def description(self) -> str:
@@ -197,6 +245,8 @@ def placeholder_values(setup: Setup) -> dict[str, str]:
         "mcp_command": shlex.join(setup.mcp_command),
         "question": setup.question,
         "max_steps": str(setup.max_steps),
+        "max_repeats": str(setup.max_repeats),
+        "report_format": setup.report_format,
         "workdir": str(setup.workdir),
         "answer_file": str(setup.workdir / "answer.txt"),
     }
@@ -249,12 +299,13 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-BUILTIN = ("handwritten", "sdk", "plain-sdk", "holmesgpt")
+BUILTIN = ("handwritten", "sdk", "plain-sdk", "holmesgpt", "reference", "reference-prose")
 DEFAULT_SUBJECTS = ("handwritten", "sdk", "plain-sdk")
+MUTANT_PREFIX = "mutant:"
 
 
 def builtin(name: str, cache_dir: Path | None = None) -> Subject:
-    """A shipped subject by name."""
+    """A shipped subject by name (`mutant:NAME` for one of the reference agent's mutants)."""
     if name in ("handwritten", "sdk"):
         return OurAgent(Impl(name))
     if name == "plain-sdk":
@@ -263,4 +314,15 @@ def builtin(name: str, cache_dir: Path | None = None) -> Subject:
         from k8s_agent.contract.holmes import HolmesGPT
 
         return HolmesGPT(cache_dir=cache_dir)
-    raise ConfigError(f"unknown subject {name!r}: choose from {', '.join(BUILTIN)}, or give --agent-cmd")
+    if name in ("reference", "reference-prose") or name.startswith(MUTANT_PREFIX):
+        from k8s_agent.contract.reference import BY_NAME, ReferenceAgent
+
+        if name.startswith(MUTANT_PREFIX):
+            mutant = name.removeprefix(MUTANT_PREFIX)
+            if mutant not in BY_NAME:
+                raise ConfigError(f"unknown mutant {mutant!r}: choose from {', '.join(BY_NAME)}")
+            return ReferenceAgent(frozenset({mutant}))
+        return ReferenceAgent(prose_only=name == "reference-prose")
+    raise ConfigError(
+        f"unknown subject {name!r}: choose from {', '.join(BUILTIN)}, mutant:NAME, or give --agent-cmd"
+    )

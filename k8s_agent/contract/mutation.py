@@ -1,0 +1,126 @@
+"""The judge's mutation test: the reference agent and each of its mutants, judged on every scenario.
+
+A judge earns trust by failing what is broken and nothing else. The reference agent (written apart
+from ours) must hold every item; each mutant breaks one rule of one item and must fail that item,
+and only that one. `k8s-agent contract --mutants` prints the table; tests/contract/test_mutants.py
+holds the judge to it in CI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from k8s_agent.contract.judge import FAILS, HOLDS, UNOBSERVABLE
+from k8s_agent.contract.reference import MUTANTS, ReferenceAgent
+from k8s_agent.contract.run import ContractReport, SubjectResult, run_contract, select_scenarios
+
+
+@dataclass(frozen=True)
+class Caught:
+    """What the judge made of one mutant."""
+
+    mutant: str
+    item: str
+    """The item the mutant breaks."""
+    does: str
+    verdict: str
+    """The judge's verdict on that item."""
+    others: tuple[str, ...]
+    """Other items the judge failed it on (none, for a sharp judge)."""
+    evidence: str
+    """The first line of the violation that caught it."""
+
+    @property
+    def caught(self) -> bool:
+        """Failed on its item, and on no other."""
+        return self.verdict == FAILS and not self.others
+
+
+@dataclass(frozen=True)
+class MutationReport:
+    """The reference agent's verdicts and every mutant's."""
+
+    reference: SubjectResult
+    prose: SubjectResult
+    """The reference agent asking for prose reports only: C11 and C12 must be not observable."""
+    mutants: list[Caught]
+    contract: ContractReport
+
+    @property
+    def reference_holds(self) -> bool:
+        """The reference holds every item (none is unobservable for it), and its prose-only form every
+        item but the two of structured reports, which are not observable for it."""
+        prose = {j.item: j.verdict for j in self.prose.judgements}
+        return all(j.verdict == HOLDS for j in self.reference.judgements) and all(
+            verdict == (UNOBSERVABLE if item in ("C11", "C12") else HOLDS) for item, verdict in prose.items()
+        )
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """Mutants caught (on their item alone), of all."""
+        return sum(1 for m in self.mutants if m.caught), len(self.mutants)
+
+    @property
+    def passed(self) -> bool:
+        """The reference holds everything and every mutant is caught."""
+        caught, total = self.score
+        return self.reference_holds and caught == total
+
+
+async def run_mutation(
+    workdir: Path, *, jobs: int = 4, progress: Callable[[str], None] = lambda line: None
+) -> MutationReport:
+    """Run the reference agent and every mutant on every judged scenario, in this process."""
+    subjects = [
+        ReferenceAgent(in_process=True),
+        ReferenceAgent(prose_only=True, in_process=True),
+        *(ReferenceAgent(frozenset({m.name}), in_process=True) for m in MUTANTS),
+    ]
+    report = await run_contract(subjects, select_scenarios(None), workdir, jobs=jobs, progress=progress)
+    reference, prose, *rest = report.results
+    caught = []
+    for mutant, result in zip(MUTANTS, rest, strict=True):
+        verdicts = {j.item: j for j in result.judgements}
+        broken = verdicts[mutant.item]
+        others = tuple(j.item for j in result.judgements if j.verdict == FAILS and j.item != mutant.item)
+        line = broken.violations[0].summary if broken.violations else broken.summary
+        where = f"{broken.violations[0].scenario}: " if broken.violations else ""
+        caught.append(Caught(mutant.name, mutant.item, mutant.does, broken.verdict, others, where + line))
+    return MutationReport(reference, prose, caught, report)
+
+
+def render_table(report: MutationReport) -> str:
+    """The mutation table in markdown: each mutant, the item it breaks, the verdict, the evidence."""
+    caught, total = report.score
+    reference = (
+        ", ".join(f"{j.item} {j.verdict}" for j in report.reference.judgements if j.verdict != HOLDS)
+        or "holds every item"
+    )
+    prose = ", ".join(f"{j.item} {j.verdict}" for j in report.prose.judgements if j.verdict != HOLDS)
+    lines = [
+        f"Reference agent: {reference}; asking for prose reports only: {prose or 'holds every item'}. "
+        f"Mutants caught on their item alone: {caught} of {total}.",
+        "",
+        "| mutant | breaks | what it does | verdict on that item | other items failed | evidence |",
+        "|---|---|---|---|---|---|",
+    ]
+    for mutant in report.mutants:
+        mark = "✓ caught" if mutant.caught else ("✗ survived" if mutant.verdict != FAILS else "✗ blurred")
+        lines.append(
+            f"| {mutant.mutant} | {mutant.item} | {mutant.does} | {mark} ({mutant.verdict}) | "
+            f"{', '.join(mutant.others) or '-'} | {_cell(mutant.evidence)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def unobservable(results: Sequence[SubjectResult]) -> list[str]:
+    """Items no scenario exercised for some subject: what a run left unjudged."""
+    return sorted(
+        {f"{r.subject} {j.item}" for r in results for j in r.judgements if j.verdict == UNOBSERVABLE}
+    )
