@@ -24,16 +24,24 @@ subjects:
   handwritten, sdk   this project's two agents (in this process)
   plain-sdk          openai-agents as documented: Agent + MCPServerStdio + Runner, defaults everywhere
   holmesgpt          HolmesGPT 0.45.0, installed on first use into a cached venv (about 3 minutes, 800 MB)
+  reference          an independent agent, written apart from ours, that keeps every item its own way
+  reference-prose    the same, asking for prose reports only (C11, C12: not observable)
+  mutant:NAME        the reference agent with one break (--mutants lists and judges them all)
 
 --agent-cmd runs any CLI agent; its placeholders are filled per run and each stays one argument
-(no shell): {base_url} {api_key} {model} {mcp_command} {question} {max_steps} {workdir} {answer_file}.
-The answer is the command's stdout, or the file {answer_file} when the template names it. Example:
+(no shell): {base_url} {api_key} {model} {mcp_command} {question} {max_steps} {max_repeats}
+{report_format} (prose, json_schema or json_text) {workdir} {answer_file}. The answer is the
+command's stdout, or the file {answer_file} when the template names it. --agent-report structured
+declares that the command asks for a structured report when {report_format} says json_* (C11 and
+C12 are judged only then). Example:
 
   k8s-agent contract --agent-cmd 'my-agent --endpoint {base_url} --model {model} --mcp {mcp_command} {question}'
 
-Each item is judged from what crossed the wire (the scripted model server's requests) and what
-reached the mock cluster (its call log, written before any validation): holds, fails (with the
-evidence) or not observable (with the reason). Exit status 5 when an item fails for a subject.
+Each item is judged on every scenario it applies to, from what crossed the wire (the scripted
+model server's requests and replies) and what reached the mock cluster (its call log, written
+before any validation, and its result log): holds, fails (with every violation and its evidence)
+or not observable (with the reason). Exit status 5 when an item fails for a subject, or, with
+--mutants, when the reference agent does not hold or a mutant is not caught on its item alone.
 """
 
 
@@ -43,7 +51,7 @@ def register(commands: Any) -> None:
         "contract",
         help="run the loop contract black-box against agents (ours, the plain SDK, HolmesGPT, any command)",
         description="Run every contract scenario against each subject and judge each contract item "
-        "(C1-C12) from the wire and the MCP server's call log.",
+        "(C1-C13) from the wire and the MCP server's call and result logs.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -56,6 +64,19 @@ def register(commands: Any) -> None:
     parser.add_argument("--agent-cmd", action="append", metavar="TEMPLATE", help="any CLI agent (repeatable)")
     parser.add_argument(
         "--agent-name", action="append", metavar="NAME", help="names for the --agent-cmd subjects, in order"
+    )
+    parser.add_argument(
+        "--agent-report",
+        choices=("prose", "structured"),
+        default="prose",
+        help="what the --agent-cmd subjects ask for: prose (default; C11, C12 not observable) or a "
+        "structured report when {report_format} is json_*",
+    )
+    parser.add_argument(
+        "--mutants",
+        action="store_true",
+        help="judge the judge: run the reference agent and each of its mutants (one break each), in "
+        "this process, and print which mutant the judge caught on its item alone",
     )
     parser.add_argument(
         "--scenario", action="append", metavar="NAME", help="run only this scenario (repeatable)"
@@ -83,6 +104,8 @@ def cmd_contract(args: argparse.Namespace) -> int:
     from k8s_agent.contract.subjects import DEFAULT_SUBJECTS, CommandAgent, builtin
     from k8s_agent.outputs import emit
 
+    if args.mutants:
+        return _mutants(args)
     try:
         if args.jobs < 1:
             raise ConfigError("--jobs must be at least 1")
@@ -94,7 +117,7 @@ def cmd_contract(args: argparse.Namespace) -> int:
         subjects = [builtin(name, args.cache_dir) for name in dict.fromkeys(chosen)]
         for number, template in enumerate(commands):
             name = names[number] if number < len(names) else f"agent-cmd-{number + 1}"
-            command = CommandAgent(template, name=name)
+            command = CommandAgent(template, name=name, structured=args.agent_report == "structured")
             command.argv(_probe_setup())  # a bad template is a usage error now, not per run
             subjects.append(command)
         if len({s.name for s in subjects}) != len(subjects):
@@ -131,6 +154,46 @@ def cmd_contract(args: argparse.Namespace) -> int:
 
     status = emit(rendered, args.format, args.out or [], say)
     return status or (EXIT_FAILS if report.any_failed else EXIT_OK)
+
+
+def _mutants(args: argparse.Namespace) -> int:
+    """`k8s-agent contract --mutants`: the judge's mutation test."""
+    import asyncio
+
+    from k8s_agent.contract.mutation import mutation_json, render_table, run_mutation
+    from k8s_agent.outputs import emit
+
+    if args.subject or args.agent_cmd or args.scenario:
+        print(
+            "error: --mutants runs its own subjects on every scenario: drop --subject, --agent-cmd, --scenario",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+
+    def say(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    workdir = args.work_dir or Path(tempfile.mkdtemp(prefix="k8s-agent-mutants-"))
+    say(f"contract --mutants: the reference agent and its mutants on every scenario; files in {workdir}")
+    report = asyncio.run(run_mutation(workdir, jobs=max(1, args.jobs), progress=say))
+
+    def rendered(kind: str) -> str:
+        if kind == "json":
+            import json
+
+            return json.dumps(mutation_json(report), indent=2, ensure_ascii=False) + "\n"
+        table = render_table(report)
+        if kind == "html":
+            from html import escape
+
+            return (
+                f"<!doctype html>\n<html lang='en'><meta charset='utf-8'><pre>{escape(table)}</pre></html>\n"
+            )
+        return table
+
+    status = emit(rendered, args.format, args.out or [], say)
+    return status or (EXIT_OK if report.passed else EXIT_FAILS)
 
 
 def _probe_setup() -> Any:

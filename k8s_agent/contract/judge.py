@@ -67,6 +67,8 @@ class Observed:
     """Whether the subject declares that it asks for a structured report (None: it does not say)."""
     max_steps: int | None = None
     """The scenario's step budget, as the subject was given it."""
+    write_tools: bool = False
+    """Whether the mock cluster offered its write tools in this run (C13 is judged there)."""
 
 
 @dataclass(frozen=True)
@@ -832,7 +834,7 @@ def c13(observed: Runs) -> Judgement:
     check = _Check(
         "C13", unobservable=f"no call to a write tool was proposed (scenario {scenarios.C13.name} not run)"
     )
-    for run in _ran(check, _runs(observed)):
+    for run in _ran(check, [r for r in _runs(observed) if r.write_tools]):
         for proposal in proposals(run):
             if not proposal.write:
                 continue

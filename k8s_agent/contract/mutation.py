@@ -115,6 +115,31 @@ def render_table(report: MutationReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def mutation_json(report: MutationReport) -> dict[str, object]:
+    """The mutation test as one JSON object."""
+    caught, total = report.score
+    return {
+        "kind": "k8s-agent-contract-mutants",
+        "passed": report.passed,
+        "caught": caught,
+        "mutants_total": total,
+        "reference": {j.item: j.verdict for j in report.reference.judgements},
+        "reference_prose": {j.item: j.verdict for j in report.prose.judgements},
+        "mutants": [
+            {
+                "mutant": m.mutant,
+                "item": m.item,
+                "does": m.does,
+                "verdict": m.verdict,
+                "caught": m.caught,
+                "other_items_failed": list(m.others),
+                "evidence": m.evidence,
+            }
+            for m in report.mutants
+        ],
+    }
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 

@@ -28,7 +28,11 @@ def markdown(report: ContractReport) -> str:
         lines += ["", "Where an item fails, and the evidence:", ""]
         for subject, judgement in failures:
             lines.append(f"- **{subject} {judgement.item}** ({ITEMS[judgement.item]}): {judgement.summary}")
-            lines += [f"  - {_md(line)}" for line in judgement.evidence]
+            for violation in judgement.violations:
+                lines.append(f"  - {_md(violation.scenario)}: {_md(violation.summary)}")
+                lines += [f"    - {_md(line)}" for line in violation.evidence]
+            if not judgement.violations:
+                lines += [f"  - {_md(line)}" for line in judgement.evidence]
     unobservable = [
         (result.subject, j)
         for result in report.results

@@ -155,6 +155,7 @@ async def observe(subject: Subject, scenario: Scenario, workdir: Path) -> tuple[
         results=results,
         structured=getattr(subject, "structured", None),
         max_steps=setup.max_steps,
+        write_tools=scenario.write_tools,
     )
     record = {
         "requests": len(requests),

@@ -150,6 +150,16 @@ def test_c6_an_unknown_tool_gets_the_whitelist_and_never_reaches_the_server(run_
     assert run.answer == REPORT
 
 
+def test_c13_a_write_tool_is_never_offered_never_run_and_the_run_goes_on(run_agent: RunAgent) -> None:
+    run = run_agent(scenarios.C13)  # the server offers delete_pod and restart_pod, annotated destructive
+
+    offered = [tool["function"]["name"] for tool in run.requests[0]["tools"]]
+    assert "delete_pod" not in offered and "restart_pod" not in offered
+    assert run.tool_messages(2)[0]["content"] == prompts.refused_tool("delete_pod", offered)
+    assert run.called_tools == ["list_pods"]  # never reached the server
+    assert run.answer == REPORT and len(run.requests) == 3
+
+
 def test_c7_the_step_budget_ends_with_one_tool_less_summary(run_agent: RunAgent) -> None:
     run = run_agent(scenarios.C7)
 

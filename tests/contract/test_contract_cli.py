@@ -61,7 +61,7 @@ def test_our_agents_hold_every_item_and_the_command_exits_5_because_the_plain_sd
     assert [s["subject"] for s in ran.report["subjects"]] == list(SUBJECTS)
     for ours in ("handwritten", "sdk"):
         assert set(verdicts(ran, ours).values()) == {"holds"}, verdicts(ran, ours)
-    assert "15 scenarios x 3 subjects" in ran.done.stdout
+    assert "16 scenarios x 3 subjects" in ran.done.stdout
     assert ran.done.stdout.splitlines()[0] == "| item | behaviour | handwritten | sdk | plain-sdk |"
 
 
@@ -69,18 +69,27 @@ def test_the_plain_sdk_s_defaults_are_judged_from_the_wire_with_their_evidence(r
     plain = verdicts(ran, "plain-sdk")
 
     assert plain["C9"] == "holds"  # a failing tool comes back as a result
-    assert plain["C11"] == "not observable"  # it asks for no structured report
+    assert plain["C11"] == plain["C12"] == "not observable"  # it declares no structured report
     assert {item for item, verdict in plain.items() if verdict == "fails"} == {
-        "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C10", "C12",
+        "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C10", "C13",
     }  # fmt: skip
-    assert judgement(ran, "plain-sdk", "C1")["evidence"] == ['request 1: tools 7, tool_choice "absent"']
-    duplicates = judgement(ran, "plain-sdk", "C4")
+    first = judgement(ran, "plain-sdk", "C1")["violations"]
+    assert len(first) == 16  # every scenario's first request, each reported
+    assert first[0]["evidence"] == ['request 1: tools 7, tool_choice "absent"']
+    duplicates = judgement(ran, "plain-sdk", "C4")["violations"][0]
     assert duplicates["evidence"] == ['server received list_pods({"namespace": "production"})'] * 3
     step_limit = judgement(ran, "plain-sdk", "C7")
-    assert step_limit["summary"] == "the run ended with an error at the step limit, not a summary"
-    assert "MaxTurnsExceeded" in step_limit["evidence"][-1]
-    unknown = judgement(ran, "plain-sdk", "C6")
+    assert (
+        step_limit["violations"][0]["summary"]
+        == "the run ended with an error at the step limit, not a summary"
+    )
+    assert "MaxTurnsExceeded" in step_limit["violations"][0]["evidence"][-1]
+    unknown = judgement(ran, "plain-sdk", "C6")["violations"][0]
     assert "ModelBehaviorError" in unknown["evidence"][-1]  # the run died on the unknown tool
+    write = judgement(ran, "plain-sdk", "C13")["violations"]
+    assert write[0]["evidence"] == [
+        'server received delete_pod({"name": "payment-service-6f7b8d9c0-ghi56", "namespace": "production"})'
+    ]
     runs = next(s for s in ran.report["subjects"] if s["subject"] == "plain-sdk")["runs"]
     assert runs["c2-zero-tool-pushback"]["requests"] == 1 and runs["c2-zero-tool-pushback"]["steps_left"] == 1
     for failure in ("C1", "C2", "C4", "C7"):
@@ -110,12 +119,12 @@ def test_headless_chromium_renders_the_matrix_with_each_cell_opening_its_evidenc
     assert dumped.returncode == 0, dumped.stderr[-1000:]
     parser = Cells()
     parser.feed(dumped.stdout)
-    assert len(parser.cells) == 12 * len(SUBJECTS)
+    assert len(parser.cells) == 13 * len(SUBJECTS)
     rendered = {(item, subject): verdict for item, subject, verdict in parser.cells}
     for subject in SUBJECTS:
         for item, verdict in verdicts(ran, subject).items():
             assert rendered[(item, subject)] == verdict
-    assert dumped.stdout.count("<details>") == 12 * len(SUBJECTS)
+    assert dumped.stdout.count("<details>") == 13 * len(SUBJECTS)
     assert 'server received list_pods({"namespace": "production"})' in dumped.stdout
     assert "<script" not in ran.page.read_text() and "http" not in ran.page.read_text().split("<body>")[0]
 
@@ -123,19 +132,20 @@ def test_headless_chromium_renders_the_matrix_with_each_cell_opening_its_evidenc
 def test_any_cli_agent_runs_through_agent_cmd_with_its_placeholders(tmp_path: Path) -> None:
     ours = (
         f"{sys.executable} -m k8s_agent ask {{question}} --base-url {{base_url}} --api-key {{api_key}} "
-        "--model {model} --mcp-command {mcp_command} --max-steps {max_steps} --report-format prose "
-        "--trace-dir {workdir} -q"
+        "--model {model} --mcp-command {mcp_command} --max-steps {max_steps} --max-repeats {max_repeats} "
+        "--report-format {report_format} --accept-unverified --trace-dir {workdir} -q"
     )
 
     done = contract(
-        "--agent-cmd", ours, "--agent-name", "our-cli", "--scenario", "c6-unknown-tool",
-        "--scenario", "c7-step-budget", "--format", "json", cwd=tmp_path, timeout=120,
+        "--agent-cmd", ours, "--agent-name", "our-cli", "--agent-report", "structured",
+        "--scenario", "c6-unknown-tool", "--scenario", "c7-step-budget", "--scenario", "c12-unverified-kept",
+        "--format", "json", cwd=tmp_path, timeout=120,
     )  # fmt: skip
 
     assert done.returncode == 0, done.stderr[-2000:]
     (subject,) = json.loads(done.stdout)["subjects"]
     assert subject["subject"] == "our-cli" and subject["description"].startswith("command: ")
-    assert subject["verdicts"]["C6"] == subject["verdicts"]["C7"] == "holds"
+    assert subject["verdicts"]["C6"] == subject["verdicts"]["C7"] == subject["verdicts"]["C12"] == "holds"
     assert subject["verdicts"]["C2"] == "not observable"  # its scenario was not run
     assert REPORT in subject["runs"]["c6-unknown-tool"]["answer"]  # the answer is the command's stdout
 
@@ -148,6 +158,8 @@ def test_any_cli_agent_runs_through_agent_cmd_with_its_placeholders(tmp_path: Pa
         (("--agent-cmd", "x 'unclosed"), "--agent-cmd is not a valid command line"),
         (("--scenario", "c99"), "unknown contract scenario c99"),
         (("--agent-name", "a"), "--agent-name names more subjects than there are --agent-cmd"),
+        (("--subject", "mutant:nope"), "unknown mutant 'nope'"),
+        (("--mutants", "--subject", "sdk"), "--mutants runs its own subjects"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str, tmp_path: Path) -> None:

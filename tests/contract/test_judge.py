@@ -1,8 +1,9 @@
-"""The black-box judge on its own: every item can hold, fail (with its evidence) and be unobservable.
+"""The black-box judge on its own: every item can hold, fail (with every violation) and be unobservable.
 
 The observations are built by hand, in the shapes other agents produce (their own error wording,
 results wrapped in the parameters used, answers in completion order), so that what is judged is
-behaviour, never our message texts.
+behaviour, never our message texts. Each subtle break the judge must catch has a case here; the
+mutation test (test_mutants.py) catches them again from real runs.
 """
 
 from __future__ import annotations
@@ -30,11 +31,19 @@ from k8s_agent.contract.judge import (
     c10,
     c11,
     c12,
+    c13,
     judge_all,
 )
 
+LOGS_SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "namespace": {"type": "string"}, "tail": {"type": "integer"}},
+    "required": ["name", "namespace"],
+}
 TOOLS = [
-    {"type": "function", "function": {"name": name}} for name in ("list_pods", "get_pod_logs", "describe_pod")
+    {"type": "function", "function": {"name": "list_pods", "parameters": {"type": "object"}}},
+    {"type": "function", "function": {"name": "get_pod_logs", "parameters": LOGS_SCHEMA}},
+    {"type": "function", "function": {"name": "describe_pod", "parameters": LOGS_SCHEMA}},
 ]
 
 
@@ -73,6 +82,14 @@ def result(call_id: str, text: str) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "content": text}
 
 
+def received(tool: str, arguments: dict[str, Any], times: int = 1) -> list[dict[str, Any]]:
+    return [{"tool": tool, "arguments": arguments}] * times
+
+
+def answered(tool: str, arguments: dict[str, Any], text: str, error: bool = False) -> dict[str, Any]:
+    return {"tool": tool, "arguments": arguments, "text": text, "is_error": error}
+
+
 def observed(
     name: str, requests: list[dict[str, Any]], replies: list[dict[str, Any]], **fields: Any
 ) -> Observed:
@@ -80,238 +97,361 @@ def observed(
 
 
 Q = user("Which pods are unhealthy?")
-LOGS_CALL = ("c1", "get_pod_logs", '{"name": "p", "tail": "fifty"}')
+FORCED = request(Q, choice="required")
 
 
 # -- C1 ------------------------------------------------------------------------------------------------
 
 
-def test_c1_holds_fails_and_is_unobservable() -> None:
-    forced = observed("c1", [request(Q, choice="required"), request(Q)], [])
+def test_c1_forcing_is_judged_on_every_request_of_every_scenario() -> None:
+    forced = observed("c1", [FORCED, request(Q)], [])
     named = observed(
-        "c1",
-        [
-            request(Q, choice={"type": "function", "function": {"name": "list_pods"}}),
-            request(Q, choice="auto"),
-        ],
-        [],
+        "c1", [request(Q, choice={"type": "function", "function": {"name": "list_pods"}}), request(Q)], []
     )
     auto = observed("c1", [request(Q, choice="auto")], [])
-    again = observed("c1", [request(Q, choice="required"), request(Q, choice="required")], [])
+    after_pushback = observed(
+        "c2", [FORCED, request(Q, said("ok"), user("Look first."), choice="required")], []
+    )
+    on_summary = observed("c7", [FORCED, request(Q, tools=False, choice="required")], [])
     nothing = observed("c1", [], [], error="exit 1: connection refused")
 
     assert c1(forced).verdict == HOLDS and c1(named).verdict == HOLDS
-    assert c1(auto).verdict == FAILS and c1(auto).evidence == ['request 1: tools 3, tool_choice "auto"']
-    assert c1(again).verdict == FAILS and c1(again).evidence[-1] == "request 2: tool_choice required again"
+    assert c1(auto).verdict == FAILS and c1(auto).violations[0].evidence == [
+        'request 1: tools 3, tool_choice "auto"'
+    ]
+    assert c1(after_pushback).summary == "request 2 forces a tool call again"
+    assert c1(on_summary).summary == "request 2 forces a tool but offers none"  # an API refuses it
     assert c1(nothing).verdict == UNOBSERVABLE and "connection refused" in c1(nothing).summary
 
 
-# -- C2, C5, C12: an answer that should get a further turn ----------------------------------------------
-
-
-def test_c2_a_tool_less_answer_must_get_a_further_turn() -> None:
-    first = [request(Q, choice="required")]
-    pushed = observed(
-        "c2", [*first, request(Q, said("All good."), user("Call a tool first."))], [said("All good.")]
+def test_every_violation_is_reported_grouped_by_scenario() -> None:
+    judged = c1(
+        [observed("c1", [request(Q)], []), observed("c2", [FORCED, request(Q, choice="required")], [])]
     )
-    accepted = observed("c2", first, [said("All good.")])
 
-    assert c2(pushed).verdict == HOLDS and c2(pushed).evidence == ["request 2: Call a tool first."]
+    assert judged.verdict == FAILS and [v.scenario for v in judged.violations] == ["c1", "c2"]
+    assert judged.summary.endswith("(and 1 more, in c1, c2)")
+    assert "c2: request 2 forces a tool call again" in judged.evidence
+
+
+# -- C2, C5: one further turn, then a clean end ------------------------------------------------------------
+
+
+def test_c2_one_further_turn_then_the_next_answer_is_accepted() -> None:
+    pushed = [FORCED, request(Q, said("All good."), user("Call a tool first."))]
+    once = observed(scenarios.C2.name, pushed, [said("All good."), said("Still good.")])
+    accepted = observed(scenarios.C2.name, [FORCED], [said("All good.")])
+    twice = observed(
+        scenarios.C2.name,
+        [
+            *pushed,
+            request(Q, said("All good."), user("Call a tool first."), said("Still good."), user("Again.")),
+        ],
+        [said("All good."), said("Still good.")],
+        error="exit 1: the model keeps answering",
+    )
+
+    assert c2(once).verdict == HOLDS and c2(once).evidence == [
+        "c2-zero-tool-pushback: request 2: Call a tool first."
+    ]
     assert c2(accepted).verdict == FAILS
-    assert c2(accepted).evidence == ["reply 1 (no tool called): All good.", "1 request in all"]
+    assert c2(accepted).violations[0].evidence == ["reply 1: All good.", "1 request in all"]
+    summaries = [v.summary for v in c2(twice).violations]
+    assert summaries == [
+        "the answer after the further turn was not accepted: 3 requests",
+        "the run ended in an error after the further turn",
+    ]
 
 
 def test_c5_the_further_turn_must_name_the_invented_pod() -> None:
     answer = f"{scenarios.INVENTED} is down."
-    base = [request(Q), request(Q, said(answer))]
-    replies = [calls(("c1", "list_pods", "{}")), said(answer)]
+    base = [FORCED, request(Q, said(answer))]
+    replies = [calls(("c1", "list_pods", "{}")), said(answer), said("Fixed.")]
     named = observed(
-        "c5", [*base, request(Q, said(answer), user(f"Nothing returned {scenarios.INVENTED}."))], replies
+        scenarios.C5.name,
+        [*base, request(Q, said(answer), user(f"Nothing returned {scenarios.INVENTED}."))],
+        replies,
     )
-    vague = observed("c5", [*base, request(Q, said(answer), user("Check your answer."))], replies)
-    accepted = observed("c5", base, replies)
-    never = observed("c5", base, [calls(("c1", "list_pods", "{}"))])
+    vague = observed(
+        scenarios.C5.name, [*base, request(Q, said(answer), user("Check your answer."))], replies
+    )
+    accepted = observed(scenarios.C5.name, base, replies)
+    never = observed(scenarios.C5.name, base, [calls(("c1", "list_pods", "{}"))])
 
     assert c5(named).verdict == HOLDS
-    assert c5(vague).verdict == FAILS and c5(vague).evidence == ["request 3: Check your answer."]
+    assert c5(vague).verdict == FAILS and c5(vague).violations[0].evidence == [
+        "request 3: Check your answer."
+    ]
     assert c5(accepted).verdict == FAILS and c5(accepted).summary.endswith("was accepted as final")
     assert c5(never).verdict == UNOBSERVABLE
 
 
-def test_c12_the_fabricated_quote_must_be_named_and_what_stays_unverified_marked() -> None:
-    answer = f'{{"quote": "{scenarios.FABRICATED}"}}'
-    replies = [said(answer), said(answer)]
-    corrected = observed(
-        scenarios.C12.name,
-        [request(Q), request(Q, said(answer), user(f"The quote {scenarios.FABRICATED!r} is in no result."))],
-        replies,
-    )
-    accepted = observed(scenarios.C12.name, [request(Q)], replies)
-    marked = observed(
-        scenarios.C12_KEPT.name, [request(Q)], replies, answer=f"✗ unverified: {scenarios.FABRICATED}"
-    )
-    as_fact = observed(
-        scenarios.C12_KEPT.name, [request(Q)], replies, answer=f"Evidence: {scenarios.FABRICATED}"
-    )
-    dropped = observed(scenarios.C12_KEPT.name, [request(Q)], replies, answer="No evidence.")
+# -- C3, C6, C8: a call kept from the server, the model told every problem -----------------------------------
 
-    assert c12([corrected, marked]).verdict == HOLDS
-    assert c12([accepted, marked]).verdict == FAILS
-    assert c12([corrected, as_fact]).summary == "the still-unverified quote is presented as fact"
-    assert c12([corrected, dropped]).summary == "the still-unverified quote was dropped from the answer"
-    assert c12([marked]).verdict == UNOBSERVABLE
+LOGS_CALL = ("c1", "get_pod_logs", '{"name": "p", "tail": "fifty"}')
 
 
-# -- C3, C6, C8: a call kept from the server, the model told what is wrong --------------------------------
-
-
-def test_c3_the_bad_call_must_not_reach_the_server_and_the_model_must_hear_which_field() -> None:
+def test_c3_every_schema_problem_must_be_named_wherever_the_call_is_made() -> None:
     replies = [calls(LOGS_CALL)]
-    told = [
-        request(Q),
-        request(
-            Q,
-            calls(LOGS_CALL),
-            result("c1", "get_pod_logs(name=p): invalid value for 'tail': must be an integer"),
-        ),
-    ]
-    wrapped = observed("c3", told, replies)  # another agent's wording, the parameters wrapped around it
-    silent = observed(
-        "c3", [request(Q), request(Q, calls(LOGS_CALL), result("c1", "An error occurred."))], replies
-    )
-    reached = observed(
-        "c3", told, replies, calls=[{"tool": "get_pod_logs", "arguments": {"name": "p", "tail": "fifty"}}]
-    )
-    unanswered = observed("c3", [request(Q)], replies, error="ValueError: bad arguments")
 
-    assert c3(wrapped).verdict == HOLDS
-    assert c3(silent).verdict == FAILS and c3(silent).evidence == ["request 2: An error occurred."]
+    def told(text: str) -> list[dict[str, Any]]:
+        return [FORCED, request(Q, calls(LOGS_CALL), result("c1", text))]
+
+    both = observed(
+        "c10", told("get_pod_logs(name=p): 'namespace' is missing; tail must be an integer"), replies
+    )
+    one = observed("c10", told("get_pod_logs(name=p): tail must be an integer"), replies)
+    reached = observed(
+        "c3", told("namespace, tail"), replies, calls=received("get_pod_logs", {"name": "p", "tail": "fifty"})
+    )
+    unanswered = observed("c3", [FORCED], replies, error="ValueError: bad arguments")
+
+    assert c3(both).verdict == HOLDS  # another agent's wording, in another scenario than C3's own
+    assert c3(one).summary == "the schema problems of get_pod_logs: the model was not told 'namespace'"
     assert c3(reached).verdict == FAILS
-    assert c3(reached).evidence == ['server received get_pod_logs({"name": "p", "tail": "fifty"})']
-    assert c3(unanswered).evidence == ["1 request in all", "the run ended: ValueError: bad arguments"]
-    assert c3(observed("c3", [request(Q)], [said("no calls")])).verdict == UNOBSERVABLE
+    assert c3(reached).violations[0].evidence == [
+        'server received get_pod_logs({"name": "p", "tail": "fifty"})'
+    ]
+    assert c3(unanswered).violations[0].evidence == [
+        "1 request in all; the run ended: ValueError: bad arguments"
+    ]
+    assert c3(observed("c3", [FORCED], [said("no calls")])).verdict == UNOBSERVABLE
 
 
 def test_c8_arguments_that_are_not_json_must_not_run_as_anything() -> None:
     broken = ("c1", "describe_pod", "{not-json")
     replies = [calls(broken)]
     told = observed(
-        "c8",
-        [request(Q), request(Q, calls(broken), result("c1", "Could not parse the JSON arguments"))],
-        replies,
+        "c8", [FORCED, request(Q, calls(broken), result("c1", "Could not parse the JSON arguments"))], replies
     )
     ran_empty = observed(
         "c8",
-        [request(Q), request(Q, calls(broken), result("c1", "describe_pod: name is required"))],
+        [FORCED, request(Q, calls(broken), result("c1", "describe_pod: name is required"))],
         replies,
-        calls=[{"tool": "describe_pod", "arguments": {}}],
+        calls=received("describe_pod", {}),
     )
 
     assert c8(told).verdict == HOLDS
-    assert c8(ran_empty).verdict == FAILS and c8(ran_empty).evidence == ["server received describe_pod({})"]
+    assert [v.summary for v in c8(ran_empty).violations] == [
+        "a call whose arguments are not JSON reached the server",
+        "the model was not told its arguments are not JSON",
+    ]
 
 
-def test_c6_an_unknown_tool_is_kept_back_and_the_model_learns_what_exists() -> None:
+def test_c6_an_unknown_tool_is_kept_back_and_the_model_learns_every_tool_there_is() -> None:
     unknown = ("c1", "delete_pod", '{"name": "p"}')
     replies = [calls(unknown)]
-    listed = observed(
-        "c6", [request(Q), request(Q, calls(unknown), result("c1", "No such tool; try list_pods."))], replies
-    )
-    mute = observed("c6", [request(Q), request(Q, calls(unknown), result("c1", "error"))], replies)
-    crashed = observed("c6", [request(Q)], replies, error="ModelBehaviorError: Tool delete_pod not found")
+
+    def answer(text: str, **fields: Any) -> Observed:
+        return observed("c6", [FORCED, request(Q, calls(unknown), result("c1", text))], replies, **fields)
+
+    listed = answer("No tool delete_pod here; you have list_pods, get_pod_logs, describe_pod.")
+    prefix_only = answer("delete_pod(name=p): Tool not found")  # names the tool, lists nothing
+    crashed = observed("c6", [FORCED], replies, error="ModelBehaviorError: Tool delete_pod not found")
 
     assert c6(listed).verdict == HOLDS
-    assert c6(mute).verdict == FAILS
-    assert c6(crashed).verdict == FAILS and "ModelBehaviorError" in c6(crashed).evidence[-1]
+    assert c6(prefix_only).summary.startswith(
+        "the unknown tool delete_pod: the model was not told 'list_pods'"
+    )
+    assert c6(crashed).verdict == FAILS and "ModelBehaviorError" in c6(crashed).violations[0].evidence[0]
 
 
 # -- C4, C7: budgets ---------------------------------------------------------------------------------------
 
 
-def repeat_run(server_times: int, summary_tools: bool) -> Observed:
+def repeat_run(server_times: int, summary_tools: bool, name: str = scenarios.C4.name) -> Observed:
     call = ("list_pods", '{"namespace": "production"}')
     replies = [calls((f"c{n}", *call)) for n in range(1, 4)]
-    requests = [request(Q) for _ in range(3)] + [request(Q, tools=summary_tools)]
-    logged = [{"tool": "list_pods", "arguments": {"namespace": "production"}}] * server_times
-    return observed(scenarios.C4.name, requests, replies, calls=logged)
+    requests = [FORCED, request(Q), request(Q), request(Q, tools=summary_tools)]
+    return observed(
+        name, requests, replies, calls=received("list_pods", {"namespace": "production"}, server_times)
+    )
 
 
-def test_c4_repeats_stay_off_the_server_and_a_tool_less_summary_follows() -> None:
+def test_c4_repeats_stay_off_the_server_in_every_scenario_and_a_tool_less_summary_follows() -> None:
     assert c4([repeat_run(1, summary_tools=False)]).verdict == HOLDS
-    ran_thrice = c4([repeat_run(3, summary_tools=False)])
-    assert ran_thrice.verdict == FAILS and len(ran_thrice.evidence) == 3
+    ran_thrice = c4([repeat_run(3, summary_tools=False), repeat_run(2, summary_tools=False, name="c1")])
+    assert ran_thrice.verdict == FAILS and [v.scenario for v in ran_thrice.violations] == [
+        "c4-duplicates",
+        "c1",
+    ]
+    assert len(ran_thrice.violations[0].evidence) == 3
     no_summary = c4([repeat_run(1, summary_tools=True)])
     assert no_summary.verdict == FAILS and no_summary.summary.startswith("no tool-less summary request")
 
 
-def test_c7_the_budget_ends_in_a_tool_less_summary_within_max_steps_plus_one() -> None:
-    within = observed("c7", [request(Q)] * 3 + [request(Q, tools=False)], [])
-    raised = observed("c7", [request(Q)] * 3, [], error="exit 1: Reached max steps")
-    over = observed("c7", [request(Q)] * 5 + [request(Q, tools=False)], [])
-    offered = observed("c7", [request(Q)] * 4, [])
+def test_c7_the_budget_ends_in_one_tool_less_summary_within_max_steps_plus_one() -> None:
+    c7_name = scenarios.C7.name
+    within = observed(c7_name, [FORCED] + [request(Q)] * 2 + [request(Q, tools=False)], [])
+    none_choice = observed(c7_name, [FORCED] + [request(Q)] * 2 + [request(Q, choice="none")], [])
+    raised = observed(c7_name, [FORCED] + [request(Q)] * 2, [], error="exit 1: Reached max steps")
+    over = observed(c7_name, [FORCED] + [request(Q)] * 4 + [request(Q, tools=False)], [])
+    offered = observed(c7_name, [FORCED] + [request(Q)] * 3, [])
 
     assert c7(within, 3).verdict == HOLDS
-    assert c7(raised, 3).verdict == FAILS and c7(raised, 3).evidence[-1] == "exit 1: Reached max steps"
+    assert c7(none_choice, 3).verdict == HOLDS  # tools attached, but tool_choice none: no call possible
+    assert (
+        c7(raised, 3).verdict == FAILS
+        and c7(raised, 3).violations[0].evidence[-1] == "exit 1: Reached max steps"
+    )
     assert c7(over, 3).summary == "more than max_steps + 1 = 4 requests"
     assert c7(offered, 3).summary == "the last request still offers tools: no tool-less summary"
 
 
 # -- C9, C10 -------------------------------------------------------------------------------------------------
 
+FAILED_CALL = ("c1", "get_pod_logs", '{"name": "a", "namespace": "shop"}')
+FAILURE = answered(
+    "get_pod_logs", {"name": "a", "namespace": "shop"}, "pod a is Pending: no logs", error=True
+)
 
-def test_c9_a_failure_is_a_result_and_the_run_goes_on() -> None:
-    call = ("c1", "get_pod_logs", '{"name": "a"}')
-    went_on = observed(
-        "c9", [request(Q), request(Q, calls(call), result("c1", "pod a is Pending"))], [calls(call)]
+
+def test_c9_a_failure_reaches_the_server_once_and_is_shown_and_the_run_goes_on() -> None:
+    def run(text: str, times: int = 1, **fields: Any) -> Observed:
+        return observed(
+            "c9",
+            [FORCED, request(Q, calls(FAILED_CALL), result("c1", text))],
+            [calls(FAILED_CALL)],
+            calls=received("get_pod_logs", {"name": "a", "namespace": "shop"}, times),
+            results=[FAILURE] * times,
+            **fields,
+        )
+
+    assert c9(run("get_pod_logs(name=a) failed: pod a is Pending: no logs")).verdict == HOLDS
+    assert c9(run("pod a is Pending: no logs", times=2)).summary.startswith(
+        "a failed call proposed once reached the server 2 times"
     )
-    stopped = observed("c9", [request(Q)], [calls(call)], error="exit 1: tool failed")
-
-    assert c9(went_on).verdict == HOLDS
-    assert c9(stopped).verdict == FAILS
-
-
-def test_c10_every_call_id_answered_once_in_call_order() -> None:
-    round_ = calls(("a", "list_pods", "{}"), ("b", "get_pod_logs", "{}"))
-    in_order = observed("c1", [request(Q), request(Q, round_, result("a", "x"), result("b", "y"))], [round_])
-    completion_order = observed(
-        "c1", [request(Q), request(Q, round_, result("b", "y"), result("a", "x"))], [round_]
+    assert c9(run("An error occurred.")).summary == "the model was not shown the failure"
+    assert (
+        c9(run("pod a is Pending: no logs", error="exit 1: tool failed")).summary
+        == "the run failed after the tool failure"
     )
-    twice = observed(
-        "c1", [request(Q), request(Q, round_, result("a", "x"), result("a", "x"), result("b", "y"))], [round_]
+    stopped = observed(
+        "c9",
+        [FORCED],
+        [calls(FAILED_CALL)],
+        calls=received("get_pod_logs", {"name": "a", "namespace": "shop"}),
+        results=[FAILURE],
+        error="exit 1",
     )
-    mixed_unanswered = observed(scenarios.C10.name, [request(Q)], [round_], error="ModelBehaviorError")
+    assert c9(stopped).summary.startswith("the failed call c1 was never answered")
 
-    assert c10([in_order]).verdict == HOLDS
-    assert c10([completion_order]).summary.startswith("answers out of call order")
-    assert c10([twice]).verdict == FAILS
+
+def test_c10_every_call_id_answered_once_in_call_order_with_its_own_result() -> None:
+    round_ = calls(("a", "list_pods", "{}"), ("b", "list_pods", '{"namespace": "shop"}'))
+    served = [
+        answered("list_pods", {}, "NAME   STATUS\nweb-1   Running\napi-2   Running"),
+        answered("list_pods", {"namespace": "shop"}, "NAME   STATUS\ncart-3   CrashLoopBackOff"),
+    ]
+    everything, shop = served[0]["text"], served[1]["text"]
+
+    def run(*answers: dict[str, Any], name: str = "c1") -> Observed:
+        return observed(name, [FORCED, request(Q, round_, *answers)], [round_], results=served)
+
+    assert c10([run(result("a", f"list_pods(): {everything}"), result("b", shop))]).verdict == HOLDS
+    assert c10([run(result("b", shop), result("a", everything))]).summary.startswith(
+        "answers out of call order"
+    )
+    assert c10([run(result("a", everything), result("a", everything), result("b", shop))]).verdict == FAILS
+    rotated = c10([run(result("a", shop), result("b", everything))])  # each id once, in order, wrong result
+    assert (
+        rotated.violations[0].summary
+        == "call a (list_pods) was answered with something else than its own result"
+    )
+    assert len(rotated.violations) == 2
+    mixed_unanswered = observed(scenarios.C10.name, [FORCED], [round_], error="ModelBehaviorError")
     assert c10([mixed_unanswered]).summary == "the mixed round's calls ['a', 'b'] were never answered"
-    assert c10([observed("c2", [request(Q)], [])]).verdict == UNOBSERVABLE
+    assert c10([observed("c2", [FORCED], [])]).verdict == UNOBSERVABLE
 
 
-# -- C11 -------------------------------------------------------------------------------------------------------
+# -- C11, C12: judged where the subject asks for a structured report ---------------------------------------------
 
 
 def test_c11_is_judged_only_where_the_subject_asks_for_a_structured_report() -> None:
-    broken = said(json.dumps({"findings": [{"cause": "crashing"}]}))
+    broken = said(json.dumps({"findings": [{"name": scenarios.PAYMENT, "cause": "crashing"}]}))
     asking = {"response_format": {"type": "json_schema"}}
+    fixed = said("{}")
     corrected = observed(
         scenarios.C11.name,
         [request(Q, **asking), request(Q, broken, user("findings.0.cause: not a known cause"), **asking)],
-        [broken],
+        [broken, fixed],
+    )
+    vague = observed(
+        scenarios.C11.name,
+        [request(Q, **asking), request(Q, broken, user("Try again."), **asking)],
+        [broken, fixed],
     )
     accepted = observed(scenarios.C11.name, [request(Q, **asking)], [broken])
-    prose_agent = observed(scenarios.C11.name, [request(Q)], [broken])
 
     assert c11([corrected]).verdict == HOLDS
-    assert c11([corrected]).evidence[0] == "response_format on requests [1, 2]"
+    assert c11([vague]).summary == "the correction does not name what breaks the schema"
     assert c11([accepted]).verdict == FAILS
-    assert c11([prose_agent]).verdict == UNOBSERVABLE
+    assert c11([observed(scenarios.C11.name, [request(Q)], [broken])]).verdict == UNOBSERVABLE
+    declared = c11([observed(scenarios.C11.name, [request(Q, **asking)], [broken], structured=False)])
+    assert declared.verdict == UNOBSERVABLE and "declares" in declared.summary
 
 
-def test_every_item_is_judged_and_a_scenario_not_run_is_not_observable() -> None:
+def test_c12_names_the_fabricated_quote_and_marks_each_quote_on_its_own_line() -> None:
+    answer = f'{{"quote": "{scenarios.FABRICATED}"}}'
+    replies = [said(answer), said(answer)]
+    corrected = observed(
+        scenarios.C12.name,
+        [request(Q), request(Q, said(answer), user(f"The quote {scenarios.FABRICATED!r} is in no result."))],
+        replies,
+        structured=True,
+    )
+    pushed = [request(Q), request(Q, said(answer), user(f"{scenarios.FABRICATED} is in no result."))]
+
+    def kept(text: str) -> Observed:
+        return observed(scenarios.C12_KEPT.name, pushed, replies, answer=text, structured=True)
+
+    marked = kept(f"[checked] {scenarios.LOG_LINE}\n[not found in any tool output] {scenarios.FABRICATED}")
+    swapped = kept(f"[not found in any tool output] {scenarios.LOG_LINE}\n[checked] {scenarios.FABRICATED}")
+    elsewhere = kept(f"Evidence: {scenarios.FABRICATED}\nSome quotes are unverified.")
+    dropped = kept("No evidence.")
+
+    assert c12([corrected, marked]).verdict == HOLDS
+    assert (
+        c12([observed(scenarios.C12.name, [request(Q)], replies, structured=True), marked]).verdict == FAILS
+    )
+    assert [v.summary for v in c12([corrected, swapped]).violations] == [
+        "the still-unverified quote is presented as fact",
+        "the quote a tool returned is marked unverified",
+    ]
+    assert c12([corrected, elsewhere]).summary == "the still-unverified quote is presented as fact"
+    assert c12([corrected, dropped]).summary == "the still-unverified quote was dropped from the answer"
+    assert (
+        c12([observed(scenarios.C12.name, [request(Q)], replies, structured=False)]).verdict == UNOBSERVABLE
+    )
+
+
+# -- C13 -------------------------------------------------------------------------------------------------------
+
+
+def test_c13_a_write_call_never_runs_unapproved_the_model_is_told_and_the_run_goes_on() -> None:
+    delete = ("c1", "delete_pod", '{"name": "p", "namespace": "shop"}')
+    replies = [calls(delete), said("Done.")]
+
+    def run(text: str, **fields: Any) -> Observed:
+        return observed(
+            scenarios.C13.name,
+            [FORCED, request(Q, calls(delete), result("c1", text))],
+            replies,
+            write_tools=True,
+            **fields,
+        )
+
+    assert c13(run("delete_pod is refused: read-only tools only. Available: list_pods")).verdict == HOLDS
+    ran = c13(run("pod p deleted", calls=received("delete_pod", {"name": "p", "namespace": "shop"})))
+    assert ran.violations[0].summary == "delete_pod reached the server without an approval"
+    assert c13(run("ok")).summary == "the model was not told the call was not run"
+    assert c13(observed("c1", [FORCED], [])).verdict == UNOBSERVABLE
+
+
+def test_every_item_is_judged_and_with_no_run_none_is_observable() -> None:
     verdicts = judge_all({}, {})
 
-    assert [j.item for j in verdicts] == [f"C{n}" for n in range(1, 13)]
+    assert [j.item for j in verdicts] == [f"C{n}" for n in range(1, 14)]
     assert {j.verdict for j in verdicts} == {UNOBSERVABLE}
 
 

@@ -37,3 +37,37 @@ def test_a_missing_fixture_and_a_namespace_without_pods_say_what_exists(tmp_path
         answer
         == "No pods found in namespace prod. Namespaces with pods: batch, kube-system, production, staging."
     )
+
+
+def test_the_result_log_keeps_what_the_server_answered_each_call_and_write_tools_are_destructive(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+
+    from mcp import Client
+
+    from k8s_agent_mock_cluster.call_log import read_call_log, read_result_log
+    from k8s_agent_mock_cluster.server import build_server
+
+    calls, results = tmp_path / "calls.jsonl", tmp_path / "results.jsonl"
+    server = build_server(Cluster(load_fixture()), calls, write_tools=True, result_log=results)
+
+    async def session() -> dict[str, bool | None]:
+        async with Client(server) as client:
+            listed = (await client.list_tools()).tools
+            await client.call_tool("list_pods", {"namespace": "production"})
+            await client.call_tool("get_pod_logs", {"name": "ghost-1", "namespace": "production"})
+            return {t.name: t.annotations.read_only_hint if t.annotations else None for t in listed}
+
+    read_only = asyncio.run(session())
+
+    assert (
+        read_only["delete_pod"] is False
+        and read_only["restart_pod"] is False
+        and read_only["list_pods"] is True
+    )
+    assert [c["tool"] for c in read_call_log(calls)] == ["list_pods", "get_pod_logs"]
+    listing, failure = read_result_log(results)
+    assert listing["is_error"] is False and listing["text"].startswith("NAMESPACE")
+    assert listing["arguments"] == {"namespace": "production"}
+    assert failure["is_error"] is True and 'pods "ghost-1" not found' in failure["text"]
