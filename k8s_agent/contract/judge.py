@@ -69,6 +69,9 @@ class Observed:
     """The scenario's step budget, as the subject was given it."""
     write_tools: bool = False
     """Whether the mock cluster offered its write tools in this run (C13 is judged there)."""
+    server_schemas: Mapping[str, Any] = field(default_factory=dict)
+    """The argument schemas of the server's tools, by name: what a call must fit to be valid (a
+    subject may offer the model a stricter copy; the server's is the one that counts)."""
 
 
 @dataclass(frozen=True)
@@ -256,7 +259,8 @@ def proposals(observed: Observed) -> list[Proposal]:
                 arguments = None
             problems: tuple[str, ...] = ()
             if name in offered and arguments is not None:
-                problems = schema_problems(tool_schema(body, name), arguments)
+                own = next((v for k, v in observed.server_schemas.items() if same_tool(k, name)), None)
+                problems = schema_problems(own if own is not None else tool_schema(body, name), arguments)
             found.append(Proposal(number, str(call.get("id")), name, raw, arguments, offered, problems))
     return found
 
@@ -302,6 +306,13 @@ def result_of(observed: Observed, tool: str, arguments: Any) -> Mapping[str, Any
         ),
         None,
     )
+
+
+def _result_print(run: Observed, proposal: Proposal) -> list[str]:
+    result = result_of(run, proposal.tool, proposal.arguments)
+    if result is None:
+        return []
+    return fingerprint(failure_text(result) if result.get("is_error") else str(result.get("text", "")))
 
 
 def failure_text(result: Mapping[str, Any]) -> str:
@@ -710,17 +721,35 @@ def c10(observed: Runs) -> Judgement:
                         "answers out of call order",
                         _request(number, f"calls {ids}, answers {answers}"),
                     )
-        for proposal in proposals(run):
-            if not proposal.valid:
-                continue
+        made = [p for p in proposals(run) if p.valid]
+        served: dict[str, int] = {}
+        own_prints = {p.signature: _result_print(run, p) for p in made}
+        for proposal in made:
             result = result_of(run, proposal.tool, proposal.arguments)
             answered = first_answer(run, proposal.call_id)
             if result is None or answered is None:
                 continue
-            expected = fingerprint(
-                failure_text(result) if result.get("is_error") else str(result.get("text", ""))
-            )
             shown = _flat(answered[1])
+            expected = own_prints[proposal.signature]
+            served[proposal.signature] = served.get(proposal.signature, 0) + 1
+            if served[proposal.signature] > len(receipts(run, proposal.tool, proposal.arguments)):
+                # A repeat answered without the server (from a cache, or refused): it may carry its own
+                # result or none, never another call's.
+                others = [
+                    sig
+                    for sig, lines in own_prints.items()
+                    if sig != proposal.signature
+                    and lines
+                    and lines != expected
+                    and all(line in shown for line in lines)
+                ]
+                if others and not (expected and all(line in shown for line in expected)):
+                    check.fail(
+                        run.scenario,
+                        f"call {proposal.call_id} ({proposal.tool}) was answered with another call's result",
+                        _request(answered[0], answered[1]),
+                    )
+                continue
             if expected and not all(line in shown for line in expected):
                 check.fail(
                     run.scenario,

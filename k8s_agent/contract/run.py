@@ -156,6 +156,7 @@ async def observe(subject: Subject, scenario: Scenario, workdir: Path) -> tuple[
         structured=getattr(subject, "structured", None),
         max_steps=setup.max_steps,
         write_tools=scenario.write_tools,
+        server_schemas=await mock.schemas(),
     )
     record = {
         "requests": len(requests),

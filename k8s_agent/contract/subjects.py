@@ -53,6 +53,10 @@ class MockCluster:
     result_log: Path
     write_tools: bool = False
 
+    async def schemas(self) -> dict[str, Any]:
+        """The argument schemas of the server's tools, by name (what the judge checks calls against)."""
+        return {tool.name: tool.input_schema for tool in await self.server().list_tools()}
+
     def server(self) -> Any:
         """The MCP server object, to talk to in memory."""
         from k8s_agent_mock_cluster.cluster import Cluster

@@ -191,6 +191,27 @@ def test_c5_the_further_turn_must_name_the_invented_pod() -> None:
 LOGS_CALL = ("c1", "get_pod_logs", '{"name": "p", "tail": "fifty"}')
 
 
+def test_a_call_is_judged_against_the_server_s_schema_not_a_stricter_copy_the_subject_offers() -> None:
+    strict = {
+        **LOGS_SCHEMA,
+        "required": ["name", "namespace", "tail"],
+    }  # every property required, as some agents send it
+    offered = {"type": "function", "function": {"name": "get_pod_logs", "parameters": strict}}
+    valid = ("c1", "get_pod_logs", '{"name": "p", "namespace": "shop"}')
+    run = observed(
+        "c1",
+        [{**FORCED, "tools": [offered]}, request(Q, calls(valid), result("c1", "log line"))],
+        [calls(valid)],
+        calls=received("get_pod_logs", {"name": "p", "namespace": "shop"}),
+        server_schemas={"get_pod_logs": LOGS_SCHEMA},
+    )
+
+    assert c3(run).verdict == UNOBSERVABLE  # no call broke the server's schema
+    assert (
+        c3(observed("c1", run.requests, run.replies, calls=run.calls)).verdict == FAILS
+    )  # by the offered one
+
+
 def test_c3_every_schema_problem_must_be_named_wherever_the_call_is_made() -> None:
     replies = [calls(LOGS_CALL)]
 
@@ -346,7 +367,8 @@ def test_c10_every_call_id_answered_once_in_call_order_with_its_own_result() -> 
     everything, shop = served[0]["text"], served[1]["text"]
 
     def run(*answers: dict[str, Any], name: str = "c1") -> Observed:
-        return observed(name, [FORCED, request(Q, round_, *answers)], [round_], results=served)
+        reached = [*received("list_pods", {}), *received("list_pods", {"namespace": "shop"})]
+        return observed(name, [FORCED, request(Q, round_, *answers)], [round_], results=served, calls=reached)
 
     assert c10([run(result("a", f"list_pods(): {everything}"), result("b", shop))]).verdict == HOLDS
     assert c10([run(result("b", shop), result("a", everything))]).summary.startswith(
@@ -359,6 +381,30 @@ def test_c10_every_call_id_answered_once_in_call_order_with_its_own_result() -> 
         == "call a (list_pods) was answered with something else than its own result"
     )
     assert len(rotated.violations) == 2
+    repeat = calls(("c", "list_pods", "{}"))
+    refused = (
+        observed(  # a repeat answered without the server: a refusal of its own is no other call's result
+            "c4",
+            [
+                FORCED,
+                request(
+                    Q, round_, result("a", everything), result("b", shop), repeat, result("c", "Not again.")
+                ),
+            ],
+            [round_, repeat],
+            results=served,
+            calls=[*received("list_pods", {}), *received("list_pods", {"namespace": "shop"})],
+        )
+    )
+    crossed = observed(
+        "c4",
+        [FORCED, request(Q, round_, result("a", everything), result("b", shop), repeat, result("c", shop))],
+        [round_, repeat],
+        results=served,
+        calls=[*received("list_pods", {}), *received("list_pods", {"namespace": "shop"})],
+    )
+    assert c10([refused]).verdict == HOLDS
+    assert c10([crossed]).summary == "call c (list_pods) was answered with another call's result"
     mixed_unanswered = observed(scenarios.C10.name, [FORCED], [round_], error="ModelBehaviorError")
     assert c10([mixed_unanswered]).summary == "the mixed round's calls ['a', 'b'] were never answered"
     assert c10([observed("c2", [FORCED], [])]).verdict == UNOBSERVABLE
