@@ -143,5 +143,8 @@ def test_holmesgpt_runs_the_whole_contract_against_our_servers(tmp_path: Path) -
     assert all(run["requests"] >= 1 for run in runs.values())  # it talked to the scripted model every time
     assert runs["c1-forced-first-step"]["server_calls"]  # and its calls reached the mock cluster
     assert verdicts["C9"] == "holds"  # a failing tool comes back to the model as a result
+    assert verdicts["C6"] == "fails"  # it names the unknown tool but not the tools there are
+    assert verdicts["C13"] == "fails"  # it runs delete_pod without an approval
     first = next(j for j in subject["judgements"] if j["item"] == "C1")
-    assert first["verdict"] == "fails" and first["evidence"] == ['request 1: tools 7, tool_choice "auto"']
+    assert first["verdict"] == "fails"
+    assert first["violations"][0]["evidence"] == ['request 1: tools 7, tool_choice "auto"']
