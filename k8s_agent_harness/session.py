@@ -177,6 +177,8 @@ class Session:
             ungrounded = tuple(invented_names(answer, self.evidence))
         else:
             report, problems = checked.report, tuple(checked.problems)
+            if report is not None:  # `--json` prints it as data: no secret in it either
+                report = redacted_report(report, self.recorder.redactor)
             if report is not None and checked.verification is not None:
                 answer = render_text(report)
                 ungrounded = tuple(checked.verification.unverified_names)
@@ -207,6 +209,21 @@ class Session:
             report=report,
             report_problems=problems,
         )
+
+
+def redacted_report(report: HealthReport, redactor: Redactor) -> HealthReport:
+    """A copy of a checked report with every text redacted, its marks kept."""
+    copy = report.model_copy(deep=True)
+    copy.scope = redactor.text(copy.scope)
+    copy.unchecked = [redactor.text(item) for item in copy.unchecked]
+    copy.healthy.examples = [redactor.text(name) for name in copy.healthy.examples]
+    for finding in copy.findings:
+        for name in ("name", "status", "explanation", "fix"):
+            setattr(finding, name, redactor.text(getattr(finding, name)))
+        finding.namespace = redactor.text(finding.namespace) if finding.namespace else finding.namespace
+        for quote in finding.evidence:
+            quote.text = redactor.text(quote.text)
+    return copy
 
 
 MAX_UNREADABLE_SHOWN = 8_000

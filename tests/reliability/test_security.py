@@ -190,3 +190,25 @@ def test_an_allowed_write_tool_runs_only_when_the_operator_approves(
     assert [c["tool"] for c in calls_received] == (["delete_pod"] if approve else [])
     assert result.stats.rejected["refused"] == (0 if approve else 1)
     assert result.answer == "Done."
+
+
+def test_a_secret_the_model_writes_into_a_structured_report_never_reaches_ask_json(
+    run_agent: RunAgent,
+) -> None:
+    from k8s_agent.scenarios import LOG_LINE, PAYMENT, finding, report_json
+
+    key = "sk-test-not-a-real-key-000"  # the run's API key, which the model could only have guessed
+    leaking = finding(PAYMENT, LOG_LINE)
+    leaking["explanation"] = f"Authenticate with {key} to see it."
+    script = [
+        call("list_pods", namespace="production"),
+        call("get_pod_logs", name=PAYMENT, namespace="production"),
+        text(report_json(leaking)),
+    ]
+
+    run = run_agent(script, report_format="json_schema")
+
+    assert run.result is not None and run.result.verified is True
+    printed = json.dumps(run.result.as_json())
+    assert key not in printed and "[REDACTED]" in printed
+    assert run.result.report is not None and run.result.report.findings[0].evidence[0].verified is True
