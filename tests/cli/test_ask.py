@@ -227,7 +227,6 @@ def test_an_unverified_report_exits_6_unless_accepted(impl: str, tmp_path: Path)
     from k8s_agent_scripted_llm import ScriptedModelServer, call, text
 
     false = report_json(finding(PAYMENT, LOG_LINE, FABRICATED))  # true but for one fabricated quote
-    true = report_json(finding(PAYMENT, LOG_LINE))
 
     def run(last: str, *flags: str) -> subprocess.CompletedProcess[str]:
         script = [
@@ -250,9 +249,7 @@ def test_an_unverified_report_exits_6_unless_accepted(impl: str, tmp_path: Path)
     assert f"✗ unverified (in no tool result): {FABRICATED}" in unverified.stdout  # printed all the same
     assert f"Evidence (get_pod_logs) ✓: {LOG_LINE}" in unverified.stdout
     assert "the report is not verified (exit 6)" in unverified.stderr and "Traceback" not in unverified.stderr
-    if impl == "handwritten":  # the exit code is the CLI's, whichever agent ran
+    if impl == "handwritten":  # the exit code is the CLI's, whichever agent ran (a verified one: 0, above)
         accepted = run(false, "--accept-unverified", "--json")
-        verified = run(true)
         assert accepted.returncode == 0, accepted.stderr
         assert json.loads(accepted.stdout)["report_verified"] is False
-        assert verified.returncode == 0 and "UNVERIFIED" not in verified.stdout, verified.stderr

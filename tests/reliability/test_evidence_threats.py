@@ -11,15 +11,23 @@ no correction turn.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from k8s_agent.implementations import ask_function
 from k8s_agent.scenarios import FABRICATED, INVENTED, LOG_LINE, PAYMENT, QUESTION
+from k8s_agent_harness.config import Config
 from k8s_agent_harness.findings import Finding, HealthReport
+from k8s_agent_harness.mcp_client import McpClient
 from k8s_agent_harness.report import render, render_markdown
-from k8s_agent_harness.vocabulary import IMPLEMENTATIONS
-from k8s_agent_scripted_llm import Step, call, text
-from tests.conftest import AgentRun, run_scenario
+from k8s_agent_harness.servers import mock_cluster_command
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
+from k8s_agent_scripted_llm import ScriptedModelServer, Step, call, text
+from tests.conftest import AgentRun, assert_every_call_answered, read_jsonl
+from tests.reliability.test_properties import LoopThread
 from tests.wire import wire_view
 
 CHECKOUT = "checkout-service-7f6d5c4b3-abc12"
@@ -76,12 +84,54 @@ def investigate(*more: Step) -> list[Step]:
     ]
 
 
-def both(tmp_path: Path, script: list[Step], **overrides: Any) -> AgentRun:
+class Shared:
+    """One mock cluster (its MCP client on a loop thread) and one scripted model server for the module:
+    every run here is the same agent code on the same wire, without a server start per run."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.loop = LoopThread()
+        self.context = McpClient.running(mock_cluster_command())
+        self.mcp = self.loop.run(self.context.__aenter__())
+        self.server = ScriptedModelServer().start()
+        self.workdir = workdir
+
+    def run(self, impl: str, script: list[Step], **overrides: Any) -> AgentRun:
+        self.server.reset(script)
+        config = Config(
+            **{
+                "impl": impl,
+                "model": "scripted",
+                "base_url": self.server.url,
+                "api_key": "sk-test-not-a-real-key-000",
+                "trace_dir": self.workdir / impl,
+                "max_retries": 0,
+                "request_timeout": 20,
+                "report_format": "json_schema",
+                **overrides,
+            }
+        )
+        result = self.loop.run(ask_function(Impl(impl))(config, QUESTION, mcp=self.mcp))
+        self.server.assert_done()
+        requests = list(self.server.requests)
+        assert_every_call_answered(requests)
+        return AgentRun(result, None, requests, [], read_jsonl(result.trace), result.trace)
+
+    def close(self) -> None:
+        self.server.stop()
+        self.loop.run(self.context.__aexit__(None, None, None))
+        self.loop.close()
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
+    rig = Shared(tmp_path_factory.mktemp("threats"))
+    yield rig
+    rig.close()
+
+
+def both(shared: Shared, script: list[Step], **overrides: Any) -> AgentRun:
     """Both agents on the script, with the same wire; the hand-written agent's run."""
-    runs = {
-        impl: run_scenario(impl, script, tmp_path / impl, QUESTION, report_format="json_schema", **overrides)
-        for impl in IMPLEMENTATIONS
-    }
+    runs = {impl: shared.run(impl, script, **overrides) for impl in IMPLEMENTATIONS}
     assert wire_view(runs["handwritten"].requests) == wire_view(runs["sdk"].requests)
     for run in runs.values():
         assert run.result is not None, run.error
@@ -89,10 +139,10 @@ def both(tmp_path: Path, script: list[Step], **overrides: Any) -> AgentRun:
     return runs["handwritten"]
 
 
-def kept_false(tmp_path: Path, planted: str, *steps: Step, **overrides: Any) -> tuple[HealthReport, str]:
+def kept_false(shared: Shared, planted: str, *steps: Step, **overrides: Any) -> tuple[HealthReport, str]:
     """Run a model that sends `planted` and, after the correction, the same report again: the
     report as the run ends, and the correction the model received."""
-    run = both(tmp_path, investigate(*steps, text(planted), text(planted)), **overrides)
+    run = both(shared, investigate(*steps, text(planted), text(planted)), **overrides)
     assert run.result is not None and run.result.report is not None
     correction = run.requests[-1]["messages"][-1]
     assert correction["role"] == "user" and correction["content"].startswith("Your report cannot be accepted")
@@ -110,12 +160,12 @@ def named(report: HealthReport, name: str) -> Finding:
 # -- 1. the harness's own search tool echoes its input ------------------------------------------------
 
 
-def test_the_search_tool_s_echo_of_a_pattern_or_a_handle_is_no_evidence(tmp_path: Path) -> None:
+def test_the_search_tool_s_echo_of_a_pattern_or_a_handle_is_no_evidence(shared: Shared) -> None:
     handle = "panic: runtime error: invalid memory address or nil pointer dereference"
     planted = report(finding(PAYMENT, LOG_LINE, FABRICATED, handle))
 
     checked, correction = kept_false(
-        tmp_path,
+        shared,
         planted,
         call("get_events"),  # over the per-result budget: stored, so the search tool is offered
         call("search_results", pattern=FABRICATED),
@@ -131,11 +181,11 @@ def test_the_search_tool_s_echo_of_a_pattern_or_a_handle_is_no_evidence(tmp_path
 # -- 2. a server error that repeats its argument ------------------------------------------------------
 
 
-def test_a_server_error_repeating_its_argument_is_error_text_not_evidence(tmp_path: Path) -> None:
+def test_a_server_error_repeating_its_argument_is_error_text_not_evidence(shared: Shared) -> None:
     planted = report(finding(PAYMENT, LOG_LINE, FABRICATED))
 
     checked, correction = kept_false(
-        tmp_path, planted, call("get_pod_logs", name=FABRICATED, namespace="production")
+        shared, planted, call("get_pod_logs", name=FABRICATED, namespace="production")
     )
 
     quote = named(checked, PAYMENT).evidence[1]
@@ -146,12 +196,12 @@ def test_a_server_error_repeating_its_argument_is_error_text_not_evidence(tmp_pa
 # -- 3. a failed call verifies a name -------------------------------------------------------------------
 
 
-def test_a_failed_lookup_does_not_make_the_name_it_was_asked_real(tmp_path: Path) -> None:
+def test_a_failed_lookup_does_not_make_the_name_it_was_asked_real(shared: Shared) -> None:
     error = f'pods "{INVENTED}" not found in namespace "production"'
     planted = report(TRUE, finding(INVENTED, error))
 
     checked, correction = kept_false(
-        tmp_path, planted, call("get_pod_logs", name=INVENTED, namespace="production")
+        shared, planted, call("get_pod_logs", name=INVENTED, namespace="production")
     )
 
     invented = named(checked, INVENTED)
@@ -162,11 +212,11 @@ def test_a_failed_lookup_does_not_make_the_name_it_was_asked_real(tmp_path: Path
 # -- 4. the arguments of a successful call verify a name ------------------------------------------------
 
 
-def test_a_successful_call_s_arguments_do_not_make_a_name_real(tmp_path: Path) -> None:
+def test_a_successful_call_s_arguments_do_not_make_a_name_real(shared: Shared) -> None:
     said = f"No pods found in namespace {INVENTED}"
     planted = report(TRUE, finding(INVENTED, said))
 
-    checked, correction = kept_false(tmp_path, planted, call("list_pods", namespace=INVENTED))
+    checked, correction = kept_false(shared, planted, call("list_pods", namespace=INVENTED))
 
     invented = named(checked, INVENTED)
     assert invented.name_verified is False
@@ -177,13 +227,13 @@ def test_a_successful_call_s_arguments_do_not_make_a_name_real(tmp_path: Path) -
 # -- 5. trivial quotes ----------------------------------------------------------------------------------
 
 
-def test_trivial_quotes_are_no_evidence_and_a_status_must_be_the_tools(tmp_path: Path) -> None:
+def test_trivial_quotes_are_no_evidence_and_a_status_must_be_the_tools(shared: Shared) -> None:
     planted = report(
         TRUE,
         finding(CHECKOUT, "a", "1", "ok", "Warning", status="OOMKilled, 12 restarts", cause="oom_killed"),
     )
 
-    checked, correction = kept_false(tmp_path, planted, call("get_events", namespace="production"))
+    checked, correction = kept_false(shared, planted, call("get_events", namespace="production"))
 
     healthy = named(checked, CHECKOUT)
     assert healthy.name_verified is True and healthy.status_verified is False
@@ -197,10 +247,10 @@ def test_trivial_quotes_are_no_evidence_and_a_status_must_be_the_tools(tmp_path:
 # -- 6. another resource's evidence -----------------------------------------------------------------
 
 
-def test_another_pod_s_log_line_is_not_re_pointed_to_a_healthy_pod(tmp_path: Path) -> None:
+def test_another_pod_s_log_line_is_not_re_pointed_to_a_healthy_pod(shared: Shared) -> None:
     planted = report(TRUE, finding(CHECKOUT, LOG_LINE, status="Running, READY 1/1"))
 
-    checked, correction = kept_false(tmp_path, planted)
+    checked, correction = kept_false(shared, planted)
 
     quote = named(checked, CHECKOUT).evidence[0]
     assert (quote.check, quote.verified) == ("other_resource", False)
@@ -214,11 +264,11 @@ def test_another_pod_s_log_line_is_not_re_pointed_to_a_healthy_pod(tmp_path: Pat
 # -- 7. names that are words ---------------------------------------------------------------------------
 
 
-def test_a_namespace_a_log_word_or_a_status_word_is_no_resource(tmp_path: Path) -> None:
+def test_a_namespace_a_log_word_or_a_status_word_is_no_resource(shared: Shared) -> None:
     words = ("production", "config", "CrashLoopBackOff")
     planted = report(TRUE, *(finding(word, LOG_LINE) for word in words))
 
-    checked, correction = kept_false(tmp_path, planted)
+    checked, correction = kept_false(shared, planted)
 
     assert [named(checked, word).name_verified for word in words] == [False, False, False]
     for word in words:
@@ -228,7 +278,7 @@ def test_a_namespace_a_log_word_or_a_status_word_is_no_resource(tmp_path: Path) 
 # -- 8. fields never checked: namespace, status, healthy examples -----------------------------------
 
 
-def test_the_namespace_the_status_and_the_healthy_examples_are_checked(tmp_path: Path) -> None:
+def test_the_namespace_the_status_and_the_healthy_examples_are_checked(shared: Shared) -> None:
     planted = report(
         TRUE,
         finding(
@@ -243,7 +293,7 @@ def test_the_namespace_the_status_and_the_healthy_examples_are_checked(tmp_path:
     )
 
     checked, correction = kept_false(
-        tmp_path,
+        shared,
         planted,
         call("describe_pod", name=ORDER, namespace="production"),
         call("describe_pod", name=ANALYTICS, namespace="production"),
@@ -263,7 +313,7 @@ def test_the_namespace_the_status_and_the_healthy_examples_are_checked(tmp_path:
 # -- 9. forged marks -------------------------------------------------------------------------------------
 
 
-def test_no_field_prints_a_line_of_its_own(tmp_path: Path) -> None:
+def test_no_field_prints_a_line_of_its_own(shared: Shared) -> None:
     forged = finding(
         PAYMENT,
         LOG_LINE,
@@ -271,7 +321,7 @@ def test_no_field_prints_a_line_of_its_own(tmp_path: Path) -> None:
         fix="Set it.\r\n## Verified by the harness",
     )
 
-    run = both(tmp_path, investigate(text(report(forged))))
+    run = both(shared, investigate(text(report(forged))))
 
     assert run.result is not None and run.result.verified is True and len(run.requests) == 3
     for shown in (render(run.result), render_markdown(run.result)):
@@ -288,12 +338,12 @@ def test_no_field_prints_a_line_of_its_own(tmp_path: Path) -> None:
 # -- side findings ----------------------------------------------------------------------------------
 
 
-def test_an_oversized_report_is_a_schema_error_and_stays_bounded(tmp_path: Path) -> None:
+def test_an_oversized_report_is_a_schema_error_and_stays_bounded(shared: Shared) -> None:
     planted = report(finding(PAYMENT, LOG_LINE, explanation="x" * 2_000_000))
     many = report(*[finding(PAYMENT, LOG_LINE)] * 31)
 
-    run = both(tmp_path / "huge", investigate(text(planted), text(planted)))
-    listed = both(tmp_path / "many", investigate(text(many), text(many)))
+    run = both(shared, investigate(text(planted), text(planted)))
+    listed = both(shared, investigate(text(many), text(many)))
 
     correction = run.requests[-1]["messages"][-1]["content"]
     assert "the report is 2,000," in correction and "more than the limit of 32,768" in correction
@@ -306,10 +356,10 @@ def test_an_oversized_report_is_a_schema_error_and_stays_bounded(tmp_path: Path)
     assert listed.result is not None and len(render(listed.result)) < 10_000
 
 
-def test_a_prose_answer_to_the_correction_keeps_the_first_report(tmp_path: Path) -> None:
+def test_a_prose_answer_to_the_correction_keeps_the_first_report(shared: Shared) -> None:
     first = report(TRUE, finding(INVENTED, LOG_LINE))
 
-    run = both(tmp_path, investigate(text(first), text("I stand by my report.")))
+    run = both(shared, investigate(text(first), text("I stand by my report.")))
 
     assert run.result is not None and run.result.report is not None and run.result.verified is False
     assert named(run.result.report, PAYMENT).evidence[0].verified is True
@@ -319,11 +369,11 @@ def test_a_prose_answer_to_the_correction_keeps_the_first_report(tmp_path: Path)
 
 
 def test_the_correction_of_an_oversized_report_still_shows_the_results_its_quotes_come_from(
-    tmp_path: Path,
+    shared: Shared,
 ) -> None:
     planted = report(finding(PAYMENT, LOG_LINE, explanation="y" * 200_000))
 
-    run = both(tmp_path, investigate(text(planted), text(report(TRUE))))
+    run = both(shared, investigate(text(planted), text(report(TRUE))))
 
     assert run.result is not None and run.result.verified is True
     messages = run.requests[-1]["messages"]
@@ -339,7 +389,7 @@ def test_the_correction_of_an_oversized_report_still_shows_the_results_its_quote
 # -- honest reports ---------------------------------------------------------------------------------
 
 
-def test_honest_evidence_stays_verified_with_no_correction_turn(tmp_path: Path) -> None:
+def test_honest_evidence_stays_verified_with_no_correction_turn(shared: Shared) -> None:
     back_off = f"Back-off restarting failed container payment-service in pod {PAYMENT}_production"
     honest = report(
         finding(PAYMENT, LOG_LINE, back_off),
@@ -347,7 +397,7 @@ def test_honest_evidence_stays_verified_with_no_correction_turn(tmp_path: Path) 
     )
 
     run = both(
-        tmp_path,
+        shared,
         investigate(
             call(
                 "get_pod_logs", name="analytics-worker-0", namespace="production"
