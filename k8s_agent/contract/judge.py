@@ -21,7 +21,7 @@ I/O, no SDK.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -376,6 +376,23 @@ def _ran(check: _Check, runs: Iterable[Observed]) -> list[Observed]:
     return ran
 
 
+def _proposed(
+    check: _Check, runs: Iterable[Observed], wanted: Callable[[Proposal], bool]
+) -> Iterator[tuple[Observed, Proposal]]:
+    """The proposals an item applies to, run by run (the item counts as applied to their scenario)."""
+    for run in _ran(check, runs):
+        for proposal in proposals(run):
+            if wanted(proposal):
+                check.applied.append(run.scenario)
+                yield run, proposal
+
+
+def _reached(check: _Check, run: Observed, calls: Iterable[Mapping[str, Any]], what: str) -> None:
+    """Each call that reached the server and should not have: a violation worded `what`."""
+    for call in calls:
+        check.fail(run.scenario, what, log_line(call))
+
+
 def _ending(run: Observed) -> str:
     count = f"{len(run.requests)} request{'s' if len(run.requests) != 1 else ''} in all"
     return f"{count}; the run ended: {clip(run.error)}" if run.error else count
@@ -488,16 +505,10 @@ def c3(observed: Runs) -> Judgement:
     """A call whose arguments break the offered schema never reaches the server, and the model is told
     every problem (each field named)."""
     check = _Check("C3", unobservable="no call broke a tool's schema")
-    for run in _ran(check, _runs(observed)):
-        for proposal in proposals(run):
-            if not proposal.breaks_schema:
-                continue
-            check.applied.append(run.scenario)
-            for call in receipts(run, proposal.tool, proposal.arguments):
-                check.fail(
-                    run.scenario, "a call that breaks the tool's schema reached the server", log_line(call)
-                )
-            _told(check, run, proposal, proposal.problems, f"the schema problems of {proposal.tool}")
+    for run, proposal in _proposed(check, _runs(observed), lambda p: p.breaks_schema):
+        calls = receipts(run, proposal.tool, proposal.arguments)
+        _reached(check, run, calls, "a call that breaks the tool's schema reached the server")
+        _told(check, run, proposal, proposal.problems, f"the schema problems of {proposal.tool}")
     return check.judgement("schema-breaking calls were kept from the server; every problem was named")
 
 
@@ -562,18 +573,11 @@ def c6(observed: Runs) -> Judgement:
     """A call to a tool the request did not offer never reaches the server, and the model is told the
     tool is unknown and which tools there are."""
     check = _Check("C6", unobservable="no call named a tool that was not offered")
-    for run in _ran(check, _runs(observed)):
-        for proposal in proposals(run):
-            if not proposal.unknown:
-                continue
-            check.applied.append(run.scenario)
-            for call in receipts(run, proposal.tool):
-                check.fail(
-                    run.scenario, f"the unknown tool {proposal.tool} reached the server", log_line(call)
-                )
-            _told(
-                check, run, proposal, [proposal.tool, *proposal.offered], f"the unknown tool {proposal.tool}"
-            )
+    for run, proposal in _proposed(check, _runs(observed), lambda p: p.unknown):
+        _reached(
+            check, run, receipts(run, proposal.tool), f"the unknown tool {proposal.tool} reached the server"
+        )
+        _told(check, run, proposal, [proposal.tool, *proposal.offered], f"the unknown tool {proposal.tool}")
     return check.judgement("unknown tools were kept from the server; the model was told what there is")
 
 
@@ -863,34 +867,30 @@ def c13(observed: Runs) -> Judgement:
     check = _Check(
         "C13", unobservable=f"no call to a write tool was proposed (scenario {scenarios.C13.name} not run)"
     )
-    for run in _ran(check, [r for r in _runs(observed) if r.write_tools]):
-        for proposal in proposals(run):
-            if not proposal.write:
-                continue
-            check.applied.append(run.scenario)
-            for call in receipts(run, proposal.tool):
-                check.fail(
-                    run.scenario, f"{proposal.tool} reached the server without an approval", log_line(call)
-                )
-            answered = first_answer(run, proposal.call_id)
-            if answered is None:
-                check.fail(
-                    run.scenario,
-                    f"call {proposal.call_id} ({proposal.tool}) was never answered",
-                    _ending(run),
-                )
-                continue
-            number, text = answered
-            if not (
-                _mentions(text, proposal.tool) or any(_mentions(text, t) for t in WRITE_TOOLS)
-            ) or not _mentions(text, *REFUSAL_WORDS):
-                check.fail(
-                    run.scenario, "the model was not told the call was not run", _request(number, text)
-                )
-            elif run.error:
-                check.fail(run.scenario, "the run ended in an error after the refused call", clip(run.error))
-            else:
-                check.seen.append(f"{run.scenario}: {_request(number, text)}")
+    for run, proposal in _proposed(check, [r for r in _runs(observed) if r.write_tools], lambda p: p.write):
+        _reached(
+            check,
+            run,
+            receipts(run, proposal.tool),
+            f"{proposal.tool} reached the server without an approval",
+        )
+        answered = first_answer(run, proposal.call_id)
+        if answered is None:
+            check.fail(
+                run.scenario,
+                f"call {proposal.call_id} ({proposal.tool}) was never answered",
+                _ending(run),
+            )
+            continue
+        number, text = answered
+        if not (
+            _mentions(text, proposal.tool) or any(_mentions(text, t) for t in WRITE_TOOLS)
+        ) or not _mentions(text, *REFUSAL_WORDS):
+            check.fail(run.scenario, "the model was not told the call was not run", _request(number, text))
+        elif run.error:
+            check.fail(run.scenario, "the run ended in an error after the refused call", clip(run.error))
+        else:
+            check.seen.append(f"{run.scenario}: {_request(number, text)}")
     return check.judgement("write calls never reached the server; the model was told; the run went on")
 
 
