@@ -512,14 +512,21 @@ def c3(observed: Runs) -> Judgement:
     return check.judgement("schema-breaking calls were kept from the server; every problem was named")
 
 
-def _told(check: _Check, run: Observed, proposal: Proposal, words: Sequence[str], what: str) -> str | None:
-    """The answer to a proposal must name each of `words`; its text, or None when never answered."""
+def _answer(check: _Check, run: Observed, proposal: Proposal) -> tuple[int, str] | None:
+    """The first answer to a proposal (request number, text); a violation when there is none."""
     answered = first_answer(run, proposal.call_id)
     if answered is None:
         check.fail(
             run.scenario, f"call {proposal.call_id} ({proposal.tool}) was never answered", _ending(run)
         )
-        return None
+    return answered
+
+
+def _told(check: _Check, run: Observed, proposal: Proposal, words: Sequence[str], what: str) -> None:
+    """The answer to a proposal must name each of `words`."""
+    answered = _answer(check, run, proposal)
+    if answered is None:
+        return
     number, text = answered
     missing = [word for word in words if not _mentions(text, word)]
     if missing:
@@ -530,7 +537,6 @@ def _told(check: _Check, run: Observed, proposal: Proposal, words: Sequence[str]
         )
     else:
         check.seen.append(f"{run.scenario}: {_request(number, text)}")
-    return text
 
 
 def c4(observed: Runs) -> Judgement:
@@ -611,36 +617,21 @@ def c7(observed: Runs, max_steps: int | None = None) -> Judgement:
 def c8(observed: Runs) -> Judgement:
     """A call whose arguments are not JSON never reaches the server, and the model is told so."""
     check = _Check("C8", unobservable="no call had arguments that are not JSON")
-    for run in _ran(check, _runs(observed)):
-        made = proposals(run)
-        for proposal in made:
-            if not proposal.invalid_json:
-                continue
-            check.applied.append(run.scenario)
-            valid = {p.signature for p in made if p.valid and p.tool == proposal.tool}
-            reached = receipts(run, proposal.tool)
-            unexplained = [
-                c
-                for c in reached
-                if f"{proposal.tool} {json.dumps(c.get('arguments'), sort_keys=True)}" not in valid
-            ]
-            for call in unexplained:
-                check.fail(
-                    run.scenario, "a call whose arguments are not JSON reached the server", log_line(call)
-                )
-            answered = first_answer(run, proposal.call_id)
-            if answered is None:
-                check.fail(
-                    run.scenario,
-                    f"call {proposal.call_id} ({proposal.tool}) was never answered",
-                    _ending(run),
-                )
-            elif not _mentions(answered[1], "json", proposal.raw):
-                check.fail(
-                    run.scenario, "the model was not told its arguments are not JSON", _request(*answered)
-                )
-            else:
-                check.seen.append(f"{run.scenario}: {_request(*answered)}")
+    for run, proposal in _proposed(check, _runs(observed), lambda p: p.invalid_json):
+        valid = {p.signature for p in proposals(run) if p.valid and p.tool == proposal.tool}
+        unexplained = [
+            call
+            for call in receipts(run, proposal.tool)
+            if f"{proposal.tool} {json.dumps(call.get('arguments'), sort_keys=True)}" not in valid
+        ]
+        _reached(check, run, unexplained, "a call whose arguments are not JSON reached the server")
+        answered = _answer(check, run, proposal)
+        if answered is None:
+            continue
+        if not _mentions(answered[1], "json", proposal.raw):
+            check.fail(run.scenario, "the model was not told its arguments are not JSON", _request(*answered))
+        else:
+            check.seen.append(f"{run.scenario}: {_request(*answered)}")
     return check.judgement(
         "calls with arguments that are not JSON were kept from the server; the model was told"
     )
@@ -874,13 +865,8 @@ def c13(observed: Runs) -> Judgement:
             receipts(run, proposal.tool),
             f"{proposal.tool} reached the server without an approval",
         )
-        answered = first_answer(run, proposal.call_id)
+        answered = _answer(check, run, proposal)
         if answered is None:
-            check.fail(
-                run.scenario,
-                f"call {proposal.call_id} ({proposal.tool}) was never answered",
-                _ending(run),
-            )
             continue
         number, text = answered
         if not (
