@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from k8s_agent_harness.provenance import Source, sources_of
+from k8s_agent_harness.provenance import Source, names_in, sources_of
 
 POD = "pod"
 NODE = "node"
@@ -231,8 +231,7 @@ class Evidence:
             return True
         if mention.kind == POD:
             return mention.name in self.text
-        word = rf"(?<![A-Za-z0-9-]){re.escape(mention.name)}(?![A-Za-z0-9-])"
-        return re.search(word, self.text) is not None
+        return names_in(self.text, mention.name)
 
 
 def _arguments(arguments: Any) -> str:

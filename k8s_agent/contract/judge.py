@@ -29,6 +29,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from k8s_agent import scenarios
+from k8s_agent_harness.provenance import normalised
 
 Verdict = Literal["holds", "fails", "not observable"]
 HOLDS: Verdict = "holds"
@@ -196,10 +197,6 @@ def _mentions(text: str, *words: str) -> bool:
     return any(word.lower() in lowered for word in words)
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
 # -- what the model proposed -------------------------------------------------------------------------------
 
 
@@ -324,7 +321,7 @@ def failure_text(result: Mapping[str, Any]) -> str:
 
 def fingerprint(text: str) -> list[str]:
     """What an answer must show of a result to be that result: the start of its first lines."""
-    lines = [_flat(line) for line in text.splitlines() if line.strip()]
+    lines = [normalised(line) for line in text.splitlines() if line.strip()]
     return [line[:FINGERPRINT_WIDTH] for line in lines[:FINGERPRINT_LINES]]
 
 
@@ -671,7 +668,7 @@ def c9(observed: Runs) -> Judgement:
                     _ending(run),
                 )
                 continue
-            if shown and not all(line in _flat(answered[1]) for line in shown):
+            if shown and not all(line in normalised(answered[1]) for line in shown):
                 check.fail(
                     run.scenario,
                     "the model was not shown the failure",
@@ -724,7 +721,7 @@ def c10(observed: Runs) -> Judgement:
             answered = first_answer(run, proposal.call_id)
             if result is None or answered is None:
                 continue
-            shown = _flat(answered[1])
+            shown = normalised(answered[1])
             expected = own_prints[proposal.signature]
             served[proposal.signature] = served.get(proposal.signature, 0) + 1
             if served[proposal.signature] > len(receipts(run, proposal.tool, proposal.arguments)):

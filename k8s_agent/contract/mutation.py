@@ -8,7 +8,7 @@ holds the judge to it in CI.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,10 +142,3 @@ def mutation_json(report: MutationReport) -> dict[str, object]:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
-
-
-def unobservable(results: Sequence[SubjectResult]) -> list[str]:
-    """Items no scenario exercised for some subject: what a run left unjudged."""
-    return sorted(
-        {f"{r.subject} {j.item}" for r in results for j in r.judgements if j.verdict == UNOBSERVABLE}
-    )

@@ -1,4 +1,4 @@
-"""Probe 13: the hooks the port leans on beyond the issue's list, each as the port uses it.
+"""Probe 13: the hooks the port leans on beyond the contract's items, each as the port uses it.
 
 - `RunConfig.call_model_input_filter` raising: does the caller get that exception, unchanged?
   (the port stops a run for the summary that way);
@@ -183,4 +183,4 @@ def judge(observations: Observations) -> Judgement:
     return Judgement("ok", "input filter stops and reorders, approvals, renamed ids: as the port uses them")
 
 
-PROBE = Probe("port_hooks", "the hooks the port relies on beyond the issue's list", observe, judge)
+PROBE = Probe("port_hooks", "the hooks the port relies on beyond the contract's items", observe, judge)
