@@ -381,8 +381,10 @@ def _check_resource(finding: Finding, sources: Sequence[Source]) -> list[str]:
     facts = "\n".join(dict.fromkeys(sighting.facts for sighting in seen))
     claims = _claims(finding.status)
     missing = [claim for claim in claims if not _shows(facts, claim)]
-    finding.status_verified = bool(claims) and not missing
-    if not claims:
+    # Column labels alone (`READY STATUS`) state nothing: a status needs a value the tools showed.
+    stated = [claim for claim in claims if not (claim.isalpha() and claim.isupper())]
+    finding.status_verified = bool(stated) and not missing
+    if not stated:
         return [
             f"the status {_clip(finding.status)!r} of {label} states nothing the tools showed: write it as "
             "they show it (e.g. CrashLoopBackOff, READY 0/1, 14 restarts)"

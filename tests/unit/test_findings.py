@@ -283,3 +283,15 @@ def test_a_short_quote_about_its_resource_is_answered_with_the_line_that_would_d
         report(finding("api-7d9f8-x2x", "shop api-7d9f8-x2x 0/1 CrashLoopBackOff 14")), [LISTING]
     )
     assert suggested.problems == []
+
+
+def test_a_status_of_column_labels_alone_states_nothing() -> None:
+    checked = verify(
+        report(finding("web-5c6b4-k8m", "web-5c6b4-k8m 1/1 Running 0", status="READY STATUS")), [LISTING]
+    )
+
+    assert checked.report.findings[0].status_verified is False
+    assert checked.problems == [
+        "the status 'READY STATUS' of finding 'web-5c6b4-k8m' states nothing the tools showed: write it as they "
+        "show it (e.g. CrashLoopBackOff, READY 0/1, 14 restarts)"
+    ]
