@@ -4,15 +4,20 @@
     k8s_agent/eval/corpus/<incident>/truth.json      the question and the answer a correct report gives
 
 truth.json: `question`; `summary` (for people); `tags`; `unhealthy` (every resource a correct
-answer reports: `kind` pod|node, `name`, `namespace` for pods, `cause` from the report's taxonomy,
-optional `accept` (other defensible causes) and `fact`, a string some tool result of the cluster
-holds verbatim that proves the cause); optional `allowed` (resources a report may name without
-being wrong). An entry that does not load is reported by name and skipped, never fatal.
+answer reports: `kind` pod|node|job, `name`, `namespace` for pods and jobs, `cause` from the report's
+taxonomy, optional `accept` (other defensible causes), `fact` (a string some tool result of the
+cluster holds verbatim that proves the cause: the deciding fact) and optional `facts` (alternatives
+to it that prove the cause as well)); optional `allowed` (resources a report may name without being
+wrong). An entry that does not load is reported by name and skipped, never fatal.
+
+`Incident.digest` identifies what the incident is (its files' bytes): results record it, so that a
+report can tell when the truth changed since a run.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +26,8 @@ from typing import Any
 from k8s_agent_harness.findings import Cause
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-KINDS = ("pod", "node")
+KINDS = ("pod", "node", "job")
+NAMESPACED = ("pod", "job")
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,13 @@ class Resource:
     cause: Cause | None = None
     accept: tuple[Cause, ...] = ()
     fact: str | None = None
+    alternatives: tuple[str, ...] = ()
+    """Other texts that prove the cause as well as `fact` does."""
+
+    @property
+    def facts(self) -> tuple[str, ...]:
+        """Every text a quote may hold to prove the cause: the fact and its alternatives."""
+        return ((self.fact,) if self.fact else ()) + self.alternatives
 
     @property
     def causes(self) -> tuple[Cause, ...]:
@@ -56,6 +69,8 @@ class Incident:
     unhealthy: tuple[Resource, ...]
     allowed: tuple[Resource, ...] = ()
     tags: tuple[str, ...] = field(default_factory=tuple)
+    digest: str = ""
+    """A hash of the incident's files: what the incident is, to tell when it changed."""
 
     @property
     def cluster(self) -> Path:
@@ -101,7 +116,17 @@ def load_incident(folder: Path) -> Incident:
             for n, entry in enumerate(truth.get("allowed") or [])
         ),
         tags=tuple(str(tag) for tag in truth.get("tags") or ()),
+        digest=digest_of(folder),
     )
+
+
+def digest_of(folder: Path) -> str:
+    """A short hash of every file of an incident folder (names and bytes)."""
+    hashed = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        hashed.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        hashed.update(path.read_bytes() + b"\0")
+    return hashed.hexdigest()[:16]
 
 
 def _resource(entry: Any, where: str, *, graded: bool) -> Resource:
@@ -122,8 +147,21 @@ def _resource(entry: Any, where: str, *, graded: bool) -> Resource:
     fact = entry.get("fact")
     if graded and (not isinstance(fact, str) or not fact.strip()):
         raise CorpusError(f"truth.json: {where}.fact must be the text that proves the cause")
+    alternatives = entry.get("facts") or []
+    if not isinstance(alternatives, list) or not all(isinstance(a, str) and a.strip() for a in alternatives):
+        raise CorpusError(f"truth.json: {where}.facts must be a list of non-empty strings")
     namespace = entry.get("namespace")
-    return Resource(kind, name, namespace if isinstance(namespace, str) else None, cause, accept, fact)
+    if kind in NAMESPACED and graded and not (isinstance(namespace, str) and namespace):
+        raise CorpusError(f"truth.json: {where}.namespace is required for a {kind}")
+    return Resource(
+        kind,
+        name,
+        namespace if isinstance(namespace, str) else None,
+        cause,
+        accept,
+        fact,
+        tuple(alternatives),
+    )
 
 
 def matches(incident: str, pattern: str) -> bool:
