@@ -26,7 +26,7 @@ from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_mock_cluster import FixtureError, load_fixture
 from k8s_agent_mock_cluster.call_log import read_call_log
-from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
+from k8s_agent_scripted_llm import ScriptedModelServer, offline_model, responder_for
 
 WARM_UP = "c1-forced-first-step"
 """The scenario each implementation runs once, unmeasured, before a comparison."""
@@ -259,7 +259,9 @@ async def run_configured(impl: Impl, config: Config, question: str, workdir: Pat
     on_mock = not config.mcp_command and config.cluster_server in (None, "mock")
     call_log = workdir / CALL_LOG if on_mock else None
     server = (
-        ScriptedModelServer(responder=offline_model, model=config.model).start() if config.offline else None
+        ScriptedModelServer(responder=responder_for(config.model), model=config.model).start()
+        if config.offline
+        else None
     )
     run_config = dataclasses.replace(
         config, impl=impl, trace_dir=workdir, base_url=server.url if server else config.base_url

@@ -71,7 +71,7 @@ async def ask(config: Config, question: str, **options: Any) -> RunResult:
     ask_impl = ask_function(config.impl)
     if not config.offline:
         return await ask_impl(config, question, **options)
-    from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
+    from k8s_agent_scripted_llm import ScriptedModelServer, responder_for
 
-    with ScriptedModelServer(responder=offline_model, model=config.model) as server:
+    with ScriptedModelServer(responder=responder_for(config.model), model=config.model) as server:
         return await ask_impl(dataclasses.replace(config, base_url=server.url), question, **options)

@@ -24,6 +24,8 @@ from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl, ReportFormat
 
 OFFLINE_MODEL = "offline"
+BASELINE_MODELS = ("baseline:parrot", "baseline:status")
+"""Trivial models served in process like the offline model: the floor an eval is read against."""
 CLUSTER_SERVERS = ("kubernetes-mcp-server", "mcp-server-kubernetes", "mock")
 """Presets of `--cluster-server`; `servers` turns one into a command and its environment."""
 DEFAULT_ENDPOINT_MODEL = "gpt-4o-mini"
@@ -274,8 +276,8 @@ class Config:
 
     @property
     def offline(self) -> bool:
-        """Whether the embedded offline model answers instead of a real endpoint."""
-        return self.model == OFFLINE_MODEL
+        """Whether an embedded model (the offline playbook or a baseline) answers instead of a real endpoint."""
+        return self.model == OFFLINE_MODEL or self.model in BASELINE_MODELS
 
     def secrets(self) -> tuple[str, ...]:
         """Values that must never appear in a trace, report or log."""

@@ -19,7 +19,16 @@ from k8s_agent_scripted_llm.script import (
     text,
     tool,
 )
-from k8s_agent_scripted_llm.server import ScriptedModelServer
+from k8s_agent_scripted_llm.server import Responder, ScriptedModelServer
+
+
+def responder_for(model: str) -> Responder:
+    """The embedded model of that name: the offline playbook, or a baseline (`baseline:parrot`,
+    `baseline:status`)."""
+    from k8s_agent_scripted_llm.baselines import RESPONDERS
+
+    return RESPONDERS.get(model, offline_model)
+
 
 __all__ = [
     "Delay",
@@ -38,6 +47,7 @@ __all__ = [
     "offline_model",
     "raw_call",
     "raw_tool",
+    "responder_for",
     "text",
     "tool",
 ]
