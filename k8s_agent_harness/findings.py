@@ -31,11 +31,13 @@ from k8s_agent_harness.context import MAX_ANSWER_BYTES
 from k8s_agent_harness.provenance import (
     MIN_LINE_CHARACTERS,
     MIN_QUOTE_CHARACTERS,
+    WORKLOAD_KINDS,
     Reading,
     Resource,
     Source,
     informative,
     normalised,
+    pod_of,
     sources_of,
 )
 from k8s_agent_harness.redact import one_line
@@ -362,6 +364,14 @@ def _check_resource(finding: Finding, sources: Sequence[Source]) -> list[str]:
         for sighting in source.sightings
         if sighting.resource.name == name and _kinds_match(finding.kind, sighting.resource.kind)
     ]
+    if not seen and finding.kind in WORKLOAD_KINDS:
+        # A workload named by its pods: the tools showed `name` plus a generated suffix.
+        seen = [
+            sighting
+            for source in sources
+            for sighting in source.sightings
+            if sighting.resource.kind in (None, "pod") and pod_of(sighting.resource.name, name)
+        ]
     finding.status_verified = None
     if not name or not seen:
         finding.name_verified = False
@@ -472,12 +482,24 @@ def _about(source: Source, reading: Reading, start: int, end: int, finding: Find
     asked for (a server may ignore a filter); free text is about what the call named, or, when the call
     named nothing, about what it names."""
     name, kind = finding.name.strip(), finding.kind
+    namespace = (finding.namespace or "").strip() or None
+    workload = kind in WORKLOAD_KINDS
     records = reading.records_of(start, end)
     structured = [record for record in records if record.subjects]
     if structured:
-        return all(record.is_about(name, kind) for record in structured)
+        return all(
+            record.is_about(name, kind)
+            or (workload and any(pod_of(subject.name, name) for subject in record.subjects or ()))
+            for record in structured
+        )
     if source.named:  # free text of a result the call asked about one resource: about that one alone
-        return source.calls_it(name, (finding.namespace or "").strip() or None)
+        return source.calls_it(name, namespace) or (
+            workload
+            and any(
+                pod_of(called, name) and (namespace is None or where in (None, namespace))
+                for called, where in source.named
+            )
+        )
     return any(record.is_about(name, kind) for record in records)
 
 

@@ -295,3 +295,51 @@ def test_a_status_of_column_labels_alone_states_nothing() -> None:
         "the status 'READY STATUS' of finding 'web-5c6b4-k8m' states nothing the tools showed: write it as they "
         "show it (e.g. CrashLoopBackOff, READY 0/1, 14 restarts)"
     ]
+
+
+WORKLOAD_LISTING = ToolText(
+    "call_1",
+    "list_pods",
+    "NAMESPACE   NAME                          READY   STATUS             RESTARTS\n"
+    "shop        checkout-7c9d8f6b5-q2w3e      0/1     CrashLoopBackOff   14\n"
+    "shop        checkout-worker-5c6b4-k8m2x   1/1     Running            0\n",
+    '{"namespace": "shop"}',
+)
+WORKLOAD_LOGS = ToolText(
+    "call_2",
+    "get_pod_logs",
+    "FATAL: required environment variable CHECKOUT_DB_URL is not set",
+    '{"name": "checkout-7c9d8f6b5-q2w3e", "namespace": "shop"}',
+)
+
+
+@pytest.mark.parametrize("kind", ["deployment", "other"])
+def test_a_workload_is_verified_through_its_pods(kind: str) -> None:
+    """A finding may name the workload (checkout) whose pods (checkout + a generated suffix) the tools
+    showed: its name, status and the pod's evidence all verify."""
+    quote = "FATAL: required environment variable CHECKOUT_DB_URL is not set"
+    checked = verify(
+        report(finding("checkout", quote, kind=kind, status="CrashLoopBackOff")),
+        [WORKLOAD_LISTING, WORKLOAD_LOGS],
+    ).report.findings[0]
+    assert checked.name_verified and checked.status_verified
+    assert [q.verified for q in checked.evidence] == [True]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "shop",  # the namespace: its pods are not its pods
+        "check",  # a prefix of a name is not a workload
+        "checkout-worker",  # another workload: the logs are about checkout's pod
+    ],
+)
+def test_a_name_that_only_prefixes_pods_is_no_workload(name: str) -> None:
+    quote = "FATAL: required environment variable CHECKOUT_DB_URL is not set"
+    checked = verify(
+        report(finding(name, quote, kind="other", status="CrashLoopBackOff")),
+        [WORKLOAD_LISTING, WORKLOAD_LOGS],
+    ).report.findings[0]
+    assert [q.verified for q in checked.evidence] == [False]
+    if name != "checkout-worker":
+        assert checked.name_verified is False
