@@ -70,7 +70,8 @@ class Config:
     model: str = _setting(
         OFFLINE_MODEL,
         f"model name; '{OFFLINE_MODEL}' is the deterministic offline playbook, not an LLM (the default "
-        f"when no endpoint or key is configured; with one, the default is {DEFAULT_ENDPOINT_MODEL})",
+        f"when no endpoint or key is configured; with one, the default is {DEFAULT_ENDPOINT_MODEL}); "
+        "'baseline:parrot' and 'baseline:status' are the eval's trivial floor (docs/eval.md)",
         env=("K8S_AGENT_MODEL", "OPENAI_MODEL"),
         group=MODEL,
         metavar="NAME",

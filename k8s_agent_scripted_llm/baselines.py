@@ -27,8 +27,10 @@ STATUS = "baseline:status"
 JSON_REPORT_INSTRUCTIONS = "Write the final report as one JSON object"
 HEALTHY = frozenset({"Running", "Completed", "Succeeded", "Ready"})
 _NAMESPACE = (
+    re.compile(
+        r"\b(?:in|of|for)\s+(?:the\s+|our\s+|my\s+)?[\"'`]?([a-z0-9][a-z0-9-]*)[\"'`]?\s+namespace\b", re.I
+    ),
     re.compile(r"\bnamespace\s+(?:called\s+|named\s+)?[\"'`]?([a-z0-9][a-z0-9-]*)", re.I),
-    re.compile(r"\b(?:in|of)\s+(?:the\s+)?[\"'`]?([a-z0-9][a-z0-9-]*)[\"'`]?\s+namespace\b", re.I),
 )
 _NAME = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
 _NODES = re.compile(r"\bnodes?\b", re.I)

@@ -115,3 +115,8 @@ def test_baselines_answer_in_the_format_asked() -> None:
 def test_models_by_name() -> None:
     assert responder_for("baseline:parrot") is parrot and responder_for("baseline:status") is status
     assert responder_for("offline").__name__ == "offline_model"
+
+
+def test_the_namespace_is_the_word_before_namespace_first() -> None:
+    step = status(body("Which pods in the production namespace are unhealthy, and why?"))
+    assert isinstance(step, Reply) and json.loads(step.tool_calls[0].arguments) == {"namespace": "production"}
