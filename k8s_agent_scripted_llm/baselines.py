@@ -32,6 +32,9 @@ _NAMESPACE = (
     ),
     re.compile(r"\bnamespace\s+(?:called\s+|named\s+)?[\"'`]?([a-z0-9][a-z0-9-]*)", re.I),
 )
+_NOT_NAMES = frozenset(
+    {"the", "a", "an", "our", "my", "this", "that", "which", "what", "is", "are", "called", "named"}
+)
 _NAME = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
 _NODES = re.compile(r"\bnodes?\b", re.I)
 # The cause a word of the question suggests, in this order; the STATUS column's, likewise.
@@ -93,9 +96,9 @@ def _results(body: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 def _namespace(question: str) -> str | None:
     for pattern in _NAMESPACE:
-        match = pattern.search(question)
-        if match:
-            return match.group(1).lower()
+        for match in pattern.finditer(question):
+            if match.group(1).lower() not in _NOT_NAMES:
+                return match.group(1).lower()
     return None
 
 
