@@ -304,7 +304,8 @@ def _kill_group(pid: int) -> None:
 
 
 BUILTIN = ("handwritten", "sdk", "plain-sdk", "holmesgpt", "reference", "reference-prose")
-DEFAULT_SUBJECTS = ("handwritten", "sdk", "plain-sdk")
+DEFAULT_SUBJECTS = ("handwritten", "sdk")
+"""Our two agents: the contract with no --subject is a gate (exit 0 when both hold every item)."""
 MUTANT_PREFIX = "mutant:"
 
 

@@ -33,15 +33,16 @@ class Ran:
     page: Path
 
 
-def contract(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+def contract(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     return k8s_agent("contract", *args, cwd=cwd, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory: pytest.TempPathFactory) -> Ran:
     folder = tmp_path_factory.mktemp("contract")
+    named = [argument for subject in SUBJECTS for argument in ("--subject", subject)]
     done = contract(
-        "--out", "report.json", "--out", "report.html", "--work-dir", str(folder / "runs"), cwd=folder
+        *named, "--out", "report.json", "--out", "report.html", "--work-dir", str(folder / "runs"), cwd=folder
     )
     return Ran(done, json.loads((folder / "report.json").read_text()), folder / "report.html")
 
@@ -54,6 +55,13 @@ def verdicts(ran: Ran, subject: str) -> dict[str, str]:
 def judgement(ran: Ran, subject: str, item: str) -> dict[str, Any]:
     entry = next(s for s in ran.report["subjects"] if s["subject"] == subject)
     return next(j for j in entry["judgements"] if j["item"] == item)
+
+
+def test_by_default_the_subjects_are_our_two_agents_and_the_exit_status_gates(tmp_path: Path) -> None:
+    """With no --subject the command judges handwritten and sdk only: exit 0 when they hold."""
+    done = contract("--scenario", "c7-step-budget", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [s["subject"] for s in json.loads(done.stdout)["subjects"]] == ["handwritten", "sdk"]
 
 
 def test_our_agents_hold_every_item_and_the_command_exits_5_because_the_plain_sdk_does_not(ran: Ran) -> None:
