@@ -83,11 +83,20 @@ def trace_path(trace_dir: Path, impl: Impl, run_id: str) -> Path:
 
 
 def run_traces(folder: Path) -> list[Path]:
-    """The run traces in a folder (not compare or replay subfolders), oldest first."""
+    """The run traces in a folder (not compare or replay subfolders), oldest first: by when they were
+    last written (a trace copied in, whatever its name, is not newer than the run written after it),
+    then by name."""
+    found = []
     try:
-        return sorted(path for path in folder.iterdir() if RUN_TRACE.match(path.name) and path.is_file())
+        for path in folder.iterdir():
+            if RUN_TRACE.match(path.name) and path.is_file():
+                try:
+                    found.append((path.stat().st_mtime_ns, path.name, path))
+                except OSError:
+                    continue
     except OSError:
         return []
+    return [path for _, _, path in sorted(found)]
 
 
 def prune_traces(folder: Path, keep: int) -> int:

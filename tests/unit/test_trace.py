@@ -243,3 +243,25 @@ def test_files_that_are_not_traces_are_refused(text: str, message: str) -> None:
 def test_a_missing_trace_is_a_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(TraceError, match=r"cannot read trace .*nope.jsonl: no such file"):
         read_trace(tmp_path / "nope.jsonl")
+
+
+def test_pruning_keeps_the_newest_written_traces_whatever_their_names(tmp_path: Path) -> None:
+    """A trace copied in with a name from the future is not newer than the run written after it:
+    the run's own trace is kept (and is `last`), the older ones go."""
+    import os
+
+    from k8s_agent_harness.trace import prune_traces, run_traces
+
+    future = tmp_path / "20991231T235959Z-sdk-aaaaaaaaaaaa.jsonl"
+    old = tmp_path / "20261130T000000Z-handwritten-bbbbbbbbbbbb.jsonl"
+    just_written = tmp_path / "20261201T120000Z-handwritten-cccccccccccc.jsonl"
+    for age, path in enumerate((just_written, future, old)):
+        path.write_text("{}\n", encoding="utf-8")
+        stamp = 1_800_000_000 - age * 60
+        os.utime(path, (stamp, stamp))
+    (tmp_path / "notes.jsonl").write_text("mine\n", encoding="utf-8")
+    assert run_traces(tmp_path)[-1] == just_written
+    assert prune_traces(tmp_path, keep=2) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [future.name, just_written.name, "notes.jsonl"]
+    )
