@@ -6,8 +6,11 @@ The CLI imports this module to register the command; subjects, runs and renderer
 from __future__ import annotations
 
 import argparse
+import contextlib
+import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +90,10 @@ def register(commands: Any) -> None:
     add_output_flags(parser)
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2)")
     parser.add_argument(
-        "--work-dir", type=Path, help="keep each run's files here (default: a temporary folder)"
+        "--work-dir",
+        type=Path,
+        help="keep each run's files here (traces, call and result logs); by default they go to a "
+        "temporary folder removed when the command ends",
     )
     parser.add_argument(
         "--cache-dir",
@@ -142,11 +148,11 @@ def cmd_contract(args: argparse.Namespace) -> int:
             except ConfigError as error:
                 print(f"error: {subject.name}: {error}", file=sys.stderr)
                 return EXIT_USAGE
-    workdir = args.work_dir or Path(tempfile.mkdtemp(prefix="k8s-agent-contract-"))
-    say(
-        f"contract: {len(scenarios)} scenarios x {len(subjects)} subjects ({', '.join(s.name for s in subjects)}); files in {workdir}"
-    )
-    report = asyncio.run(run_contract(subjects, scenarios, workdir, jobs=args.jobs, progress=say))
+    listed = ", ".join(s.name for s in subjects)
+    with _workdir(args.work_dir, "k8s-agent-contract-") as workdir:
+        kept = f"; files in {workdir}" if args.work_dir else ""
+        say(f"contract: {len(scenarios)} scenarios x {len(subjects)} subjects ({listed}){kept}")
+        report = asyncio.run(run_contract(subjects, scenarios, workdir, jobs=args.jobs, progress=say))
 
     def rendered(kind: str) -> str:
         if kind == "json":
@@ -177,9 +183,10 @@ def _mutants(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
-    workdir = args.work_dir or Path(tempfile.mkdtemp(prefix="k8s-agent-mutants-"))
-    say(f"contract --mutants: the reference agent and its mutants on every scenario; files in {workdir}")
-    report = asyncio.run(run_mutation(workdir, jobs=max(1, args.jobs), progress=say))
+    with _workdir(args.work_dir, "k8s-agent-mutants-") as workdir:
+        kept = f"; files in {workdir}" if args.work_dir else ""
+        say(f"contract --mutants: the reference agent and its mutants on every scenario{kept}")
+        report = asyncio.run(run_mutation(workdir, jobs=max(1, args.jobs), progress=say))
 
     def rendered(kind: str) -> str:
         if kind == "json":
@@ -203,3 +210,17 @@ def _probe_setup() -> Any:
     from k8s_agent.contract.subjects import Setup
 
     return Setup("http://127.0.0.1:1/v1", "k", "m", ("server",), "q", Path("."))
+
+
+@contextlib.contextmanager
+def _workdir(chosen: Path | None, prefix: str) -> Iterator[Path]:
+    """The runs' files: in --work-dir, kept; else in a temporary folder removed at the end (also at
+    Ctrl-C or an error)."""
+    if chosen is not None:
+        yield chosen
+        return
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -59,9 +59,14 @@ def judgement(ran: Ran, subject: str, item: str) -> dict[str, Any]:
 
 def test_by_default_the_subjects_are_our_two_agents_and_the_exit_status_gates(tmp_path: Path) -> None:
     """With no --subject the command judges handwritten and sdk only: exit 0 when they hold."""
-    done = contract("--scenario", "c7-step-budget", "--format", "json", cwd=tmp_path)
+    (tmp_path / "tmp").mkdir()
+    done = k8s_agent(
+        "contract", "--scenario", "c7-step-budget", "--format", "json", cwd=tmp_path, timeout=600,
+        env={"TMPDIR": str(tmp_path / "tmp")},
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert [s["subject"] for s in json.loads(done.stdout)["subjects"]] == ["handwritten", "sdk"]
+    assert list((tmp_path / "tmp").iterdir()) == []  # the runs' files went with the command
 
 
 def test_our_agents_hold_every_item_and_the_command_exits_5_because_the_plain_sdk_does_not(ran: Ran) -> None:
@@ -188,6 +193,8 @@ def test_ctrl_c_ends_the_run_with_130_and_kills_the_subject_and_its_children(tmp
     (tmp_path / "agent.py").write_text(SLOW_AGENT)
     pids = tmp_path / "pids"
     clean = clean_env()
+    (tmp_path / "tmp").mkdir()
+    clean["TMPDIR"] = str(tmp_path / "tmp")
     process = subprocess.Popen(
         [sys.executable, "-m", "k8s_agent", "contract", "--scenario", "c9-tool-failure",
          "--agent-cmd", f"{sys.executable} {tmp_path / 'agent.py'} {pids}", "-q"],
@@ -206,6 +213,7 @@ def test_ctrl_c_ends_the_run_with_130_and_kills_the_subject_and_its_children(tmp
         process.kill()
 
     assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
+    assert list((tmp_path / "tmp").iterdir()) == []  # the runs' temporary folder went too
     for _ in range(100):  # SIGKILL is asynchronous: the child is reaped by init shortly after
         if not alive(child):
             break
