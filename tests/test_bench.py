@@ -9,9 +9,11 @@ from tests.processes import k8s_agent
 
 
 def test_bench_quick_prints_every_figure(tmp_path: Path) -> None:
-    done = k8s_agent("bench", "--quick", "--json", cwd=tmp_path)
+    (tmp_path / "tmp").mkdir()
+    done = k8s_agent("bench", "--quick", "--json", cwd=tmp_path, env={"TMPDIR": str(tmp_path / "tmp")})
 
     assert done.returncode == 0, done.stderr[-2000:]
+    assert list((tmp_path / "tmp").iterdir()) == []  # no traces or folders left behind
     figures = json.loads(done.stdout)
     assert set(figures["per_turn"]) == {
         "floor (bare loop)",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -131,11 +132,14 @@ class TurnBench:
         }
 
     async def close(self) -> None:
-        """Stop every server."""
-        await self._client.close()
-        for context in (self._native, self._bare, self._ours):
-            await context.__aexit__(None, None, None)
-        self.model.stop()
+        """Stop every server; remove the runs' traces."""
+        try:
+            await self._client.close()
+            for context in (self._native, self._bare, self._ours):
+                await context.__aexit__(None, None, None)
+            self.model.stop()
+        finally:
+            shutil.rmtree(self.trace_dir, ignore_errors=True)
 
     async def time(self, run: Callable[[int], Awaitable[int]], turns: int) -> float:
         """Milliseconds one run of `turns` tool turns takes (it must make turns + 1 requests)."""
