@@ -37,6 +37,14 @@ most telling event or log line (scheduling, image pulls, missing config referenc
 for a crash its logs' last configuration error, a bad flag, file or setting, as crash_config, or
 their last error as crash_application, quoted with their first error when that differs).
 
+The scope is read by offline_scope: a namespace named with or without the word "namespace" (never a
+word of the sentence), several at once, a workload named by its name (resolved to its pods, which are
+described even when they look healthy), a node named by its name alone; a place the question names
+that no namespace of the listing has is said in `unchecked`, and a question that is not about the
+cluster gets a short answer and no call. The verdict is not the STATUS column's alone: a Running pod
+that restarted is described and unhealthy only with a recent Warning event, and a pod starting up
+(ContainerCreating, Init:N/M) with no Warning event is not unhealthy.
+
 It speaks the mock cluster's tools (list_pods, describe_pod, get_pod_logs, get_events, list_nodes,
 describe_node). Given other tools it says so instead of guessing. Any request without `tools`
 gets the report of what it has.
@@ -50,6 +58,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from k8s_agent_scripted_llm.offline_scope import (
+    NOT_ABOUT_THE_CLUSTER,
+    about_the_cluster,
+    belongs_to,
+    implied_namespaces,
+    mentions,
+    named_workloads,
+    question_namespace,
+    question_namespaces,
+    workload_of,
+)
 from k8s_agent_scripted_llm.script import Reply, Step, ToolCall
 
 HEADER = "deterministic offline model: a scripted SRE playbook, not an LLM"
@@ -59,20 +78,18 @@ HEALTHY = frozenset({"Running", "Completed", "Succeeded"})
 # Statuses of containers that started and died: their logs exist. (CreateContainerConfigError and the
 # image-pull errors are not among them: those containers never started.)
 CRASHING = re.compile(r"CrashLoop|OOMKilled|RunContainerError|^Error$|^Unknown$")
-_NAMESPACE_IN_QUESTION = (
-    re.compile(r"\b(?:in|of|for|from)\s+(?:the\s+)?[\"'`]?([a-z0-9][a-z0-9-]*)[\"'`]?\s+namespace\b", re.I),
-    re.compile(r"\bnamespace\s+[\"'`]?([a-z0-9][a-z0-9-]*)", re.I),
-)
-_ALL_NAMESPACES = {"all", "every", "each", "any", "the"}
 _WHOLE_CLUSTER = re.compile(
     r"(?i)\b(?:all|every|each|any|across|other)\s+(?:of\s+)?(?:the\s+|my\s+)?namespaces?\b"
     r"|\bcluster[- ]wide\b|\b(?:whole|entire)\s+cluster\b"
 )
-_SCOPE = re.compile(r"^Scope: namespace ([a-z0-9][a-z0-9-]*)\.$", re.M | re.I)
-_POD_NAME = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
+_POD_NAME = re.compile(r"(?<![\w.-])[a-z0-9]+(?:-[a-z0-9]+){2,}(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)*(?![\w-])")
 _NOT_POD_NAMES = frozenset({"kube-node-lease", "out-of-memory", "crash-looping", "up-to-date"})
 _NODES = re.compile(r"\bnodes?\b", re.I)
-_PODS = re.compile(r"\bpods?\b|\bworkloads?\b|\bcontainers?\b", re.I)
+_PODS = re.compile(
+    r"\bpods?\b|\bworkloads?\b|\bcontainers?\b|\b(?:runs?|running|scheduled|hosted)\s+(?:on|there)\b"
+    r"|\baffected\b|\bon (?:it|them|that node|those nodes)\b",
+    re.I,
+)
 MAX_INVESTIGATED = 10
 """Unhealthy pods the playbook describes and reports in detail; the rest are named."""
 MAX_NAMED = 20
@@ -137,11 +154,9 @@ _CALM = re.compile(
 _CONNECTION_ERROR = re.compile(
     r"(?i)connection refused|econnrefused|\bconnect: |\brefused\b|no such host|i/o timeout|timed? ?out"
     r"|deadline exceeded|unreachable|not reachable|unavailable|could not connect|failed to connect"
-    r"|cannot connect|can't connect|name resolution|connection reset"
+    r"|cannot connect|can't connect|unable to connect|name resolution|connection reset"
 )
 _PORT_IN_LINE = re.compile(r":(\d{2,5})\b")
-_GENERATED_SUFFIX = re.compile(r"-(?:[a-z0-9]{6,10}-[a-z0-9]{5}|[a-z0-9]{5}|\d+)$")
-"""The part of a pod's name its controller generates: ReplicaSet hash and suffix, a suffix, an ordinal."""
 _NODE_EVENT = re.compile(r"(?i)NotReady|Pressure|Insufficient|EvictionThreshold|ImageGCFailed")
 
 
@@ -156,6 +171,8 @@ class Pod:
     restarts: int
     node: str = ""
     """The NODE column (empty when absent or `<none>`)."""
+    age: str = ""
+    """The AGE column."""
 
     @property
     def unhealthy(self) -> bool:
@@ -255,6 +272,13 @@ class Conversation:
     report_format: str = "prose"
     """How the request wants the report: json_schema (`response_format`), json_text (the JSON
     report described in the system prompt), or prose."""
+    scope_notes: list[str] = field(default_factory=list)
+    """What the playbook says about the scope it read (a namespace that does not exist, the pods a
+    workload's name resolved to): the report's `unchecked` lines."""
+    focus: list[str] = field(default_factory=list)
+    """The pods of the workloads the question names: investigated even when they look healthy."""
+    healthy_notes: list[str] = field(default_factory=list)
+    """Pods that looked suspect and were found healthy by describe_pod: said in the prose report."""
 
     @classmethod
     def parse(cls, body: dict[str, Any]) -> Conversation:
@@ -320,6 +344,12 @@ def offline_model(body: dict[str, Any]) -> Step:
     """Answer one chat-completions request body with the playbook's next move."""
     chat = Conversation.parse(body)
     may_call = bool(body.get("tools"))
+    if not about_the_cluster(chat.question):
+        if chat.report_format == "prose":
+            return Reply(content=f"{NOT_ABOUT_THE_CLUSTER} ({HEADER})")
+        return _structured(
+            chat, _draft("not a question about the cluster", unchecked=[NOT_ABOUT_THE_CLUSTER])
+        )
     if asks_about_nodes(chat.question):
         return _node_playbook(chat, may_call)
     named = question_pod(chat.question)
@@ -350,14 +380,19 @@ def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
         return _search_excerpt(chat, listing, may_call)
     listed, total = view
     pods, total, namespaces = _scoped(chat, listing, listed, total)
-    unhealthy = [pod for pod in pods if pod.unhealthy]
-    broken = [pod for pod in listed if pod.unhealthy]
-    chosen = unhealthy[:MAX_INVESTIGATED]
+    looks_unhealthy = [pod for pod in pods if pod.unhealthy]
+    suspects = _suspects(chat, pods)
     failed = listing.startswith("Tool call failed")
-    investigated = any(chat.latest("describe_pod", pod.name) is not None for pod in chosen)
-    if chosen and not investigated and may_call and not failed:
-        return Reply(tool_calls=_capped(_investigation(chat, chosen)))
+    looked_at = looks_unhealthy[:MAX_INVESTIGATED] + suspects
+    investigated = any(chat.latest("describe_pod", pod.name) is not None for pod in looked_at)
+    if looked_at and not investigated and may_call and not failed:
+        return Reply(tool_calls=_capped(_investigation(chat, looked_at)))
+    unhealthy = _judged(chat, pods, suspects)
+    broken = unhealthy + [pod for pod in listed if pod.unhealthy and pod not in pods]
+    chosen = unhealthy[:MAX_INVESTIGATED]
     findings = [diagnose(chat, pod, broken) for pod in chosen]
+    for finding in findings:
+        _elsewhere(chat, finding)
     if may_call and not failed and "describe_node" in chat.offered:
         wanted = _nodes_behind(chat, findings)
         if wanted:
@@ -376,6 +411,57 @@ def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
             chat, pods_draft(chat, listing, pods, unhealthy, total, findings, namespaces, bad_nodes)
         )
     return Reply(content=write_report(chat, listing, pods, unhealthy, total, findings, namespaces, bad_nodes))
+
+
+MAX_SUSPECTS = 5
+"""Pods that look healthy in the listing and are described all the same (see _suspects)."""
+_STARTING = re.compile(r"^(?:ContainerCreating|PodInitializing|Init:\d+/\d+)$")
+"""Statuses of a pod on its way up: not a failure while no Warning event says otherwise."""
+_YOUNG = re.compile(r"^\d+s$")
+_TROUBLE = frozenset({"BackOff", "Unhealthy", "OOMKilling", "Failed", "Killing", "Evicted", "FailedMount"})
+"""Warning reasons that make a Running, ready pod with restarts unhealthy now (events expire: these are recent)."""
+
+
+def _suspects(chat: Conversation, pods: Sequence[Pod]) -> list[Pod]:
+    """Pods that look healthy in STATUS but are judged from describe_pod (and logs) all the same: a
+    Running pod that restarted, and the pods of a workload the question names."""
+    found = [
+        pod
+        for pod in pods
+        if not pod.unhealthy and pod.status == "Running" and (pod.restarts > 0 or pod.name in chat.focus)
+    ]
+    return found[:MAX_SUSPECTS]
+
+
+def _judged(chat: Conversation, pods: Sequence[Pod], suspects: Sequence[Pod]) -> list[Pod]:
+    """The unhealthy pods, judged from what describe_pod shows when it was read: a pod starting up
+    with no Warning event is not (it is said), a suspect with a recent Warning event of trouble is."""
+    unhealthy = []
+    for pod in pods:
+        description = chat.latest("describe_pod", pod.name) or ""
+        described = "" if description.startswith("Tool call failed") else description
+        warnings = _warning_events(described)
+        if pod in suspects:
+            if described and any(reason in _TROUBLE for reason, _ in warnings):
+                unhealthy.append(pod)
+            elif described:
+                chat.healthy_notes.append(
+                    f"{pod.name}: {pod.status}, READY {pod.ready}"
+                    + (f", {pod.restarts} restarts" if pod.restarts else "")
+                    + ", and describe_pod shows no Warning event: healthy now"
+                )
+            continue
+        if not pod.unhealthy:
+            continue
+        starting = _STARTING.match(pod.status) or (pod.status == "Pending" and _YOUNG.match(pod.age))
+        if described and starting and not warnings:
+            chat.scope_notes.append(
+                f"{pod.name} is starting ({pod.status}, age {pod.age or 'unknown'}) and describe_pod shows no "
+                "Warning event: not counted as unhealthy; check it again if it stays so."
+            )
+            continue
+        unhealthy.append(pod)
+    return unhealthy
 
 
 def _investigation(chat: Conversation, chosen: Sequence[Pod]) -> list[ToolCall]:
@@ -488,27 +574,67 @@ def _scoped(
 ) -> tuple[list[Pod], int, list[str]]:
     """The pods of the question's scope, their count, and the scope's namespaces (none: all).
 
-    A namespace the question names ("in the web namespace") was listed alone. After a listing of
-    every namespace seen whole, a listed namespace the question names as a word ("Why is checkout
-    down?") narrows the scope to it, unless the question asks about all namespaces.
+    A namespace the question names ("in the web namespace") was listed alone; several it names
+    ("in the a and b namespaces") are kept from the listing of all, and one without pods is said.
+    After a listing of every namespace seen whole, a listed namespace the question names as a word
+    ("Why is checkout down?") narrows the scope to it, unless the question asks about all
+    namespaces; else a workload it names ("Is checkout-api down?") narrows it to that workload's
+    namespace, and its pods are investigated even when they look healthy. A word used as a place
+    ("in payments") that is no namespace of the listing is said, and every namespace is checked.
     """
-    named = question_namespace(chat.question)
-    if named:
-        return pods, total, [named]
+    named = question_namespaces(chat.question)
+    if len(named) == 1:
+        _focus_workloads(chat, pods)
+        return pods, total, named
     if _excerpt_handle(listing) is not None or _WHOLE_CLUSTER.search(chat.question):
         return pods, total, []
-    mentioned = [
-        ns for ns in sorted({p.namespace for p in pods if p.namespace}) if _mentions(chat.question, ns)
-    ]
-    if not mentioned:
+    listed = sorted({p.namespace for p in pods if p.namespace})
+    if len(named) > 1:
+        for namespace in named:
+            if namespace not in listed:
+                chat.scope_notes.append(_no_such_namespace(namespace, listed))
+        kept = [pod for pod in pods if pod.namespace in named]
+        _focus_workloads(chat, kept)
+        return kept, len(kept), named
+    mentioned = [ns for ns in listed if mentions(chat.question, ns)]
+    if mentioned:
+        kept = [pod for pod in pods if pod.namespace in mentioned]
+        _focus_workloads(chat, kept)
+        return kept, len(kept), mentioned
+    workloads = _focus_workloads(chat, pods)
+    if workloads:
+        homes = list(dict.fromkeys(pod.namespace for pod in pods if pod.name in chat.focus and pod.namespace))
+        if homes:
+            kept = [pod for pod in pods if pod.namespace in homes]
+            return kept, len(kept), homes
         return pods, total, []
-    kept = [pod for pod in pods if pod.namespace in mentioned]
-    return kept, len(kept), mentioned
+    for word in implied_namespaces(chat.question):
+        if listed and word not in listed and not any(mentions(pod.name, word) for pod in pods):
+            chat.scope_notes.append(
+                _no_such_namespace(word, listed) + " Every namespace was checked instead."
+            )
+    return pods, total, []
 
 
-def _mentions(question: str, word: str) -> bool:
-    """Whether the question has `word` as a word of its own (not a part of a hyphenated name)."""
-    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", question, re.I) is not None
+def _no_such_namespace(namespace: str, listed: Sequence[str]) -> str:
+    return (
+        f"The question names {namespace}, but no namespace {namespace} has pods in this cluster (list_pods; "
+        f"namespaces with pods: {', '.join(listed)})."
+    )
+
+
+def _focus_workloads(chat: Conversation, pods: Sequence[Pod]) -> dict[str, list[str]]:
+    """The workloads the question names, resolved to their pods of `pods` (set as chat.focus and said)."""
+    workloads = named_workloads(chat.question, [pod.name for pod in pods])
+    for workload, names in workloads.items():
+        chat.focus.extend(name for name in names if name not in chat.focus)
+        shown = ", ".join(names[:MAX_NAMED]) + (
+            f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else ""
+        )
+        chat.scope_notes.append(
+            f"The question names the workload {workload}: its pods (list_pods) are {shown}."
+        )
+    return workloads
 
 
 def _excerpt_handle(text: str) -> str | None:
@@ -759,10 +885,30 @@ def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
         return Reply(tool_calls=(ToolCall("list_pods", json.dumps(arguments)),))
     listed = parse_pod_table(listing)
     pod = next((p for p in listed if p.name == name), None)
+    if pod is None and any(belongs_to(p.name, name) for p in listed):  # a workload's name: its pods
+        return _pods_playbook(chat, may_call)
+    pod_shaped = re.search(r"-[a-z0-9]{6,10}-[a-z0-9]{5}$", name) is not None  # a ReplicaSet's pod
+    if (
+        pod is None
+        and not pod_shaped
+        and "list_nodes" in chat.offered
+        and not listing.startswith("Tool call failed")
+    ):
+        nodes = chat.latest("list_nodes")
+        if nodes is None and may_call:  # a node's name, said without the word "node"?
+            return Reply(tool_calls=(ToolCall("list_nodes", "{}"),))
+        if nodes is not None and any(n["NAME"] == name for n in parse_table(nodes)):
+            return _one_node(chat, may_call, name, nodes, listed)
     if pod is None:
         scope = f"namespace {namespace}" if namespace else "any namespace"
+        or_node = " or node" if chat.latest("list_nodes") is not None else ""
         return _said(
-            chat, header + "\n", f"There is no pod named {name} in {scope} (list_pods).", f"pod {name}"
+            chat,
+            header + "\n",
+            f"There is no pod{or_node} named {name} in {scope} (list_pods"
+            + (", list_nodes" if or_node else "")
+            + ").",
+            f"pod {name}",
         )
     pod.namespace = pod.namespace or namespace or ""
     where = {"name": pod.name, "namespace": pod.namespace}
@@ -795,6 +941,39 @@ def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
     return Reply(content="\n".join(lines))
 
 
+def _one_node(chat: Conversation, may_call: bool, name: str, listing: str, pods: Sequence[Pod]) -> Step:
+    """A question naming a node without the word "node": describe it, report it and the unhealthy
+    pods the pod listing shows on it."""
+    header = f"Health report for node {name} ({HEADER})"
+    if chat.latest("describe_node", name) is None and may_call and "describe_node" in chat.offered:
+        return Reply(tool_calls=(ToolCall("describe_node", json.dumps({"name": name})),))
+    row = next((n for n in parse_table(listing) if n["NAME"] == name), {})
+    state = _node_state(chat, name, row.get("STATUS"), _row(listing, name))
+    on_it = [pod for pod in pods if pod.node == name]
+    bad = [pod for pod in on_it if pod.unhealthy]
+    said = (
+        f"Pods on {name} (list_pods): {len(on_it)}, unhealthy: "
+        + (", ".join(f"{pod.name} ({pod.namespace}, {pod.status})" for pod in bad[:MAX_NAMED]) or "none")
+        + "."
+    )
+    if chat.report_format != "prose":
+        findings = [node_finding(chat, state)] if state.category else []
+        return _structured(
+            chat,
+            _draft(
+                f"node {name}",
+                findings,
+                healthy=0 if state.category else 1,
+                examples=[] if state.category else [name],
+                unchecked=[said] if bad else [],
+            ),
+        )
+    if state.category:
+        return Reply(content="\n".join([header, *_node_entries([state]), "", said]))
+    verdict = f"{name} is healthy: {state.status}, no memory, disk or PID pressure (describe_node)."
+    return Reply(content="\n".join([header, "", verdict, said]))
+
+
 def _unknown_tools(chat: Conversation) -> str:
     return (
         "This playbook knows the mock cluster's tools (list_pods, describe_pod, get_pod_logs, list_nodes, "
@@ -804,30 +983,12 @@ def _unknown_tools(chat: Conversation) -> str:
 
 
 def parse_table(listing: str) -> list[dict[str, str]]:
-    """Rows of a kubectl-like table as dicts by header name (columns split on runs of spaces)."""
-    lines = [line for line in listing.splitlines() if line.strip()]
+    """Rows of a kubectl-like table as dicts by header name (columns split on runs of spaces); only
+    rows that look like the header's columns."""
+    lines = [line for line in listing.splitlines() if line.strip() and not line.lstrip().startswith("[")]
     if not lines:
         return []
-    columns = lines[0].split()
-    rows = []
-    for line in lines[1:]:
-        cells = line.split()
-        if len(cells) >= len(columns):
-            rows.append(dict(zip(columns, cells, strict=False)))
-    return rows
-
-
-def question_namespace(question: str) -> str | None:
-    """The namespace a question names ("in the Production namespace", "Scope: namespace x."), if
-    any, lower-cased: Kubernetes namespaces are lower-case DNS labels."""
-    scope = _SCOPE.search(question)
-    if scope:
-        return scope[1].lower()
-    for pattern in _NAMESPACE_IN_QUESTION:
-        match = pattern.search(question)
-        if match and match[1].lower() not in _ALL_NAMESPACES:
-            return match[1].lower()
-    return None
+    return _table_rows(lines[1:], lines[0].split())
 
 
 def question_pod(question: str) -> str | None:
@@ -849,8 +1010,44 @@ def asks_about_nodes_and_pods(question: str) -> bool:
     return bool(_NODES.search(question)) and bool(_PODS.search(question))
 
 
+_ROW_NAME = re.compile(r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$")
+_ROW_CELLS = {
+    "NAMESPACE": _ROW_NAME,
+    "NAME": _ROW_NAME,
+    "READY": re.compile(r"^\d+/\d+$"),
+    "RESTARTS": re.compile(r"^\d+$"),
+    "STATUS": re.compile(r"^[A-Za-z][\w:/,-]*$"),
+    "ROLES": re.compile(r"^[\w<>,./-]+$"),
+}
+"""What a cell of a table row looks like, per column: a row whose cells do not is no row (an
+excerpt's "[... 12 lines not shown ...]", a note, a log line that happens to have as many words)."""
+
+
+def _table_rows(lines: Sequence[str], columns: Sequence[str]) -> list[dict[str, str]]:
+    """The rows of a kubectl-like table under `columns`, each cell checked against its column."""
+    rows = []
+    for line in lines:
+        if line.lstrip().startswith("[") or not line.strip():
+            continue
+        cells = line.split()
+        if len(cells) < len(columns):
+            continue
+        if len(cells) > len(columns) and "RESTARTS" in columns:  # "3 (5m ago)": the restarts' age
+            at = columns.index("RESTARTS")
+            extra = len(cells) - len(columns)
+            if re.fullmatch(r"\(\S+", cells[at + 1]) and cells[at + extra].endswith(")"):
+                cells = cells[: at + 1] + cells[at + 1 + extra :]
+        row = dict(zip(columns, cells, strict=False))
+        if all(
+            pattern.match(row.get(column, "x")) for column, pattern in _ROW_CELLS.items() if column in row
+        ):
+            rows.append(row)
+    return rows
+
+
 def parse_pod_table(listing: str) -> list[Pod]:
-    """Rows of a list_pods table, by header name (any column order)."""
+    """Rows of a list_pods table, by header name (any column order); only rows that look like the
+    header's columns (see _ROW_CELLS)."""
     lines = [line for line in listing.splitlines() if line.strip()]
     header_index = next(
         (i for i, line in enumerate(lines) if line.split()[:1] in (["NAMESPACE"], ["NAME"])), None
@@ -859,15 +1056,9 @@ def parse_pod_table(listing: str) -> list[Pod]:
         return []
     columns = lines[header_index].split()
     pods = []
-    for line in lines[header_index + 1 :]:
-        cells = line.split()
-        if len(cells) < len(columns):
+    for row in _table_rows(lines[header_index + 1 :], columns):
+        if "NAME" not in row:
             continue
-        row = dict(zip(columns, cells, strict=False))
-        try:
-            restarts = int(row.get("RESTARTS", "0"))
-        except ValueError:
-            restarts = 0
         node = row.get("NODE", "")
         pods.append(
             Pod(
@@ -875,8 +1066,9 @@ def parse_pod_table(listing: str) -> list[Pod]:
                 row["NAME"],
                 row.get("READY", "1/1"),
                 row.get("STATUS", ""),
-                restarts,
+                int(row.get("RESTARTS", "0")),
                 "" if node in ("<none>", "<unknown>") else node,
+                row.get("AGE", ""),
             )
         )
     return pods
@@ -946,12 +1138,15 @@ def _pod_report_lines(
         names = ", ".join(pod.name for pod in rest[:MAX_NAMED])
         more = f" and {len(rest) - MAX_NAMED:,} more" if len(rest) > MAX_NAMED else ""
         lines += ["", f"Not investigated ({len(rest):,} more unhealthy pods): {names}{more}."]
-    healthy = [pod.name for pod in pods if not pod.unhealthy]
+    healthy = [pod.name for pod in pods if pod not in unhealthy]
     healthy_count = total - len(unhealthy)
     if healthy_count > 0 and len(healthy) == healthy_count and healthy_count <= MAX_NAMED:
         lines += ["", f"Healthy: {', '.join(healthy)}."]
     elif healthy_count > 0:
         lines += ["", f"Healthy: {healthy_count:,} pods, for example {', '.join(healthy[:3])}."]
+    lines += [f"Checked: {note}." for note in chat.healthy_notes]
+    if chat.scope_notes:
+        lines += ["", *[f"Note: {note}" for note in chat.scope_notes]]
     return lines
 
 
@@ -1038,7 +1233,7 @@ def pods_draft(
         return _draft(scope, unchecked=[f"Could not list the pods: {listing}"])
     if not pods:
         said = listing.strip().splitlines()[-1] if listing.strip() else ""
-        return _draft(scope, unchecked=[f"list_pods returned no pods: {said}"])
+        return _draft(scope, unchecked=[f"list_pods returned no pods: {said}", *chat.scope_notes])
     if findings is None:
         findings = [diagnose(chat, pod, unhealthy) for pod in unhealthy[:MAX_INVESTIGATED]]
     reported, unchecked = [], []
@@ -1051,9 +1246,13 @@ def pods_draft(
         names = ", ".join(pod.name for pod in rest[:MAX_NAMED])
         more = f" and {len(rest) - MAX_NAMED:,} more" if len(rest) > MAX_NAMED else ""
         unchecked.append(f"{len(rest):,} more unhealthy pods not investigated: {names}{more}")
-    healthy = [pod.name for pod in pods if not pod.unhealthy]
+    healthy = [pod.name for pod in pods if pod not in unhealthy]
     return _draft(
-        scope, reported, healthy=max(0, total - len(unhealthy)), examples=healthy, unchecked=unchecked
+        scope,
+        reported,
+        healthy=max(0, total - len(unhealthy)),
+        examples=healthy,
+        unchecked=[*chat.scope_notes, *unchecked],
     )
 
 
@@ -1168,7 +1367,7 @@ def _first_error(finding: Finding, logs: Logs) -> None:
         (
             line.strip()
             for line in logs.crash.splitlines()
-            if _ERRORISH.search(line) and not _CALM.search(line)
+            if _ERRORISH.search(log_text(line)) and not _calm(line)
         ),
         "",
     )
@@ -1314,7 +1513,7 @@ def _ruled(chat: Conversation, finding: Finding, described: str, logs: Logs, bro
             _cite(chat, finding, "get_pod_logs", line, logs.current_id)
             finding.category = "dependency_down"
             finding.cause = (
-                f"the container runs but is not ready: it cannot reach {_workload(other.name)}, whose pod "
+                f"the container runs but is not ready: it cannot reach {workload_of(other.name)}, whose pod "
                 f"{other.name} is itself unhealthy ({other.status}, READY {other.ready})"
             )
             finding.fix = f"fix {other.name} first (see its entry); this pod becomes ready once it is back"
@@ -1326,6 +1525,34 @@ def _ruled(chat: Conversation, finding: Finding, described: str, logs: Logs, bro
             )
             return True
     return False
+
+
+_SERVICE_HOST = re.compile(r"\b([a-z0-9][a-z0-9-]*)\.([a-z0-9][a-z0-9-]*)\.svc\b")
+
+
+def _elsewhere(chat: Conversation, finding: Finding) -> None:
+    """A pod failing its readiness probe whose logs fail to reach a Service of another namespace
+    (`name.namespace.svc`): say which, and that it was not checked from here."""
+    if finding.category not in ("readiness_probe_failure", "unknown"):
+        return
+    logs, logs_id = _logs_of(chat, finding.pod.name)
+    for line in _readable(logs).splitlines():
+        if not _CONNECTION_ERROR.search(line):
+            continue
+        for service, namespace in _SERVICE_HOST.findall(line):
+            if namespace != finding.pod.namespace:
+                finding.also(
+                    line.strip(),
+                    "get_pod_logs",
+                    logs_id,
+                    f"its logs fail to reach {service} in namespace {namespace} (get_pod_logs): {line.strip()}",
+                )
+                finding.unchecked.append(
+                    f"{finding.pod.name} cannot reach the Service {service} of namespace {namespace}: that "
+                    f"namespace is outside this report's scope; check it (e.g. 'what is wrong in the "
+                    f"{namespace} namespace?')"
+                )
+                return
 
 
 def _priority(event: tuple[str, str]) -> int:
@@ -1357,11 +1584,6 @@ def _owner_event(chat: Conversation, pod: Pod, wanted: re.Pattern[str]) -> tuple
     return None
 
 
-def _workload(name: str) -> str:
-    """A pod's workload: its name without the part its controller generated."""
-    return _GENERATED_SUFFIX.sub("", name) or name
-
-
 def _probe_ports(description: str) -> set[str]:
     """The ports a pod's probes and containers use, from describe_pod."""
     ports: set[str] = set()
@@ -1381,10 +1603,10 @@ def _dependency(chat: Conversation, pod: Pod, logs: str, broken: Sequence[Pod]) 
     lines = [line.strip() for line in logs.splitlines() if _CONNECTION_ERROR.search(line)]
     if not lines:
         return None
-    own = _workload(pod.name)
+    own = workload_of(pod.name)
     others: dict[str, Pod] = {}
     for other in broken:
-        workload = _workload(other.name)
+        workload = workload_of(other.name)
         if other.name != pod.name and workload != own:
             others.setdefault(workload, other)
 
@@ -1410,7 +1632,8 @@ def _dependency(chat: Conversation, pod: Pod, logs: str, broken: Sequence[Pod]) 
     return None
 
 
-def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tuple[str, str, str]:
+def _cause_and_fix(pod: Pod, quoted_line: str, description: str, logs: str) -> tuple[str, str, str]:
+    evidence = log_text(quoted_line)  # of a JSON log line, its message, not its level or time
     quoted = re.search(r"'([^']+)'|\"([^\"]+)\"", evidence)
     subject = (quoted[1] or quoted[2]) if quoted else None
     limit = re.search(r"Limits:.*memory=(\S+)", description)
@@ -1438,7 +1661,7 @@ def _cause_and_fix(pod: Pod, evidence: str, description: str, logs: str) -> tupl
     if (
         (CRASHING.search(pod.status) or pod.restarts)
         and _CONFIG_ERROR.search(evidence)
-        and not _CALM.search(evidence)
+        and not _calm(quoted_line)
     ):
         return (
             "crash_config",
@@ -1535,13 +1758,69 @@ def _warning_events(description: str) -> list[tuple[str, str]]:
     return [(reason, message) for kind, reason, message in _events(description) if kind == "Warning"]
 
 
+_DECIDING = re.compile(
+    r"(?i)^(?:\S+\s+){0,3}?(?:\[?(?:fatal|error|err|crit(?:ical)?|panic|emerg)\]?:?\s)|\bpanic:|\bfatal\b"
+    r"|\b(?:[A-Z]\w*(?:Error|Exception)|Error|Exception)\b(?::|$)|\bcaused by\b"
+)
+"""A line that says what failed: its level is error/fatal, or it is the exception, panic or `Error:`
+itself (not a line around it: a stack frame, "shutting down", "exiting after failure")."""
+_MESSAGE_FIELDS = ("error", "err", "exception", "msg", "message", "reason", "detail", "event")
+_LEVEL_FIELDS = ("level", "lvl", "severity", "log.level")
+
+
+def log_text(line: str) -> str:
+    """What a log line says: of a JSON line, its error and message fields (not its level, time or
+    caller); else the line itself."""
+    text = line.strip()
+    if not text.startswith("{"):
+        return text
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(record, dict):
+        return text
+    parts = [str(record[key]) for key in _MESSAGE_FIELDS if isinstance(record.get(key), str | int | float)]
+    return "; ".join(dict.fromkeys(parts)) or text
+
+
+def _log_level(line: str) -> str:
+    """The level a JSON log line gives itself, lower-cased, or ""."""
+    text = line.strip()
+    if not text.startswith("{"):
+        return ""
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return ""
+    if not isinstance(record, dict):
+        return ""
+    return next((str(record[key]).lower() for key in _LEVEL_FIELDS if key in record), "")
+
+
+def _calm(line: str) -> bool:
+    """Whether a log line says itself it is not an error (its level, or words such as "using the default")."""
+    level = _log_level(line)
+    if level:
+        return level in ("warn", "warning", "info", "debug", "trace", "notice")
+    return bool(_CALM.search(line))
+
+
 def _telling_log_line(logs: str) -> str:
-    """The line that tells most: the last configuration error (not a calm line), else the last
-    error-like line, else the last line."""
+    """The line that tells most: the last configuration error (not a calm line), else the last line
+    that says what failed (the exception, the panic, an `Error:`/FATAL line, a JSON line of level
+    error), else the last error-like line, else the last line."""
     lines = [line.strip() for line in logs.splitlines() if line.strip()]
-    config = [line for line in lines if _CONFIG_ERROR.search(line) and not _CALM.search(line)]
-    errorish = [line for line in lines if _ERRORISH.search(line)]
-    return (config or errorish or lines or [""])[-1]
+    config = [line for line in lines if _CONFIG_ERROR.search(log_text(line)) and not _calm(line)]
+    deciding = [
+        line
+        for line in lines
+        if not _calm(line)
+        and (_DECIDING.search(log_text(line)) or _log_level(line) in ("error", "fatal", "critical", "panic"))
+    ]
+    errorish = [line for line in lines if _ERRORISH.search(log_text(line)) and not _calm(line)]
+    errorish = errorish or [line for line in lines if _ERRORISH.search(line)]
+    return (config or deciding or errorish or lines or [""])[-1]
 
 
 def _report_header(chat: Conversation, namespaces: Sequence[str] | None = None) -> str:

@@ -1,0 +1,136 @@
+"""How the offline playbook reads the scope of a question: the namespaces it names (with or without
+the word "namespace"), the workloads, pods or nodes it names, and whether it is about the cluster at
+all. Only the question's wording and the cluster's own listings are read: never a fixed name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+_NAME = r"[a-z0-9][a-z0-9-]*"
+_QUOTE = r"[\"'`]?"
+STOP_WORDS = frozenset(
+    """
+    a about after all an and any are as at be been before being both but by can cluster clusters could
+    did do does each either every everything for from had has have how i if in into is it its just
+    me more most my no not now of on or other our out over please same so some that the their them
+    then there these they this those to too us was we were what when where which who whole why will
+    with would you your entire namespace namespaces pod pods node nodes here today right
+    yesterday tonight morning evening night last since while up down anything something nothing
+    everyone anyone someone kubernetes k8s general called named one two
+    """.split()
+)
+"""Words of a sentence that are never a namespace (a namespace named so is still read from a
+`Scope: namespace x.` line or a listing)."""
+
+_SCOPE = re.compile(r"^Scope: namespace ([a-z0-9][a-z0-9-]*)\.$", re.M | re.I)
+_CALLED = re.compile(rf"\bnamespaces?\s+(?:called|named)\s+{_QUOTE}({_NAME}){_QUOTE}", re.I)
+_BEFORE = re.compile(rf"{_QUOTE}({_NAME}){_QUOTE}\s+namespaces?\b", re.I)
+_AFTER = re.compile(rf"\bnamespaces?\s+{_QUOTE}({_NAME}){_QUOTE}", re.I)
+_LIST_BEFORE = re.compile(rf"((?:{_NAME}\s*,\s*)*{_NAME},?\s+(?:and|or|&)\s+{_NAME})\s+namespaces\b", re.I)
+_LIST_AFTER = re.compile(
+    rf"\bnamespaces\s+({_NAME})((?:\s*,\s*{_NAME})*)\s*,?\s*(?:and|or|&)\s+({_NAME})", re.I
+)
+_PREPOSITION = re.compile(rf"\b(?:in|from|of|inside|within)\s+(?:the\s+)?{_QUOTE}({_NAME}){_QUOTE}", re.I)
+
+_CLUSTER_WORDS = re.compile(
+    r"(?i)\b(?:pods?|nodes?|namespaces?|clusters?|k8s|kube\w*|deploy\w*|services?|containers?|crash\w*"
+    r"|restart\w*|down|broken|break\w*|wrong|fail\w*|errors?|health\w*|unhealthy|ok|okay|fine|running|runs?"
+    r"|stuck|pending|issues?|problems?|outage|alerts?|latency|slow|behind|missing|check\w*|status|logs?"
+    r"|images?|jobs?|cronjobs?|replicas?|scal\w+|releases?|rollouts?|working|works|start\w*|stopp?\w*"
+    r"|off|came|come|up|oom\w*|memory|cpu|disk|pressure|evict\w*|ready|readiness|liveness|probes?"
+    r"|workloads?|apps?|applications?|api|apis|servers?|database|db|queue|users?|customers?|requests?"
+    r"|going on|happen\w*|statefulsets?|daemonsets?|volumes?|pvcs?|secrets?|configmaps?|quota|limits?"
+    r"|\d{3}s?)\b|[a-z0-9]+-[a-z0-9-]+"
+)
+"""Words a question about the cluster's health uses; a question with none of them (and no
+hyphenated name) is not about the cluster ("What is the capital of France?")."""
+
+
+def _dedup(names: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(name.lower() for name in names))
+
+
+def _usable(name: str) -> bool:
+    return name.lower() not in STOP_WORDS and not name.isdigit()
+
+
+def question_namespaces(question: str) -> list[str]:
+    """The namespaces a question names with the word namespace ("in the Production namespace", "in
+    our production namespace", "the namespace called staging", "namespaces a and b", "Scope:
+    namespace x."), lower-cased, in order; the words around ("are", "our", "the") are never taken."""
+    scope = _SCOPE.search(question)
+    if scope:
+        return [scope[1].lower()]
+    found: list[tuple[int, str]] = []
+    for match in _CALLED.finditer(question):
+        found.append((match.start(1), match[1]))
+    for pattern in (_LIST_BEFORE, _LIST_AFTER):
+        for match in pattern.finditer(question):
+            for group in range(1, (match.lastindex or 0) + 1):
+                start = match.start(group)
+                for name in re.finditer(_NAME, match[group] or "", re.I):
+                    found.append((start + name.start(), name[0]))
+    for pattern in (_BEFORE, _AFTER):  # "the web namespace" before "namespace web"
+        if not any(_usable(name) for _, name in found):
+            found += [(match.start(1), match[1]) for match in pattern.finditer(question)]
+    return _dedup(name for _, name in sorted(found) if _usable(name))
+
+
+def question_namespace(question: str) -> str | None:
+    """The one namespace the question names with the word namespace, or None (none, or several)."""
+    named = question_namespaces(question)
+    return named[0] if len(named) == 1 else None
+
+
+def implied_namespaces(question: str) -> list[str]:
+    """Words a question uses as a place ("in billing", "from edge", "in payments?") that may be a
+    namespace: what is checked against the cluster's listing."""
+    return _dedup(m[1] for m in _PREPOSITION.finditer(question) if _usable(m[1]) and len(m[1]) > 1)
+
+
+def mentions(question: str, word: str) -> bool:
+    """Whether the question has `word` as a word of its own (not a part of a hyphenated name)."""
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", question, re.I) is not None
+
+
+def about_the_cluster(question: str) -> bool:
+    """Whether the question could be about the cluster (see _CLUSTER_WORDS); an empty one is."""
+    return not question.strip() or bool(_CLUSTER_WORDS.search(question))
+
+
+NOT_ABOUT_THE_CLUSTER = (
+    "This is not a question about the cluster: this playbook only checks the health of the cluster's "
+    "pods and nodes, so it did not inspect anything. Ask about a namespace, a workload, a pod or a node."
+)
+
+_GENERATED_SUFFIX = re.compile(r"-(?:[a-z0-9]{6,10}-[a-z0-9]{5}|[a-z0-9]{5}|\d+)$")
+"""The part of a pod's name its controller generates: ReplicaSet hash and suffix, a suffix, an ordinal."""
+
+
+def workload_of(name: str) -> str:
+    """A pod's workload: its name without the part its controller generated."""
+    return _GENERATED_SUFFIX.sub("", name) or name
+
+
+def belongs_to(pod: str, workload: str) -> bool:
+    """Whether `pod` is a pod of the workload named `workload`: a Deployment's, a StatefulSet's or a
+    DaemonSet's (its name plus what the controller generates), a Job's, or a CronJob's (its name, the
+    schedule's number, a suffix)."""
+    if not pod.startswith(workload + "-"):
+        return False
+    own = workload_of(pod)
+    return own == workload or re.fullmatch(rf"{re.escape(workload)}-\d+", own) is not None
+
+
+def named_workloads(question: str, pods: Sequence[str]) -> dict[str, list[str]]:
+    """The workloads the question names, each with its pods (by name, as listed)."""
+    words = _dedup(re.findall(r"(?<![\w.-])[a-z0-9][a-z0-9-]*[a-z0-9](?![\w-])", question, re.I))
+    found: dict[str, list[str]] = {}
+    for word in words:
+        if not _usable(word) or word in found:
+            continue
+        mine = [pod for pod in pods if belongs_to(pod, word)]
+        if mine:
+            found[word] = mine
+    return found
