@@ -8,7 +8,7 @@ Every chart is self-contained SVG (no fonts, images or scripts fetched) that rea
 a dark page: the background is transparent, text and axes are `currentColor` (the page's text
 colour; `standalone()` gives a file of its own a colour for each scheme), and the data colours are
 mid-tones that read on white and on near-black. Every data mark carries an id with `mark-` in it
-(`mark-turn-`, `mark-call-`, `mark-point-`, `mark-score-`, `mark-pair-`): a test counts them.
+(`mark-turn-`, `mark-call-`, `mark-point-`, `mark-score-`, `mark-floor-`, `mark-pair-`): a test counts them.
 """
 
 from __future__ import annotations
@@ -310,7 +310,8 @@ def scale_chart(rows: Sequence[dict[str, Any]], targets: dict[str, int]) -> str:
 
 @dataclass(frozen=True)
 class Score:
-    """One score of one group (implementation and model), with its 95% interval; values in 0-1."""
+    """One score of one group (implementation and model), with its 95% interval; values in 0-1.
+    `floor`: the group is a baseline (a trivial answer), drawn apart as the floor."""
 
     group: str
     impl: str
@@ -318,37 +319,65 @@ class Score:
     value: float
     low: float
     high: float
+    floor: bool = False
+
+
+FLOOR = "#868e96"
+"""The colour of the baselines' points: grey rings, whatever their implementation."""
 
 
 def scores_chart(scores: Sequence[Score]) -> str:
-    """Each score per implementation and model as a dot with its confidence interval as a whisker."""
+    """Each score per implementation and model as a dot with its confidence interval as a whisker;
+    the baselines (floor) as grey rings below the real models, their marks `mark-floor-N`."""
     import matplotlib
 
-    metrics = list(dict.fromkeys(score.metric for score in scores))
-    groups = list(dict.fromkeys(score.group for score in scores))
-    impl_of = {score.group: score.impl for score in scores}
+    ordered = [score for score in scores if not score.floor] + [score for score in scores if score.floor]
+    metrics = list(dict.fromkeys(score.metric for score in ordered))
+    groups = list(dict.fromkeys(score.group for score in ordered))
+    impl_of = {score.group: score.impl for score in ordered}
+    floors = {score.group for score in ordered if score.floor}
+    real = [group for group in groups if group not in floors]
+
+    def tint(group: str) -> str:
+        return FLOOR if group in floors else _tint(impl_of[group], real.index(group))
+
     with matplotlib.rc_context(_rc()):
         figure = _figure(6.4, 0.5 + 0.32 * len(metrics) * max(len(groups), 1) ** 0.6 + 0.6)
         axes = figure.subplots()
         step = 0.7 / max(len(groups), 1)
-        for number, score in enumerate(scores, 1):
+        numbers = {False: 0, True: 0}
+        for score in ordered:
             row = metrics.index(score.metric)
             offset = (groups.index(score.group) - (len(groups) - 1) / 2) * step
             y = row + offset
-            tint = _tint(impl_of[score.group], groups.index(score.group))
-            axes.plot([100 * score.low, 100 * score.high], [y, y], color=tint, linewidth=2, alpha=0.6)
+            colour_of = tint(score.group)
+            axes.plot([100 * score.low, 100 * score.high], [y, y], color=colour_of, linewidth=2, alpha=0.6)
+            numbers[score.floor] += 1
             (dot,) = axes.plot(
-                [100 * score.value], [y], marker="o", markersize=5.5, color=tint, linestyle="none"
+                [100 * score.value],
+                [y],
+                marker="o",
+                markersize=5.5,
+                color=colour_of,
+                markerfacecolor="none" if score.floor else colour_of,
+                linestyle="none",
             )
-            dot.set_gid(f"mark-score-{number}")
+            dot.set_gid(f"mark-{'floor' if score.floor else 'score'}-{numbers[score.floor]}")
         for group in groups:
-            axes.plot([], [], marker="o", color=_tint(impl_of[group], groups.index(group)), label=group)
+            axes.plot(
+                [],
+                [],
+                marker="o",
+                color=tint(group),
+                markerfacecolor="none" if group in floors else tint(group),
+                label=f"floor: {group}" if group in floors else group,
+            )
         axes.set_yticks(range(len(metrics)), metrics)
         axes.set_ylim(len(metrics) - 0.5, -0.5)
         axes.set_xlim(-2, 102)
-        axes.set_xlabel("score (%), whiskers: 95% confidence interval")
+        axes.set_xlabel("score (%), whiskers: 95% confidence interval; rings: baselines (the floor)")
         axes.grid(axis="x")
-        axes.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0), ncols=max(len(groups), 1))
+        axes.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0), ncols=min(max(len(groups), 1), 4))
         return _svg(figure, "scores per implementation and model with 95% confidence intervals")
 
 

@@ -24,6 +24,7 @@ DEFAULT_CONCURRENCY = 4
 EPILOG = """\
 examples:
   k8s-agent eval                                   the whole corpus, both implementations, offline model
+                                                   (and the baselines, as in every eval: --no-baselines)
   k8s-agent eval --incident 'pending-*' --repeat 3 --out eval.html
   k8s-agent eval --model gpt-4o-mini --repeat 5 --concurrency 8 --results gpt.jsonl --out gpt.html
                                                    a real model (OPENAI_API_KEY, OPENAI_BASE_URL or the flags)
@@ -67,7 +68,10 @@ def register(commands: Any) -> None:
     merging.add_argument("files", nargs="+", type=Path, metavar="RESULTS")
     merging.add_argument("--out", type=Path, required=True, help="the merged results file")
     merging.set_defaults(handler=cmd_merge)
-    reporting = actions.add_parser("report", help="the report of a results file")
+    reporting = actions.add_parser(
+        "report",
+        help="the report of a results file, every run scored again against the corpus's truth as it is now",
+    )
     reporting.add_argument("results", type=Path, metavar="RESULTS")
     reporting.add_argument("--corpus", type=Path, help="a corpus folder (default: the shipped one)")
     _output_flags(reporting)
@@ -82,6 +86,12 @@ def register(commands: Any) -> None:
         action="append",
         metavar="LIST",
         help="model names, comma-separated (default offline)",
+    )
+    parser.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="leave out the floor every report is read against (baseline:parrot and baseline:status, "
+        "trivial models run once per incident beside the models asked for)",
     )
     parser.add_argument(
         "--repeat",
@@ -216,6 +226,15 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     report = build(list(records.values()), incidents, problems, notes)
+    if not args.quiet:
+        for name, why in report.changed.items():
+            print(f"note: {name}: {why}", file=sys.stderr)
+        if report.unknown:
+            listed = ", ".join(f"{name} ({runs} run(s))" for name, runs in report.unknown.items())
+            print(
+                f"note: results for incidents the corpus does not have (not scored): {listed}",
+                file=sys.stderr,
+            )
     return _emit(report, args) or EXIT_OK
 
 
@@ -241,6 +260,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             except ValueError:
                 raise ConfigError(f"unknown implementation {name!r}: choose handwritten, sdk") from None
         models = _listed(args.models, ["offline"])
+        from k8s_agent_harness.config import BASELINE_MODELS
+
+        if not args.no_baselines:
+            models += [baseline for baseline in BASELINE_MODELS if baseline not in models]
         configs = {}
         for model in models:
             args.model = model

@@ -32,7 +32,7 @@ from typing import Any
 
 from k8s_agent.eval.corpus import Incident
 from k8s_agent.eval.score import score
-from k8s_agent_harness.config import OFFLINE_MODEL, Config
+from k8s_agent_harness.config import BASELINE_MODELS, Config
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.vocabulary import Impl
 
@@ -61,12 +61,14 @@ def key_of(impl: str, model: str, incident: str, repeat: int) -> str:
 def plan(
     impls: Sequence[Impl], models: Sequence[str], incidents: Sequence[Incident], repeat: int
 ) -> list[Job]:
-    """Every job, incident-major so both implementations of an incident run close together."""
+    """Every job, incident-major so both implementations of an incident run close together. A
+    baseline is deterministic: it runs once per incident and implementation, whatever `repeat`."""
     return [
         Job(impl, model, incident, number)
         for number in range(1, repeat + 1)
         for incident in incidents
         for model in models
+        if number == 1 or model not in BASELINE_MODELS
         for impl in impls
     ]
 
@@ -348,7 +350,7 @@ def _duration(seconds: float) -> str:
 
 def _endpoint(config: Config) -> str:
     if config.offline:
-        return "offline"
+        return config.model
     return urllib.parse.urlsplit(config.base_url or "https://api.openai.com/v1").netloc
 
 
@@ -386,15 +388,25 @@ async def run_one(job: Job, config: Config, trace_dir: Path) -> dict[str, Any]:
         "endpoint": _endpoint(run_config),
         "report_format": run_config.report_mode.value,
         "incident": job.incident.id,
+        "incident_digest": job.incident.digest,
         "repeat": job.repeat,
         "error": error,
         "score": scored.as_dict(),
         "report": (result or {}).get("report"),
         "answer": (result or {}).get("answer"),
+        "run": _rest(result),
         "trace": trace,
         "seconds": round(time.perf_counter() - started, 3),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+def _rest(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The `ask --json` object but its report and answer (the record holds those beside it): with
+    them, what `eval report` needs to score the run again against the truth as it is then."""
+    if result is None:
+        return None
+    return {key: value for key, value in result.items() if key not in ("report", "answer")}
 
 
 async def run_jobs(
@@ -437,20 +449,22 @@ def _safe(name: str) -> str:
 def model_endpoints(configs: dict[str, Config]) -> Any:
     """Serve what the configs need for the whole eval: one offline model server, one gate per
     endpoint; yields the configs pointed at them, and the gates."""
-    from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
+    from k8s_agent_scripted_llm import ScriptedModelServer, responder_for
 
     with contextlib.ExitStack() as stack:
         pointed: dict[str, Config] = {}
         gates: dict[str, RateGate] = {}
-        offline_url: str | None = None
+        embedded: dict[str, str] = {}
         for name, config in configs.items():
             if config.offline:
-                if offline_url is None:
+                if config.model not in embedded:
                     server = stack.enter_context(
-                        ScriptedModelServer(responder=offline_model, model=OFFLINE_MODEL, record=False)
+                        ScriptedModelServer(
+                            responder=responder_for(config.model), model=config.model, record=False
+                        )
                     )
-                    offline_url = server.url
-                pointed[name] = dataclasses.replace(config, base_url=offline_url)
+                    embedded[config.model] = server.url
+                pointed[name] = dataclasses.replace(config, base_url=embedded[config.model])
                 continue
             upstream = config.base_url or "https://api.openai.com/v1"
             if upstream not in gates:

@@ -1,20 +1,50 @@
 """Scoring one run against its incident's truth, from the run's `ask --json` object.
 
-What is scored, per run:
+The rule (this is what `score` does, exactly):
 
-- `recall`: the share of the truth's unhealthy resources the report names (1.0 when there are none);
-- `precision`: the share of the report's findings that name a truth resource (1.0 for a report with
-  no findings); a finding of a resource the truth only allows counts neither way;
-- `cause`: among the resources found, the share whose cause is right (the truth's, or one it accepts);
-- `evidence`: the share of the report's quotes the harness found verbatim in the run's tool results;
-- `fact`: among the resources found, the share whose evidence quotes the truth's fact (the fact in a
-  quote, or a quote of 15 characters or more in the fact);
-- `ungrounded`: names the report gives that no tool returned;
-- `solved`: every unhealthy resource found with a right cause, nothing else reported, the run ended well.
+Matching. A finding matches a truth (or allowed) resource when:
 
-A prose report (no structured findings) is scored on what prose allows: recall from the names it
-mentions; precision, cause, evidence and fact are None ("cannot be scored"), and the reason says so.
-The run's costs come along: requests, tool calls, tokens, bytes, guardrail firings, forced summary, time.
+- namespace: for a pod or job resource, the finding gives a namespace and it is the resource's (a
+  finding without a namespace matches no pod or job); a node ignores the finding's namespace;
+- node resource: a finding of kind `node` with its name, nothing else;
+- pod resource: a finding of kind `pod` with its exact name; or a workload finding whose name plus the
+  suffix its controller generates is exactly the pod's name, never a bare prefix:
+  `deployment` NAME-<replicaset hash, 6-10 of [a-z0-9]>-<5 of [a-z0-9]>; `job` NAME-<5>; `other`
+  (a daemonset NAME-<5>, or a statefulset NAME-<ordinal digits>);
+- job resource: a finding of kind `job` with its name; or a finding of kind `pod` naming one of the
+  Job's pods (NAME-<5>): the Job fails where its pods fail, and a pod finding must still hold the
+  verified fact to solve.
+
+One finding may match several resources (a deployment finding matches each of its pods). A finding
+that matches a truth resource is graded; one that matches only allowed resources is neutral; one
+that matches neither is `extra`.
+
+Per truth resource: `found` when some finding matches it; its cause is right when the matching
+findings give exactly one cause and the truth accepts it (its cause or an `accept` one): several
+findings of one resource with different causes are `contradictory` and count as a wrong cause; its
+fact is proven when some quote of a matching finding is marked `verified` by the harness and holds
+one of the resource's `facts` (whitespace collapsed, case folded, the fact contained in the quote).
+
+Scores of a run with structured findings:
+
+- `recall` = found / truth; `cause` = resources found with a right, non-contradictory cause / truth;
+  `fact` = resources with a verified fact quote / truth; all three None when the truth is empty;
+- `precision` = findings matching a truth resource / graded findings (None when there are none);
+- `evidence` = quotes marked verified / quotes (None when there are none);
+- `solved`: the run ended well (a result, no error) and
+  - with a truth: nothing missed, no wrong or contradictory cause, every resource's fact proven,
+    no extra finding;
+  - with an empty truth (all healthy): no finding besides allowed ones, and at least one
+    successful tool call (`tool_calls_executed` - `tool_calls_failed` > 0): a report made without
+    looking at the cluster is not solved.
+
+A failed run (no result, or an error) scores recall, cause and fact 0 (None with an empty truth),
+the rest None, unsolved. A prose report (no structured findings) is not scorable: recall,
+precision, cause, evidence and fact are None (never recall from names it mentions), unsolved, and
+`why_not` says why. In the report's means (`counted`), a failed or prose run counts as 0 for recall,
+cause and fact on an incident with a truth: the means are over every run, not only those that found
+something. The run's costs come along: requests, tool calls, tokens, bytes, guardrail firings,
+forced summary, time.
 """
 
 from __future__ import annotations
@@ -25,8 +55,17 @@ from typing import Any
 
 from k8s_agent.eval.corpus import Incident, Resource
 
-MIN_QUOTE = 15
 METRICS = ("recall", "precision", "cause", "evidence", "fact")
+ZERO_WHEN_UNSCORED = ("recall", "cause", "fact")
+"""Metrics a failed or prose run counts as 0 in the means, on an incident with a truth."""
+
+_SUFFIX = "[a-z0-9]{5}"
+_WORKLOAD_SUFFIXES = {
+    "deployment": (rf"-[a-z0-9]{{6,10}}-{_SUFFIX}",),
+    "job": (rf"-{_SUFFIX}",),
+    "other": (rf"-{_SUFFIX}", r"-\d+"),
+}
+"""What a controller appends to its name to name a pod, per finding kind."""
 
 
 @dataclass
@@ -44,11 +83,17 @@ class Score:
     extra: list[str] = field(default_factory=list)
     """Findings the truth neither requires nor allows."""
     wrong_cause: list[str] = field(default_factory=list)
-    """`name: reported cause (want truth cause)`."""
+    """`label: reported cause(s) (want truth cause)`, contradictory ones included."""
+    contradictory: list[str] = field(default_factory=list)
+    """Truth resources several findings give different causes: `label: cause, cause`."""
+    fact_missing: list[str] = field(default_factory=list)
+    """Truth resources found without a verified quote that holds their fact."""
+    successful_tool_calls: int = 0
     ungrounded: int = 0
     scorable: bool = True
     why_not: str = ""
-    """When something cannot be scored: why."""
+    """When something cannot be scored: why; when a run is unsolved for another reason than the
+    lists above say (no tool call on an all-healthy incident): that reason."""
     costs: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -56,30 +101,40 @@ class Score:
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.split()).lower()
+    return " ".join(text.split()).casefold()
 
 
-def _matches(finding: dict[str, Any], resource: Resource) -> bool:
-    """Whether a finding names the resource (its name; its namespace when both give one; a
-    deployment-level finding names its pods)."""
+def _is_pod_of(pod: str, workload: str, kind: str) -> bool:
+    """Whether `pod` is the name the controller of `workload` (a finding kind) gives its pods."""
+    suffixes = _WORKLOAD_SUFFIXES.get(kind, ())
+    return any(re.fullmatch(re.escape(workload) + suffix, pod) for suffix in suffixes)
+
+
+def matches(finding: dict[str, Any], resource: Resource) -> bool:
+    """Whether a finding names the resource (the module's rule)."""
     name = str(finding.get("name") or "")
-    namespace = finding.get("namespace")
-    if resource.namespace and namespace and namespace != resource.namespace:
+    kind = str(finding.get("kind") or "pod")
+    if not name:
         return False
-    if name == resource.name:
-        return True
-    return finding.get("kind") in ("deployment", "other") and resource.name.startswith(name + "-")
+    if resource.kind == "node":
+        return kind == "node" and name == resource.name
+    if resource.namespace is not None and finding.get("namespace") != resource.namespace:
+        return False
+    if resource.kind == "job":
+        return (kind == "job" and name == resource.name) or (
+            kind == "pod" and _is_pod_of(name, resource.name, "job")
+        )
+    if kind == "pod":
+        return name == resource.name
+    return _is_pod_of(resource.name, name, kind)
 
 
-def _quotes_fact(finding: dict[str, Any], fact: str | None) -> bool:
-    if not fact:
+def quotes_fact(quote: dict[str, Any], facts: tuple[str, ...]) -> bool:
+    """Whether a quote the harness verified holds one of the facts (normalised containment)."""
+    if quote.get("verified") is not True:
         return False
-    wanted = _norm(fact)
-    for quote in finding.get("evidence") or []:
-        text = _norm(str(quote.get("text") or ""))
-        if wanted in text or (len(text) >= MIN_QUOTE and text in wanted):
-            return True
-    return False
+    text = _norm(str(quote.get("text") or ""))
+    return any(_norm(fact) and _norm(fact) in text for fact in facts)
 
 
 def costs(run: dict[str, Any]) -> dict[str, Any]:
@@ -99,90 +154,153 @@ def costs(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _successful_calls(run: dict[str, Any]) -> int:
+    return max(0, int(run.get("tool_calls_executed") or 0) - int(run.get("tool_calls_failed") or 0))
+
+
+def _label(finding: dict[str, Any]) -> str:
+    namespace = finding.get("namespace")
+    return f"{finding.get('kind', 'pod')}/{finding.get('name')}" + (f" ({namespace})" if namespace else "")
+
+
 def score(run: dict[str, Any] | None, incident: Incident, error: str | None = None) -> Score:
     """Score one run (`ask --json` object, or None when the run failed with `error`)."""
     truth = incident.unhealthy
-    if run is None:
+    if run is None or run.get("error"):
+        zero = 0.0 if truth else None
         return Score(
-            recall=0.0 if truth else None,
+            recall=zero,
+            precision=None,
+            cause=zero,
+            evidence=None,
+            fact=zero,
+            solved=False,
+            missed=[r.label for r in truth],
+            successful_tool_calls=_successful_calls(run or {}),
+            scorable=False,
+            why_not=f"the run failed: {error or (run or {}).get('error') or 'no result'}",
+            costs=costs(run) if run else {},
+        )
+    report = run.get("report")
+    spent = costs(run)
+    if not isinstance(report, dict):
+        return Score(
+            recall=None,
             precision=None,
             cause=None,
             evidence=None,
             fact=None,
             solved=False,
             missed=[r.label for r in truth],
+            successful_tool_calls=_successful_calls(run),
+            ungrounded=len(run.get("ungrounded_names") or []),
             scorable=False,
-            why_not=f"the run failed: {error or 'no result'}",
+            why_not="a prose report is not scored: resources found, cause, evidence and fact need "
+            "structured findings (--report-format json_schema or json_text)",
+            costs=spent,
         )
-    report = run.get("report")
-    spent = costs(run)
-    if not isinstance(report, dict):
-        return _prose(str(run.get("answer") or ""), incident, spent, run)
     findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
-    found, missed, wrong, causes_right, facts = [], [], [], 0, 0
-    used: set[int] = set()
+    found, missed, wrong, contradictory, fact_missing = [], [], [], [], []
+    causes_right = facts_proven = 0
+    graded: set[int] = set()
     for resource in truth:
-        index = next((i for i, f in enumerate(findings) if _matches(f, resource)), None)
-        if index is None:
+        mine = [i for i, f in enumerate(findings) if matches(f, resource)]
+        if not mine:
             missed.append(resource.label)
             continue
-        finding = findings[index]
-        used.update(i for i, f in enumerate(findings) if _matches(f, resource))
+        graded.update(mine)
         found.append(resource.label)
-        reported = str(finding.get("cause"))
-        if reported in resource.causes:
+        reported = list(dict.fromkeys(str(findings[i].get("cause")) for i in mine))
+        if len(reported) > 1:
+            contradictory.append(f"{resource.label}: {', '.join(reported)}")
+            wrong.append(f"{resource.label}: {' / '.join(reported)} (want {resource.cause})")
+        elif reported[0] in resource.causes:
             causes_right += 1
         else:
-            wrong.append(f"{resource.label}: {reported} (want {resource.cause})")
-        facts += _quotes_fact(finding, resource.fact)
-    allowed = [i for i, f in enumerate(findings) if any(_matches(f, r) for r in incident.allowed)]
-    extra = [
-        f"{f.get('kind', 'pod')}/{f.get('name')}" + (f" ({f['namespace']})" if f.get("namespace") else "")
-        for i, f in enumerate(findings)
-        if i not in used and i not in allowed
-    ]
+            wrong.append(f"{resource.label}: {reported[0]} (want {resource.cause})")
+        quotes = [q for i in mine for q in findings[i].get("evidence") or [] if isinstance(q, dict)]
+        if any(quotes_fact(q, resource.facts) for q in quotes):
+            facts_proven += 1
+        else:
+            fact_missing.append(resource.label)
+    allowed = {i for i, f in enumerate(findings) if any(matches(f, r) for r in incident.allowed)}
+    extra = [_label(f) for i, f in enumerate(findings) if i not in graded and i not in allowed]
+    scored = len(graded) + len(extra)
     quotes = [q for f in findings for q in f.get("evidence") or [] if isinstance(q, dict)]
-    graded = len(findings) - len([i for i in allowed if i not in used])
-    ungrounded = len(run.get("ungrounded_names") or []) + sum(
-        1 for f in findings if f.get("name_verified") is False
-    )
-    recall = len(found) / len(truth) if truth else 1.0
-    precision = (graded - len(extra)) / graded if graded else 1.0
-    ended_well = not run.get("error")
+    calls = _successful_calls(run)
+    why = ""
+    if truth:
+        solved = not (missed or wrong or fact_missing or extra)
+    else:
+        solved = not extra and calls > 0
+        if not extra and not calls:
+            why = "no successful tool call: a report made without looking at the cluster is not solved"
     return Score(
-        recall=recall,
-        precision=precision,
-        cause=causes_right / len(found) if found else None,
-        evidence=sum(1 for q in quotes if q.get("verified")) / len(quotes) if quotes else None,
-        fact=facts / len(found) if found else None,
-        solved=ended_well and not missed and not extra and not wrong,
+        recall=len(found) / len(truth) if truth else None,
+        precision=len(graded) / scored if scored else None,
+        cause=causes_right / len(truth) if truth else None,
+        evidence=sum(1 for q in quotes if q.get("verified") is True) / len(quotes) if quotes else None,
+        fact=facts_proven / len(truth) if truth else None,
+        solved=solved,
         found=found,
         missed=missed,
         extra=extra,
         wrong_cause=wrong,
-        ungrounded=ungrounded,
+        contradictory=contradictory,
+        fact_missing=fact_missing,
+        successful_tool_calls=calls,
+        ungrounded=len(run.get("ungrounded_names") or [])
+        + sum(1 for f in findings if f.get("name_verified") is False),
+        why_not=why,
         costs=spent,
     )
 
 
-def _prose(answer: str, incident: Incident, spent: dict[str, Any], run: dict[str, Any]) -> Score:
-    """A prose report: only the names it mentions can be checked."""
-    found = [
-        r.label for r in incident.unhealthy if re.search(rf"(?<![\w-]){re.escape(r.name)}(?![\w-])", answer)
-    ]
-    missed = [r.label for r in incident.unhealthy if r.label not in found]
-    return Score(
-        recall=len(found) / len(incident.unhealthy) if incident.unhealthy else None,
-        precision=None,
-        cause=None,
-        evidence=None,
-        fact=None,
-        solved=False,
-        found=found,
-        missed=missed,
-        ungrounded=len(run.get("ungrounded_names") or []),
-        scorable=False,
-        why_not="a prose report: recall from the names it mentions; precision, cause, evidence and fact "
-        "need structured findings (--report-format json_schema or json_text)",
-        costs=spent,
-    )
+def counted(scored: dict[str, Any], metric: str, incident: Incident) -> float | None:
+    """A run's value of `metric` in the report's means: a failed or prose run counts as 0 for recall,
+    cause and fact on an incident with a truth; otherwise the score's value (None: not counted)."""
+    value = scored.get(metric)
+    if value is None and metric in ZERO_WHEN_UNSCORED and incident.unhealthy:
+        return 0.0
+    return None if value is None else float(value)
+
+
+def run_of(record: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+    """The `ask --json` object a results line holds, to score it again: (run, rescorable).
+
+    A line holds the object's counters under `run` and its `report` and `answer` beside them; a
+    line written before `run` was recorded is rebuilt from its report, answer and stored costs. A
+    failed run is (None, True). A line with none of these cannot be rescored: (None, False)."""
+    if record.get("error"):
+        return None, True
+    stored = record.get("run")
+    if isinstance(stored, dict):
+        return {**stored, "report": record.get("report"), "answer": record.get("answer")}, True
+    if "report" not in record and "answer" not in record:
+        return None, False
+    spent = (record.get("score") or {}).get("costs") or {}
+    return {
+        "report": record.get("report"),
+        "answer": record.get("answer"),
+        "model_requests": spent.get("requests", 0),
+        "tool_calls_executed": spent.get("tool_calls", 0),
+        "tool_calls_failed": spent.get("tool_failures", 0),
+        "prompt_tokens": spent.get("prompt_tokens", 0),
+        "completion_tokens": spent.get("completion_tokens", 0),
+        "bytes_sent": spent.get("bytes_sent", 0),
+        "tool_calls_rejected": spent.get("guardrails", 0),
+        "forced_summary": spent.get("forced_summary", False),
+        "wall_seconds": spent.get("wall_seconds", 0.0),
+    }, True
+
+
+def rescore(record: dict[str, Any], incident: Incident) -> dict[str, Any] | None:
+    """The record's run scored against the incident as it is now (a `Score` dict), or None when
+    the record does not hold what scoring needs."""
+    run, rescorable = run_of(record)
+    if not rescorable:
+        return None
+    scored = score(run, incident, record.get("error"))
+    if run is not None and "run" not in record:
+        scored.ungrounded = int((record.get("score") or {}).get("ungrounded", scored.ungrounded))
+    return scored.as_dict()

@@ -1,8 +1,13 @@
 """Small statistics for the eval report, dependency-free and deterministic.
 
-- `wilson`: the Wilson score interval of a rate (solved runs of all runs);
 - `bootstrap_mean`: a percentile bootstrap interval of a mean score, resampling incidents (the unit
   that varies) rather than runs, since the repeats of one incident are not independent;
+- `solved_interval`: the interval of a solved rate, the same cluster bootstrap over incidents (the
+  repeats of one incident are one cluster: five repeats of a deterministic model give the interval
+  one run per incident gives); where every incident has the same rate (all solved, or none) the
+  resampling sees no variation and would give a zero-width interval, so the Wilson interval of the
+  per-incident rates over the number of incidents (not runs) is given instead;
+- `wilson`: the Wilson score interval of a rate (that fallback);
 - `sign_test`: the exact two-sided sign test on paired per-incident differences: whether one
   implementation beats the other on more incidents than chance would give.
 """
@@ -18,7 +23,7 @@ RESAMPLES = 2000
 SEED = 20261201
 
 
-def wilson(successes: int, total: int, z: float = Z95) -> tuple[float, float]:
+def wilson(successes: float, total: int, z: float = Z95) -> tuple[float, float]:
     """The 95 % Wilson interval of successes/total ((0, 1) when total is 0)."""
     if total == 0:
         return (0.0, 1.0)
@@ -51,6 +56,18 @@ def bootstrap_mean(
         means.append(sum(sum(values) for values in picked) / total)
     means.sort()
     return (means[int(0.025 * resamples)], means[min(resamples - 1, int(0.975 * resamples))])
+
+
+def solved_interval(groups: Mapping[str, Sequence[float]]) -> tuple[float, float]:
+    """A 95 % interval of a solved rate (values 0 or 1 per run, grouped by incident): the cluster
+    bootstrap over incidents; the Wilson interval over incidents where that has no width."""
+    rates = [sum(values) / len(values) for values in groups.values() if values]
+    if not rates:
+        return (0.0, 1.0)
+    found = bootstrap_mean(groups)
+    if found is not None and found[1] > found[0]:
+        return found
+    return wilson(sum(rates), len(rates))
 
 
 def sign_test(wins: int, losses: int) -> float:

@@ -72,3 +72,24 @@ def test_without_matplotlib_the_page_keeps_its_tables_and_says_how_to_get_charts
     assert page.count(charts.NOTE) == 1
     assert "id='scores'" in page and "id='incidents'" in page
     assert all(f"data-incident='{incident.id}'" in page for incident in report.incidents)
+
+
+def test_records_without_their_report_keep_their_stored_scores_and_say_so(report: EvalReport) -> None:
+    assert report.rescored == 0 and report.stored == sum(g.runs for g in report.groups)
+    assert any("the scores stored with them are shown" in note for note in report.notes)
+
+
+@pytest.mark.skipif(not charts.available(), reason=charts.NOTE)
+def test_baselines_are_drawn_as_floor_marks_apart_from_the_models() -> None:
+    incidents, _ = load_corpus(patterns=["crash*"])
+    records = [record("handwritten", i.id, True) for i in incidents]
+    floor = [{**record("handwritten", i.id, False), "model": "baseline:parrot"} for i in incidents]
+    built = build(records + floor, incidents)
+
+    page = html(built)
+
+    scores = set(re.findall(r'id="[^"]*mark-score-(\d+)"', page))
+    floors = set(re.findall(r'id="[^"]*mark-floor-(\d+)"', page))
+    assert len(scores) == len(floors) == 1 + len(METRICS)
+    assert "floor: handwritten · baseline:parrot" in page and "hollow grey rings" in page
+    assert page.index("id='scores'") < page.index("id='floor'") < page.index("id='scores-chart'")

@@ -84,17 +84,22 @@ def test_the_offline_model_is_scored_on_both_implementations_and_the_broken_entr
 
     assert done.returncode == 0, done.stderr[-2000:]
     assert "skipped corpus entry broken-entry: cluster.json:" in done.stderr
-    saved = records(folder / "r.jsonl")
+    saved = [r for r in records(folder / "r.jsonl") if r["model"] == "offline"]
     assert sorted(r["key"] for r in saved) == sorted(
         f"{impl}|offline|{incident}|1"
         for impl in ("handwritten", "sdk")
         for incident in ("default-production", "default-staging")
     )
     assert all(Path(r["trace"]).is_file() and r["error"] is None for r in saved)
+    digests = {r["incident"]: r["incident_digest"] for r in saved}
+    assert len(set(digests.values())) == 2 and all(len(d) == 16 for d in digests.values())
+    assert all(r["run"]["tool_calls_executed"] > 0 and "report" not in r["run"] for r in saved)  # to rescore
     report = json.loads((folder / "r.json").read_text())
-    assert [(g["impl"], g["model"], g["runs"], g["solved"]) for g in report["groups"]] == [
+    real = [g for g in report["groups"] if not g["baseline"]]
+    assert [(g["impl"], g["model"], g["runs"], g["solved"]) for g in real] == [
         ("handwritten", "offline", 2, 2), ("sdk", "offline", 2, 2),
     ]  # fmt: skip
+    assert report["groups"][: len(real)] == real  # the baselines, if any, come after: the floor
     (pair,) = report["pairs"]
     assert pair["first_better"] == pair["second_better"] == [] and not pair["beyond_noise"]
     assert report["skipped"][0]["incident"] == "broken-entry"
@@ -122,7 +127,7 @@ ALL_HEALTHY = report_json(healthy=7)
     [
         (WRONG_POD, {"recall": 0.0, "precision": 0.0}),
         (INVENTED, {"recall": 0.2, "precision": 0.5}),
-        (ALL_HEALTHY, {"recall": 0.0, "precision": 1.0}),
+        (ALL_HEALTHY, {"recall": 0.0, "precision": None}),
     ],
     ids=["wrong-pod", "invented-pod", "all-healthy"],
 )
@@ -137,12 +142,13 @@ def test_models_that_name_the_wrong_pod_invent_one_or_see_nothing_score_low(
         )  # fmt: skip
 
     assert done.returncode == 0, done.stderr[-2000:]
-    groups = json.loads(done.stdout)["groups"]
+    groups = [g for g in json.loads(done.stdout)["groups"] if not g["baseline"]]
     assert [g["impl"] for g in groups] == ["handwritten", "sdk"]
     for group in groups:
         assert group["solved"] == 0
         for metric, value in expect.items():
-            assert group["metrics"][metric]["mean"] == pytest.approx(value), (metric, group)
+            found = group["metrics"][metric]["mean"]
+            assert found is None if value is None else found == pytest.approx(value), (metric, group)
 
 
 def test_an_interrupted_eval_resumes_where_it_stopped_and_never_reruns_a_finished_run(
@@ -156,12 +162,63 @@ def test_an_interrupted_eval_resumes_where_it_stopped_and_never_reruns_a_finishe
 
     assert refused.returncode == 2 and "--resume continues it, --fresh replaces it" in refused.stderr
     assert resumed.returncode == 0, resumed.stderr[-2000:]
-    assert "= 1 runs (3 already in r.jsonl)" in resumed.stderr
+    assert f"= {len(lines) - 3} runs (3 already in r.jsonl)" in resumed.stderr
     saved = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()[:3]]
     assert saved == [json.loads(line) for line in lines[:3]]  # the finished runs are kept as they were
     report = k8s_agent("eval", "report", "r.jsonl", "--corpus", str(corpus), "--format", "json", cwd=tmp_path)
-    assert sum(g["runs"] for g in json.loads(report.stdout)["groups"]) == 4
+    assert sum(g["runs"] for g in json.loads(report.stdout)["groups"]) == len(lines)
     assert "not a complete JSON line" in report.stderr or "not a complete JSON line" in report.stdout
+
+
+def test_report_rescores_every_run_against_the_truth_now_and_names_what_changed_or_is_gone(
+    offline: tuple[subprocess.CompletedProcess[str], Path], corpus: Path, tmp_path: Path
+) -> None:
+    shutil.copytree(corpus, tmp_path / "corpus")
+    truth_file = tmp_path / "corpus" / "default-production" / "truth.json"
+    truth = json.loads(truth_file.read_text())
+    truth["unhealthy"][0]["cause"] = "oom_killed"  # the truth changed since the runs
+    truth_file.write_text(json.dumps(truth))
+    lines = (offline[1] / "r.jsonl").read_text().splitlines()
+    retired = {
+        **json.loads(lines[0]),
+        "key": "handwritten|offline|retired-incident|1",
+        "incident": "retired-incident",
+    }
+    (tmp_path / "r.jsonl").write_text("\n".join([*lines, json.dumps(retired)]) + "\n")
+
+    done = k8s_agent(
+        "eval", "report", "r.jsonl", "--corpus", "corpus", "--format", "json", "--out", "r.md", cwd=tmp_path
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    real = {g["impl"]: g for g in report["groups"] if g["model"] == "offline"}
+    assert [real[impl]["solved"] for impl in ("handwritten", "sdk")] == [1, 1]  # stored: 2 each, rescored: 1
+    assert set(report["changed_since_run"]) == {"default-production"}
+    assert report["per_incident"]["default-staging"]["changed_since_run"] is None
+    assert report["unknown_incidents"] == {"retired-incident": 1}
+    assert report["rescored"]["verdicts_changed"] >= 2
+    assert "note: default-production: the incident changed since" in done.stderr
+    assert "retired-incident (1 run(s))" in done.stderr
+    text = (tmp_path / "r.md").read_text()
+    assert "## Incidents changed since their runs" in text and "- retired-incident: 1 run(s)" in text
+    assert "cause pod/payment-service-6f7b8d9c0-ghi56 (production): crash_config (want oom_killed)" in text
+    merged = k8s_agent("eval", "merge", "r.jsonl", "--out", "all.jsonl", cwd=tmp_path)
+    assert merged.returncode == 0 and records(tmp_path / "all.jsonl") == records(tmp_path / "r.jsonl")
+
+
+def test_a_report_without_baselines_says_so_in_one_line(
+    offline: tuple[subprocess.CompletedProcess[str], Path], corpus: Path, tmp_path: Path
+) -> None:
+    kept = [
+        line for line in (offline[1] / "r.jsonl").read_text().splitlines() if '"model": "offline"' in line
+    ]
+    (tmp_path / "r.jsonl").write_text("\n".join(kept) + "\n")
+
+    done = k8s_agent("eval", "report", "r.jsonl", "--corpus", str(corpus), cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("No baselines in these results") == 1 and "Floor:" not in done.stdout
 
 
 def test_shards_split_the_corpus_and_merge_joins_them(corpus: Path, tmp_path: Path) -> None:
@@ -215,7 +272,7 @@ def test_a_429_pauses_the_pool_for_its_retry_after_and_no_run_fails(corpus: Path
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"rate limited 2 time(s) by {server.url}" in done.stderr
     assert all(r["error"] is None for r in records(tmp_path / "r.jsonl"))
-    assert sum(g["solved"] for g in json.loads(done.stdout)["groups"]) == 4
+    assert sum(g["solved"] for g in json.loads(done.stdout)["groups"] if g["model"] == "scripted") == 4
 
 
 @pytest.mark.parametrize(
@@ -241,14 +298,20 @@ class Rows(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.groups: list[str] = []
-        self.cells: list[str] = []
+        self.floors: list[str] = []
+        self.rows: list[list[str]] = []
+        """Per incident, its cells' data-solved, in the column order (models, then baselines)."""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
         if tag == "tr" and found.get("data-group"):
             self.groups.append(str(found["data-group"]))
+        if tag == "tr" and found.get("data-floor"):
+            self.floors.append(str(found["data-floor"]))
+        if tag == "tr" and found.get("data-incident"):
+            self.rows.append([])
         if tag == "td" and found.get("data-solved"):
-            self.cells.append(str(found["data-solved"]))
+            self.rows[-1].append(str(found["data-solved"]))
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
@@ -262,8 +325,9 @@ def test_headless_chromium_renders_the_scores_and_the_drill_down(
     assert dumped.returncode == 0, dumped.stderr[-1000:]
     rows = Rows()
     rows.feed(dumped.stdout)
-    assert rows.groups == ["handwritten · offline", "sdk · offline"]
-    assert rows.cells == ["true"] * 4
+    assert rows.groups == ["handwritten · offline", "sdk · offline"]  # the baselines are floor rows
+    assert all(label.split(" · ")[1].startswith("baseline:") for label in rows.floors)
+    assert [row[:2] for row in rows.rows] == [["true", "true"]] * 2
     assert "<script" not in page.read_text() and "trace</a>" in dumped.stdout
 
 

@@ -1,17 +1,21 @@
-"""The scorer on its own: a report that is right scores solved, and each way of being wrong costs what it should.
+"""The scorer on its own: a report that is right scores solved, and each way of being wrong costs what it should;
+each loophole a trivial or careless report used to score through is a case here. Then the report built
+from results lines: means over every run, the solved interval over incidents, rescoring, baselines.
 
 The inputs are `ask --json` objects as the agents write them; the incident is a small truth.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from k8s_agent.eval.corpus import Incident, Resource
-from k8s_agent.eval.score import score
+from k8s_agent.eval.report import NO_BASELINES, as_json, build, html, markdown
+from k8s_agent.eval.score import counted, score
 from k8s_agent_harness.findings import Cause
 
 CRASH = "payment-7c9d8f6b5-q2w3e"
@@ -101,7 +105,8 @@ def test_an_invented_pod_beside_the_right_ones_is_an_extra_and_ungrounded() -> N
 def test_calling_everything_healthy_finds_nothing() -> None:
     scored = score(run(), INCIDENT)
 
-    assert not scored.solved and scored.recall == 0 and scored.precision == 1 and scored.cause is None
+    assert not scored.solved and scored.recall == scored.cause == scored.fact == 0
+    assert scored.precision is None  # no finding: nothing to be precise about, not a free 1.0
 
 
 def test_the_right_pods_with_a_wrong_cause_and_a_quote_that_is_not_the_fact() -> None:
@@ -139,20 +144,330 @@ def test_the_same_name_in_another_namespace_is_not_the_pod() -> None:
 def test_an_all_healthy_cluster_is_solved_by_an_empty_report_and_failed_by_any_finding() -> None:
     assert score(run(), HEALTHY).solved
     wrong = score(run(finding(CRASH, "crash_config", FACT)), HEALTHY)
-    assert not wrong.solved and wrong.recall == 1 and wrong.precision == 0
+    assert not wrong.solved and wrong.recall is None and wrong.precision == 0
+    assert wrong.cause is wrong.fact is None  # not applicable to an empty truth
 
 
-def test_a_prose_report_says_what_cannot_be_scored() -> None:
-    prose = {**RIGHT, "report": None, "answer": f"{CRASH} crashes: {FACT}. Nothing else."}
+def test_a_prose_report_listing_every_pod_name_is_not_scorable_and_gets_no_recall() -> None:
+    prose = {
+        **RIGHT,
+        "report": None,
+        "answer": f"Maybe {CRASH} or {PENDING} or worker-5c8f9e7d2-vwx78: {FACT}.",
+    }
 
     scored = score(prose, INCIDENT)
 
-    assert not scored.scorable and not scored.solved and scored.recall == 0.5
-    assert scored.precision is scored.cause is scored.evidence is scored.fact is None
+    assert not scored.scorable and not scored.solved
+    assert scored.recall is scored.precision is scored.cause is scored.evidence is scored.fact is None
+    assert scored.found == [] and len(scored.missed) == 2
     assert "prose report" in scored.why_not and "structured findings" in scored.why_not
+    assert counted(scored.as_dict(), "recall", INCIDENT) == 0  # in the means: a run that found nothing
 
 
 def test_a_failed_run_scores_nothing_and_says_why() -> None:
     scored = score(None, INCIDENT, "ModelError: the endpoint answered 500")
 
-    assert not scored.solved and scored.recall == 0 and "the endpoint answered 500" in scored.why_not
+    assert not scored.solved and scored.recall == scored.cause == scored.fact == 0
+    assert "the endpoint answered 500" in scored.why_not
+
+
+# -- the loopholes: each a report that used to score and must not ---------------------------------------
+
+
+def unverified(*findings: dict[str, Any]) -> dict[str, Any]:
+    return run(*[{**f, "evidence": [{**q, "verified": False} for q in f["evidence"]]} for f in findings])
+
+
+def test_a_report_whose_quotes_are_all_unverified_is_not_solved() -> None:
+    scored = score(unverified(*RIGHT["report"]["findings"]), INCIDENT)
+
+    assert not scored.solved and scored.recall == scored.cause == 1
+    assert scored.fact == scored.evidence == 0
+    assert scored.fact_missing == [f"pod/{CRASH} (payments)", f"pod/{PENDING} (payments)"]
+
+
+def test_the_fact_must_be_in_a_verified_quote_and_is_matched_across_case_and_whitespace() -> None:
+    not_the_fact = score(
+        run(
+            finding(CRASH, "crash_config", "Back-off restarting failed container"),
+            RIGHT["report"]["findings"][1],
+        ),
+        INCIDENT,
+    )
+    spaced = score(
+        run(
+            finding(CRASH, "crash_config", "12:00:01  " + FACT.upper().replace(" ", "   ") + " (exit 1)"),
+            RIGHT["report"]["findings"][1],
+        ),
+        INCIDENT,
+    )
+
+    assert not not_the_fact.solved and not_the_fact.fact == 0.5 and not_the_fact.evidence == 1
+    assert spaced.solved and spaced.fact == 1
+
+
+def test_a_finding_without_its_namespace_names_no_pod() -> None:
+    bare = {**RIGHT["report"]["findings"][0], "namespace": None}
+
+    scored = score(run(bare, RIGHT["report"]["findings"][1]), INCIDENT)
+
+    assert not scored.solved and scored.recall == 0.5 and scored.extra == [f"pod/{CRASH}"]
+
+
+def test_a_pod_reported_as_a_node_or_a_node_as_a_pod_matches_nothing() -> None:
+    node = "ip-10-0-1-17.ec2.internal"
+    incident = Incident(
+        id="node", folder=Path("."), question="q", summary="",
+        unhealthy=(
+            Resource("pod", CRASH, "payments", Cause.CRASH_CONFIG, (), FACT),
+            Resource("node", node, None, Cause.NODE_NOT_READY, (), "Kubelet stopped posting node status"),
+        ),
+    )  # fmt: skip
+    as_node = {**finding(CRASH, "crash_config", FACT), "kind": "node"}
+    node_as_pod = finding(node, "node_not_ready", "Kubelet stopped posting node status.")
+    right_node = {**node_as_pod, "kind": "node", "namespace": None}
+
+    wrong = score(run(as_node, node_as_pod), incident)
+    right = score(run(finding(CRASH, "crash_config", FACT), right_node), incident)
+
+    assert not wrong.solved and wrong.recall == 0 and wrong.precision == 0 and len(wrong.extra) == 2
+    assert right.solved and right.recall == 1
+
+
+WORKLOADS = Incident(
+    id="workloads", folder=Path("."), question="q", summary="",
+    unhealthy=(
+        Resource("pod", "payments-api-7c9d8f6b5-q2w3e", "payments", Cause.CRASH_CONFIG, (), FACT),
+        Resource("pod", "payments-api-7c9d8f6b5-zx9k2", "payments", Cause.CRASH_CONFIG, (), FACT),
+        Resource("pod", "payments-db-0", "payments", Cause.UNBOUND_VOLUME, (), "unbound immediate PersistentVolumeClaims"),
+    ),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        (kind, name)
+        for kind in ("other", "deployment", "job")
+        for name in ("payments", "payments-api", "payments-api-7c9d", "payments-d")
+        if (kind, name) != ("deployment", "payments-api")  # the api pods' deployment: matched, below
+    ],
+)
+def test_a_workload_finding_named_by_a_prefix_matches_no_pod(kind: str, name: str) -> None:
+    broad = {**finding(name, "crash_config", FACT), "kind": kind}
+
+    scored = score(run(broad), WORKLOADS)
+
+    assert scored.recall == 0 and scored.found == [] and scored.extra == [f"{kind}/{name} (payments)"]
+
+
+def test_a_workload_finding_names_the_pods_its_controller_names() -> None:
+    deployment = {**finding("payments-api", "crash_config", FACT), "kind": "deployment"}
+    statefulset = {
+        **finding("payments-db", "unbound_volume", "unbound immediate PersistentVolumeClaims"),
+        "kind": "other",
+    }
+
+    scored = score(run(deployment, statefulset), WORKLOADS)
+
+    assert scored.solved and scored.recall == scored.precision == scored.fact == 1
+
+
+JOB = "nightly-etl-29948485"
+BACKOFF = (
+    "Warning  BackoffLimitExceeded  job/nightly-etl-29948485  Job has reached the specified backoff limit"
+)
+JOB_PODS = Incident(
+    id="job-pods", folder=Path("."), question="q", summary="",
+    unhealthy=tuple(
+        Resource("pod", f"{JOB}-{suffix}", "data", Cause.JOB_BACKOFF_LIMIT, (Cause.CRASH_APPLICATION,),
+                 "Job has reached the specified backoff limit")
+        for suffix in ("jsgmc", "xhl66")
+    ),
+)  # fmt: skip
+JOB_ITSELF = Incident(
+    id="job", folder=Path("."), question="q", summary="",
+    unhealthy=(Resource("job", JOB, "data", Cause.JOB_BACKOFF_LIMIT, (), "Job has reached the specified backoff limit"),),
+)  # fmt: skip
+
+
+def test_a_job_finding_naming_the_failed_job_matches_its_pods_and_the_job() -> None:
+    job = {**finding(JOB, "job_backoff_limit", BACKOFF, ns="data"), "kind": "job"}
+    pod = finding(f"{JOB}-jsgmc", "job_backoff_limit", BACKOFF, ns="data")
+
+    for incident in (JOB_PODS, JOB_ITSELF):
+        scored = score(run(job), incident)
+        assert scored.solved and scored.recall == scored.precision == scored.fact == 1, incident.id
+    assert score(run(pod), JOB_ITSELF).solved  # the Job's pod names the Job (and must hold the fact)
+    for wrong in ({**job, "kind": "pod"}, {**job, "kind": "deployment"}, {**job, "name": "nightly-etl"}):
+        assert score(run(wrong), JOB_ITSELF).recall == 0, wrong
+
+
+def test_the_same_pod_four_times_with_contradictory_causes_is_a_wrong_cause() -> None:
+    first = finding(CRASH, "crash_config", FACT)
+    others = [finding(CRASH, cause, FACT) for cause in ("oom_killed", "image_not_found", "evicted")]
+
+    scored = score(run(first, *others, RIGHT["report"]["findings"][1]), INCIDENT)
+
+    assert not scored.solved and scored.cause == 0.5
+    assert scored.contradictory == [
+        f"pod/{CRASH} (payments): crash_config, oom_killed, image_not_found, evicted"
+    ]
+    same = score(run(first, first, RIGHT["report"]["findings"][1]), INCIDENT)
+    assert same.solved and same.contradictory == []  # a repeat that agrees is no contradiction
+
+
+@pytest.mark.parametrize(
+    ("executed", "failed", "solved"), [(0, 0, False), (3, 3, False), (1, 0, True), (4, 3, True)]
+)
+def test_an_all_healthy_truth_is_solved_only_after_a_successful_tool_call(
+    executed: int, failed: int, solved: bool
+) -> None:
+    scored = score({**run(), "tool_calls_executed": executed, "tool_calls_failed": failed}, HEALTHY)
+
+    assert scored.solved is solved and scored.successful_tool_calls == executed - failed
+    assert ("without looking at the cluster" in scored.why_not) is not solved
+    assert not score(None, HEALTHY, "ModelError: 500").solved
+
+
+# -- the report: means over every run, intervals over incidents, rescoring, baselines -----------------------
+
+
+def record(
+    incident: Incident, result: dict[str, Any] | None, *, model: str = "m", repeat: int = 1,
+    error: str | None = None, impl: str = "handwritten", digest: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """A results line as `eval` writes it."""
+    return {
+        "kind": "k8s-agent-eval-run",
+        "version": 1,
+        "key": f"{impl}|{model}|{incident.id}|{repeat}",
+        "impl": impl,
+        "model": model,
+        "incident": incident.id,
+        "incident_digest": incident.digest if digest is None else digest,
+        "repeat": repeat,
+        "error": error,
+        "score": score(result, incident, error).as_dict(),
+        "report": (result or {}).get("report"),
+        "answer": (result or {}).get("answer"),
+        "run": None if result is None else {k: v for k, v in result.items() if k not in ("report", "answer")},
+    }
+
+
+def test_the_means_are_over_every_run_not_only_those_that_found_something() -> None:
+    prose = {**RIGHT, "report": None}
+    records = [
+        record(INCIDENT, RIGHT, repeat=1),
+        record(INCIDENT, None, repeat=2, error="ModelError: 500"),
+        record(INCIDENT, prose, repeat=3),
+        record(INCIDENT, run(), repeat=4),
+    ]
+
+    (group,) = build(records, [INCIDENT]).groups
+
+    for metric in ("recall", "cause", "fact"):
+        assert group.metrics[metric]["mean"] == pytest.approx(0.25) and group.metrics[metric]["runs"] == 4
+    assert group.solved == 1
+
+
+def incidents(count: int) -> list[Incident]:
+    return [replace(INCIDENT, id=f"incident-{n}", digest=f"d{n}") for n in range(count)]
+
+
+@pytest.mark.parametrize("solved_every", [True, False])
+def test_repeats_of_a_deterministic_run_do_not_narrow_the_solved_interval(solved_every: bool) -> None:
+    corpus = incidents(12)
+
+    def records(repeats: int) -> list[dict[str, Any]]:
+        return [
+            record(i, RIGHT if solved_every or n % 3 else run(), repeat=r)
+            for n, i in enumerate(corpus)
+            for r in range(1, repeats + 1)
+        ]
+
+    once, five = (build(records(k), corpus).groups[0] for k in (1, 5))
+
+    assert five.runs == 5 * once.runs and five.solved == 5 * once.solved
+    assert five.solved_ci == once.solved_ci
+    assert once.solved_ci[0] < once.solved_ci[1]  # all 12 solved still leaves room below 100 %
+    if solved_every:
+        assert once.solved_ci[0] < 0.8
+
+
+def test_the_report_rescores_against_the_truth_as_it_is_now_and_says_it_changed() -> None:
+    then = replace(INCIDENT, digest="then")
+    now = replace(
+        INCIDENT,
+        digest="now",
+        unhealthy=(replace(INCIDENT.unhealthy[0], cause=Cause.OOM_KILLED), INCIDENT.unhealthy[1]),
+    )
+    stored = [record(then, RIGHT), record(replace(INCIDENT, id="retired"), RIGHT)]
+    assert stored[0]["score"]["solved"]
+
+    report = build(stored, [now])
+
+    assert report.groups[0].solved == 0 and report.verdicts_changed == 1 and report.rescored == 1
+    assert (
+        "changed since 1 of its 1 run" in report.changed[INCIDENT.id]
+        and "then" in report.changed[INCIDENT.id]
+    )
+    assert report.unknown == {"retired": 1}
+    text = markdown(report)
+    assert (
+        "## Incidents changed since their runs" in text and f"| {INCIDENT.id} (changed since run) |" in text
+    )
+    assert "## Results for incidents not in the corpus (not scored)" in text and "- retired: 1 run(s)" in text
+    shown = as_json(report)
+    assert shown["changed_since_run"] == report.changed and shown["unknown_incidents"] == {"retired": 1}
+    assert "id='changed'" in html(report) and "id='unknown'" in html(report)
+    assert build([record(now, RIGHT, digest="now")], [now]).changed == {}
+
+
+def test_a_line_written_before_runs_were_stored_is_rescored_from_its_report_and_costs() -> None:
+    old = record(INCIDENT, RIGHT)
+    del old["run"], old["incident_digest"]
+    now = replace(INCIDENT, unhealthy=INCIDENT.unhealthy[:1])
+
+    report = build([old], [now])
+
+    assert report.rescored == 1 and report.groups[0].solved == 0  # the pending pod is extra now
+    assert any("without the incident's digest" in note for note in report.notes)
+
+
+def test_baselines_are_floor_rows_and_every_model_shows_its_margin_over_the_best() -> None:
+    corpus = incidents(4)
+    records = [record(i, RIGHT, model="gpt") for i in corpus]
+    records += [record(i, RIGHT if n == 0 else run(), model="baseline:status") for n, i in enumerate(corpus)]
+    records += [record(i, run(), model="baseline:parrot") for i in corpus]
+
+    report = build(records, corpus)
+
+    assert [g.model for g in report.real] == ["gpt"]
+    assert [g.model for g in report.baselines] == ["baseline:parrot", "baseline:status"]
+    (gpt,) = report.real
+    assert gpt.margin == pytest.approx(75) and gpt.margin_over == "handwritten · baseline:status"
+    text = markdown(report)
+    assert "+75 pts over handwritten · baseline:status" in text and "Floor: the baselines" in text
+    assert (
+        text.index("| handwritten | gpt |")
+        < text.index("Floor")
+        < text.index("| handwritten | baseline:parrot |")
+    )
+    shown = as_json(report)
+    assert shown["baselines"] == ["handwritten · baseline:parrot", "handwritten · baseline:status"]
+    assert shown["groups"][0]["margin_over_best_baseline"]["points"] == pytest.approx(75)
+    assert shown["baselines_note"] is None
+    page = html(report)
+    assert "id='floor'" in page and "data-floor='handwritten · baseline:parrot'" in page
+    assert "data-group='handwritten · baseline:parrot'" not in page
+    assert report.pairs == []  # baselines are no subject of the paired comparison
+
+
+def test_without_baselines_every_format_says_so_in_one_line() -> None:
+    report = build([record(INCIDENT, RIGHT)], [INCIDENT])
+
+    assert report.groups[0].margin is None
+    assert markdown(report).count(NO_BASELINES) == 1
+    assert as_json(report)["baselines_note"] == NO_BASELINES
+    assert html(report).count(NO_BASELINES) == 1 and "id='floor'" not in html(report)
