@@ -1,8 +1,15 @@
-"""Cluster fixtures: JSON files describing nodes, pods (with logs) and events, validated on load."""
+"""Cluster fixtures: JSON files describing nodes, pods (with logs) and events, validated on load.
+
+A YAML incident file (`*.yaml`, docs/eval.md) is a fixture too: its `cluster` section, composed with the
+shared backgrounds it names and with the defaults below, is the same kind of description.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -99,16 +106,19 @@ def default_fixture_path() -> Path:
 
 
 def load_fixture(path: Path | None = None) -> dict[str, Any]:
-    """Read and validate a fixture; raises FixtureError with a one-line reason."""
+    """Read and validate a fixture (JSON, or a YAML incident file); raises FixtureError with a one-line reason."""
     path = path or default_fixture_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FixtureError(f"cluster fixture not found: {path}") from None
-    except OSError as error:
-        raise FixtureError(f"cannot read fixture {path}: {error.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise FixtureError(f"fixture {path} is not valid JSON: {error}") from None
+    if path.suffix in YAML_SUFFIXES:
+        data: Any = compose_incident(path)
+    else:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise FixtureError(f"cluster fixture not found: {path}") from None
+        except OSError as error:
+            raise FixtureError(f"cannot read fixture {path}: {error.strerror}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise FixtureError(f"fixture {path} is not valid JSON: {error}") from None
     errors = sorted(
         Draft202012Validator(SCHEMA).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))
     )
@@ -122,3 +132,289 @@ def load_fixture(path: Path | None = None) -> dict[str, Any]:
         )
         raise FixtureError(f"fixture {path} is not a cluster description: {where}: {first.message}{more}")
     return dict(data)
+
+
+# -- YAML incidents and shared backgrounds ------------------------------------------------------------
+
+YAML_SUFFIXES = (".yaml", ".yml")
+BACKGROUNDS = Path(__file__).resolve().parent.parent / "k8s_agent" / "eval" / "backgrounds"
+"""The shared backgrounds shipped with the eval corpus; `_backgrounds/` beside an incident comes first."""
+CLUSTER_KEYS = {"name", "version", "now", "background", "nodes", "pods", "events"}
+BACKGROUND_KEYS = {"summary", "nodes", "pods", "events"}
+PHASES = {
+    "Running": "Running",
+    "CrashLoopBackOff": "Running",
+    "OOMKilled": "Running",
+    "Completed": "Succeeded",
+    "Error": "Failed",
+    "Evicted": "Failed",
+}
+"""A pod's phase by its STATUS; any other status (Pending, ImagePullBackOff, Init:...) is Pending."""
+_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def read_yaml(path: Path) -> Any:
+    """A YAML file's data; FixtureError naming the file when it cannot be read or parsed."""
+    import yaml
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FixtureError(f"file not found: {path}") from None
+    except OSError as error:
+        raise FixtureError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise FixtureError(f"{path} is not UTF-8 text: {error}") from None
+    except yaml.YAMLError as error:
+        raise FixtureError(f"{path.name} is not valid YAML: {' '.join(str(error).split())}") from None
+
+
+def background_paths(incident: Path, data: dict[str, Any] | None = None) -> list[Path]:
+    """The background files an incident file names, in its order; FixtureError for an unknown name."""
+    data = read_yaml(incident) if data is None else data
+    section = data.get("cluster") if isinstance(data, dict) else None
+    names = section.get("background") if isinstance(section, dict) else None
+    names = [names] if isinstance(names, str) else names or []
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise FixtureError("cluster.background must be a list of background names")
+    found = []
+    for name in names:
+        candidates = [incident.parent / "_backgrounds" / f"{name}.yaml", BACKGROUNDS / f"{name}.yaml"]
+        path = next((c for c in candidates if c.is_file()), None)
+        if path is None:
+            raise FixtureError(
+                f"unknown background {name!r} (no {name}.yaml in _backgrounds/ or {BACKGROUNDS})"
+            )
+        found.append(path)
+    return found
+
+
+def compose_incident(path: Path) -> dict[str, Any]:
+    """The fixture an incident file describes: its backgrounds, then its own nodes, pods and events."""
+    data = read_yaml(path)
+    if not isinstance(data, dict) or not isinstance(data.get("cluster"), dict):
+        raise FixtureError(f"{path.name} has no `cluster` section")
+    section = data["cluster"]
+    unknown = sorted(set(section) - CLUSTER_KEYS)
+    if unknown:
+        raise FixtureError(
+            f"{path.name}: unknown key cluster.{unknown[0]} (known: {', '.join(sorted(CLUSTER_KEYS))})"
+        )
+    version = str(section.get("version") or "")
+    now = _moment(section.get("now"), f"{path.name}: cluster.now")
+    nodes = [_node(node, version) for node in _items(section, "nodes", path.name)]
+    own_pods = _items(section, "pods", path.name)
+    pods: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    for background in background_paths(path, data):
+        layer = read_yaml(background)
+        if not isinstance(layer, dict):
+            raise FixtureError(f"background {background.stem} is not a mapping")
+        unknown = sorted(set(layer) - BACKGROUND_KEYS)
+        if unknown:
+            raise FixtureError(f"background {background.stem}: unknown key {unknown[0]}")
+        nodes += [_node(node, version) for node in _items(layer, "nodes", background.name)]
+        pods += _placed(_items(layer, "pods", background.name), nodes, background.stem)
+        events += _items(layer, "events", background.name)
+    pods += own_pods
+    pods = [_pod(pod, now) for pod in pods]
+    events += _items(section, "events", path.name)
+    where: dict[Any, set[Any]] = {}
+    for pod in pods:
+        where.setdefault(pod.get("name"), set()).add(pod.get("namespace"))
+    fixture: dict[str, Any] = {}
+    if section.get("name") or version:
+        fixture["cluster"] = {k: section[k] for k in ("name", "version") if section.get(k)}
+    fixture["nodes"] = nodes
+    fixture["pods"] = pods
+    fixture["events"] = [_event(event, where) for event in events]
+    composed: dict[str, Any] = _texts(fixture)
+    return composed
+
+
+def _texts(value: Any) -> Any:
+    """Times YAML read as dates (an unquoted `2026-12-01T06:00:00Z`) back to the text they were."""
+    if isinstance(value, dict):
+        return {key: _texts(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_texts(item) for item in value]
+    if isinstance(value, datetime):
+        return _iso(value)
+    return value
+
+
+def _items(section: dict[str, Any], key: str, where: str) -> list[Any]:
+    items = section.get(key) or []
+    if not isinstance(items, list):
+        raise FixtureError(f"{where}: `{key}` must be a list")
+    return [dict(item) if isinstance(item, dict) else item for item in items]
+
+
+def _moment(value: Any, where: str) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise FixtureError(f"{where} is not a time like 2026-12-01T06:00:00Z") from None
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _minutes(age: Any) -> float | None:
+    """Minutes in a kubectl age ("45s", "38m", "3h12m", "9d"); None when it is not one."""
+    parts = re.findall(r"(\d+)([smhd])", str(age or ""))
+    if not parts or "".join(a + u for a, u in parts) != str(age):
+        return None
+    return sum(int(amount) * {"s": 1 / 60, "m": 1, "h": 60, "d": 1440}[unit] for amount, unit in parts)
+
+
+def _node(node: Any, version: str) -> Any:
+    """A node with its defaults: Ready, a worker, the cluster's version, allocatable from capacity,
+    conditions from the status, the hostname and os labels."""
+    if not isinstance(node, dict) or "name" not in node:
+        return node
+    out = dict(node)
+    out.setdefault("status", "Ready")
+    out.setdefault("roles", ["worker"])
+    if version:
+        out.setdefault("version", version)
+    if isinstance(out.get("capacity"), dict) and "allocatable" not in out:
+        out["allocatable"] = _allocatable(out["capacity"])
+    healthy = "True" if out["status"] == "Ready" else "Unknown"
+    conditions = {
+        "Ready": healthy,
+        **dict.fromkeys(
+            ("MemoryPressure", "DiskPressure", "PIDPressure"), "False" if healthy == "True" else "Unknown"
+        ),
+    }
+    out["conditions"] = {**conditions, **(out.get("conditions") or {})}
+    out["labels"] = {
+        "kubernetes.io/hostname": str(out["name"]),
+        "kubernetes.io/os": "linux",
+        **(out.get("labels") or {}),
+    }
+    # the keys in the order `kubectl describe node` reads best (and the shipped fixtures use)
+    order = ("name", "status", "roles", "age", "version", "internal_ip", "capacity", "allocatable")
+    return {**{k: out[k] for k in order if k in out}, **out}
+
+
+def _allocatable(capacity: dict[str, Any]) -> dict[str, Any]:
+    """What kubelet leaves to pods: 80m CPU, 600Mi + 40Mi per GiB of memory and 8Gi of storage reserved."""
+    out = {}
+    for key, value in capacity.items():
+        text = str(value)
+        if key == "cpu" and text.isdigit():
+            out[key] = f"{int(text) * 1000 - 80}m"
+        elif key == "memory" and re.fullmatch(r"\d+Gi", text):
+            gib = int(text[:-2])
+            out[key] = f"{gib * 1024 - 600 - 40 * gib}Mi"
+        elif key == "ephemeral-storage" and re.fullmatch(r"\d+Gi", text) and int(text[:-2]) > 8:
+            out[key] = f"{int(text[:-2]) - 8}Gi"
+        else:
+            out[key] = value
+    return out
+
+
+def _placed(pods: list[Any], nodes: list[Any], background: str) -> list[Any]:
+    """A background's pods on the incident's nodes: `node: N` is the Nth node (from 1, wrapping round);
+    `daemonset: true` is one pod per node, named NAME-<5 characters of the node's name>."""
+    names = [n["name"] for n in nodes if isinstance(n, dict) and "name" in n]
+    out = []
+    for pod in pods:
+        if not isinstance(pod, dict):
+            out.append(pod)
+            continue
+        if pod.pop("daemonset", False):
+            for node in nodes:
+                suffix = "".join(
+                    _ALPHABET[b % len(_ALPHABET)]
+                    for b in hashlib.sha256(str(node["name"]).encode()).digest()[:5]
+                )
+                out.append(
+                    {
+                        **pod,
+                        "name": f"{pod.get('name')}-{suffix}",
+                        "node": node["name"],
+                        "ip": node.get("internal_ip", pod.get("ip")),
+                    }
+                )
+            continue
+        where = pod.get("node")
+        if isinstance(where, int) and not isinstance(where, bool):
+            if not names:
+                raise FixtureError(
+                    f"background {background}: pod {pod.get('name')} needs a node and the cluster has none"
+                )
+            pod["node"] = names[(where - 1) % len(names)]
+        out.append(pod)
+    return out
+
+
+def _pod(pod: Any, now: datetime | None) -> Any:
+    """A pod with its defaults: the phase from the status, each container's `ready` (true when the pod is
+    Running), `restarts` (0) and, when Running, `state` (running since now minus the pod's age), and the
+    pod's conditions from all that."""
+    if not isinstance(pod, dict) or not isinstance(pod.get("containers"), list):
+        return pod
+    out = dict(pod)
+    status = str(out.get("status", ""))
+    if "status" in out:
+        out.setdefault("phase", PHASES.get(status, "Pending"))
+    out.setdefault("node", None)
+    age = _minutes(out.get("age"))
+    containers = []
+    for container in out["containers"]:
+        if not isinstance(container, dict):
+            containers.append(container)
+            continue
+        body = {"name": container.get("name"), "image": container.get("image"), **container}
+        body.setdefault("ready", status == "Running")
+        body.setdefault("restarts", 0)
+        if "state" not in body and status == "Running" and now is not None and age is not None:
+            body["state"] = {"running": {"started_at": _iso(now - timedelta(seconds=round(age * 60)))}}
+        order = ("name", "image", "ready", "restarts", "state", "last_state", "requests", "limits")
+        containers.append({**{k: body[k] for k in order if k in body}, **body})
+    out["containers"] = containers
+    if "conditions" not in out:
+        out["conditions"] = _conditions(out)
+    elif not out["conditions"]:
+        del out["conditions"]
+    return out
+
+
+def _conditions(pod: dict[str, Any]) -> dict[str, str]:
+    if pod.get("node") is None:
+        return {"PodScheduled": "False"}
+    if pod.get("status") == "Completed":
+        return {"PodScheduled": "True", "Initialized": "True", "ContainersReady": "False", "Ready": "False"}
+    initialized = not str(pod.get("status", "")).startswith("Init:")
+    ready = all(isinstance(c, dict) and c.get("ready") for c in pod["containers"])
+    return {
+        "PodScheduled": "True",
+        "Initialized": str(initialized),
+        "ContainersReady": str(ready),
+        "Ready": str(ready),
+    }
+
+
+def _event(event: Any, where: dict[Any, set[Any]]) -> Any:
+    """An event with its defaults: the namespace of its pod (`default` for a node), Normal, count 1,
+    from kubelet."""
+    if not isinstance(event, dict):
+        return event
+    out = dict(event)
+    kind, _, name = str(out.get("object", "")).partition("/")
+    if "namespace" not in out:
+        if kind == "node":
+            out["namespace"] = "default"
+        elif kind == "pod" and len(where.get(name, ())) == 1:
+            (out["namespace"],) = where[name]
+    out.setdefault("type", "Normal")
+    out.setdefault("count", 1)
+    out.setdefault("source", "kubelet")
+    return out

@@ -1,43 +1,43 @@
 """The graded incident corpora: the main one (k8s_agent/eval/corpus) and the held-out one
-(k8s_agent/eval/holdout). Every incident of either is a valid mock cluster whose truth holds against what
-the mock cluster's own tools return, the main corpus covers the causes it must, the holdout is big enough
-and shares no incident with it, and each generator (scripts/build_eval_corpus.py,
-scripts/build_holdout_corpus.py) writes its corpus again byte for byte.
+(k8s_agent/eval/holdout), one YAML file per incident composed with shared backgrounds
+(k8s_agent/eval/backgrounds). Every incident of either loads with no problem, is a valid mock cluster
+whose truth holds against what the mock cluster's own tools return, the main corpus covers the causes
+it must, the holdout is big enough and shares no incident with it, the backgrounds are shared instead
+of repeated, and a broken incident file is reported by name and skipped.
 
 Only the mock cluster in process: the fixture loader and the `Cluster` the MCP server answers from.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+import shutil
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from k8s_agent.eval.corpus import load_corpus, load_incident
 from k8s_agent_harness.findings import Cause
 from k8s_agent_mock_cluster.cluster import Cluster, Invalid, NotFound
 from k8s_agent_mock_cluster.fixture import load_fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "k8s_agent" / "eval" / "corpus"
-GENERATOR = ROOT / "scripts" / "build_eval_corpus.py"
 HOLDOUT = ROOT / "k8s_agent" / "eval" / "holdout"
-HOLDOUT_GENERATOR = ROOT / "scripts" / "build_holdout_corpus.py"
+BACKGROUNDS = ROOT / "k8s_agent" / "eval" / "backgrounds"
 
 
 def _incidents(corpus: Path) -> list[Path]:
-    return sorted(path for path in corpus.iterdir() if path.is_dir()) if corpus.is_dir() else []
+    return sorted(corpus.glob("*.yaml"))
 
 
 MAIN_INCIDENTS = _incidents(CORPUS)
 HOLDOUT_INCIDENTS = _incidents(HOLDOUT)
 INCIDENTS = MAIN_INCIDENTS + HOLDOUT_INCIDENTS
 """Every incident of both corpora: each check of one incident runs on all of them."""
-IDS = [f"{path.parent.name}/{path.name}" for path in INCIDENTS]
+IDS = [f"{path.parent.name}/{path.stem}" for path in INCIDENTS]
 CAUSES = {cause.value for cause in Cause}
 NODE_CAUSES = {Cause.NODE_NOT_READY.value, Cause.NODE_PRESSURE.value}
 MUST_COVER = {
@@ -63,13 +63,15 @@ MUST_COVER = {
 }
 
 
-def truth(folder: Path) -> dict[str, Any]:
-    return json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+@cache
+def truth(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data
 
 
 @cache
-def cluster(folder: Path) -> Cluster:
-    return Cluster(load_fixture(folder / "cluster.json"))
+def cluster(path: Path) -> Cluster:
+    return Cluster(load_fixture(path))
 
 
 def _answer(call: Any, *args: Any, **kwargs: Any) -> str:
@@ -128,16 +130,28 @@ def test_the_holdout_is_there_has_a_healthy_incident_and_shares_nothing_with_the
     assert not [f.name for f in HOLDOUT_INCIDENTS if truth(f)["question"] in questions]
 
 
+def test_every_incident_loads_with_no_problem() -> None:
+    for root, count in ((CORPUS, len(MAIN_INCIDENTS)), (HOLDOUT, len(HOLDOUT_INCIDENTS))):
+        incidents, problems = load_corpus(root)
+        assert problems == []
+        assert len(incidents) == count
+        assert all(
+            incident.cluster.is_file() and incident.cluster.suffix == ".yaml" for incident in incidents
+        )
+    assert sorted(p.name for p in CORPUS.iterdir() if p.name != "__pycache__") == [
+        p.name for p in MAIN_INCIDENTS
+    ]
+
+
 @pytest.mark.parametrize("folder", INCIDENTS, ids=IDS)
 def test_an_incident_is_a_valid_cluster_with_a_well_formed_truth(folder: Path) -> None:
-    assert sorted(p.name for p in folder.iterdir()) == ["cluster.json", "truth.json"]
-    load_fixture(folder / "cluster.json")  # raises FixtureError when the fixture breaks the schema
+    load_fixture(folder)  # raises FixtureError when the composed fixture breaks the schema
     data = truth(folder)
     assert isinstance(data["question"], str) and data["question"].strip()
     assert isinstance(data["summary"], str) and data["summary"].strip()
     assert isinstance(data["tags"], list) and all(isinstance(tag, str) for tag in data["tags"])
     assert isinstance(data["unhealthy"], list)
-    assert set(data) <= {"question", "summary", "tags", "unhealthy", "allowed"}
+    assert set(data) <= {"question", "summary", "tags", "scope", "unhealthy", "allowed", "cluster"}
     for entry in data["unhealthy"]:
         assert entry["kind"] in ("pod", "node"), entry
         assert isinstance(entry["name"], str) and entry["name"], entry
@@ -189,17 +203,141 @@ def test_the_corpus_covers_the_causes_and_has_healthy_and_node_incidents() -> No
     assert len(several) >= 3, several
 
 
+BACKGROUND_WORKLOADS = {
+    (pod["namespace"], pod["name"].rsplit("-", 2)[0] if not pod.get("daemonset") else pod["name"])
+    for path in BACKGROUNDS.glob("*.yaml")
+    for pod in yaml.safe_load(path.read_text(encoding="utf-8")).get("pods", [])
+}
+"""(namespace, workload) of every pod the shared backgrounds hold."""
+
+
+def _workload(name: str) -> str:
+    parts = name.split("-")
+    return "-".join(parts[:-2] if len(parts) > 2 and len(parts[-2]) >= 8 else parts[:-1])
+
+
+def test_the_backgrounds_are_shared_not_repeated() -> None:
+    """No incident carries its own healthy copy of a workload a shared background holds."""
+    users: dict[str, int] = {}
+    for path in INCIDENTS:
+        data = truth(path)
+        section = data["cluster"]
+        for name in section.get("background", []):
+            users[name] = users.get(name, 0) + 1
+        nodes = cluster(path).nodes
+        sick = any(
+            node["status"] != "Ready"
+            or any(
+                node["conditions"].get(k) == "True" for k in ("MemoryPressure", "DiskPressure", "PIDPressure")
+            )
+            for node in nodes
+        )
+        if sick:
+            continue  # the pods on a sick node are the incident's story
+        for pod in section.get("pods", []):
+            composed = next(p for p in cluster(path).pods if p["name"] == pod["name"])
+            named = {_workload(e["name"]) for e in data["unhealthy"] + data.get("allowed", [])}
+            if (
+                pod["namespace"] == data["scope"]
+                or mock_unhealthy(composed)
+                or _workload(pod["name"]) in named
+            ):
+                continue  # the asked namespace, a broken pod, a workload the truth names: the incident's own
+            assert (pod["namespace"], _workload(pod["name"])) not in BACKGROUND_WORKLOADS, (
+                f"{path.stem} repeats {pod['name']}: use its background instead"
+            )
+    assert sorted(users) == sorted(p.stem for p in BACKGROUNDS.glob("*.yaml")), users
+    assert users["kube-system"] >= 5, users
+
+
+GOOD = """\
+question: Which pods in the shop namespace are unhealthy, and why?
+summary: cart-api is killed for going over its memory limit.
+tags: [oom]
+scope: shop
+unhealthy:
+  - {kind: pod, name: cart-api-6d5f7c8b9-k2m4p, namespace: shop, cause: oom_killed, fact: "Reason:       OOMKilled"}
+cluster:
+  now: 2026-12-01T06:00:00Z
+  background: [kube-system]
+  nodes:
+    - {name: node-a, age: 41d, capacity: {cpu: "4", memory: 16Gi}}
+    - {name: node-b, age: 41d, capacity: {cpu: "4", memory: 16Gi}}
+  pods:
+    - name: cart-api-6d5f7c8b9-k2m4p
+      namespace: shop
+      status: CrashLoopBackOff
+      node: node-a
+      age: 2h
+      containers:
+        - name: cart
+          image: ghcr.io/acme/cart:1.0
+          restarts: 7
+          state: {waiting: {reason: CrashLoopBackOff}}
+          last_state: {terminated: {reason: OOMKilled, exit_code: 137}}
+          limits: {memory: 256Mi}
+          logs: [loading catalogue]
+    - name: web-7c9d8f6b5-q2w3e
+      namespace: shop
+      status: Running
+      node: node-b
+      age: 3d
+      containers: [{name: web, image: ghcr.io/acme/web:2.1}]
+  events:
+    - {object: pod/cart-api-6d5f7c8b9-k2m4p, type: Warning, reason: BackOff, count: 12, last_seen: 1m, message: Back-off restarting failed container cart}
+"""
+
+
+def test_a_small_incident_composes_with_its_defaults_and_background(tmp_path: Path) -> None:
+    (tmp_path / "shop-cart.yaml").write_text(GOOD)
+    incident = load_incident(tmp_path / "shop-cart.yaml")
+    fixture = load_fixture(incident.cluster)
+    web = next(p for p in fixture["pods"] if p["name"].startswith("web-"))
+    assert web["phase"] == "Running" and web["conditions"]["Ready"] == "True"
+    assert web["containers"][0]["ready"] is True and web["containers"][0]["restarts"] == 0
+    assert web["containers"][0]["state"] == {"running": {"started_at": "2026-11-28T06:00:00Z"}}
+    assert fixture["nodes"][0]["allocatable"] == {"cpu": "3920m", "memory": "15144Mi"}
+    assert fixture["nodes"][0]["conditions"]["Ready"] == "True"
+    assert fixture["events"][0]["namespace"] == "shop" and fixture["events"][0]["source"] == "kubelet"
+    proxies = [p for p in fixture["pods"] if p["name"].startswith("kube-proxy-")]
+    assert sorted(p["node"] for p in proxies) == ["node-a", "node-b"]
+    before = incident.digest
+    (tmp_path / "_backgrounds").mkdir()
+    shutil.copy(BACKGROUNDS / "kube-system.yaml", tmp_path / "_backgrounds" / "kube-system.yaml")
+    with (tmp_path / "_backgrounds" / "kube-system.yaml").open("a") as file:
+        file.write("# changed\n")
+    assert load_incident(tmp_path / "shop-cart.yaml").digest != before  # the background is part of it
+
+
 @pytest.mark.parametrize(
-    ("generator", "corpus"), [(GENERATOR, CORPUS), (HOLDOUT_GENERATOR, HOLDOUT)], ids=["corpus", "holdout"]
+    ("change", "problem"),
+    [
+        (lambda text: text.replace("tags: [oom]", "tags: [oom"), "not valid YAML"),
+        (lambda text: text.replace("[kube-system]", "[platfrom]"), "unknown background 'platfrom'"),
+        (
+            lambda text: text.replace(
+                "name: cart-api-6d5f7c8b9-k2m4p, namespace", "name: cart-api-x, namespace"
+            ),
+            "the truth names pod cart-api-x, which the cluster does not have",
+        ),
+        (lambda text: text.replace("web-7c9d8f6b5-q2w3e", "crashy-7c9d8f6b5-q2w3e"), "gives the answer away"),
+        (
+            lambda text: text.replace('"Reason:       OOMKilled"', "no such text anywhere"),
+            "is in no tool result",
+        ),
+        (
+            lambda text: text.replace("status: Running", "status: ImagePullBackOff"),
+            "is unhealthy but not in the truth",
+        ),
+    ],
+    ids=["bad-yaml", "unknown-background", "truth-name", "giveaway-name", "fact", "unlisted"],
 )
-def test_the_generator_writes_the_same_corpus_again(tmp_path: Path, generator: Path, corpus: Path) -> None:
-    out = tmp_path / "corpus"
-    done = subprocess.run(
-        [sys.executable, str(generator), "--out", str(out)], capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    written = sorted(path.relative_to(out) for path in out.rglob("*") if path.is_file())
-    shipped = sorted(path.relative_to(corpus) for path in corpus.rglob("*") if path.is_file())
-    assert written == shipped
-    for relative in written:
-        assert (out / relative).read_bytes() == (corpus / relative).read_bytes(), relative
+def test_a_broken_incident_file_is_reported_by_name_and_skipped(
+    tmp_path: Path, change: Any, problem: str
+) -> None:
+    (tmp_path / "shop-cart.yaml").write_text(GOOD)
+    (tmp_path / "shop-broken.yaml").write_text(change(GOOD))
+    incidents, problems = load_corpus(tmp_path)
+    assert [incident.id for incident in incidents] == ["shop-cart"]
+    ((name, message),) = problems
+    assert name == "shop-broken" and problem in message, message
