@@ -453,7 +453,16 @@ def _judged(chat: Conversation, pods: Sequence[Pod], suspects: Sequence[Pod]) ->
             continue
         if not pod.unhealthy:
             continue
-        starting = _STARTING.match(pod.status) or (pod.status == "Pending" and _YOUNG.match(pod.age))
+        retry = _completed_retry(pod, pods)
+        if retry is not None:
+            chat.scope_notes.append(
+                f"{pod.name} ({pod.status}) is an attempt of a Job whose later attempt {retry.name} is "
+                "Completed: the Job retried it and succeeded; not counted as unhealthy."
+            )
+            continue
+        starting = _STARTING.match(pod.status) or (
+            pod.status in ("Pending", "Running") and _YOUNG.match(pod.age)
+        )
         if described and starting and not warnings:
             chat.scope_notes.append(
                 f"{pod.name} is starting ({pod.status}, age {pod.age or 'unknown'}) and describe_pod shows no "
@@ -462,6 +471,34 @@ def _judged(chat: Conversation, pods: Sequence[Pod], suspects: Sequence[Pod]) ->
             continue
         unhealthy.append(pod)
     return unhealthy
+
+
+_JOB_POD = re.compile(r"^(.+)-[a-z0-9]{5}$")
+"""A Job's pod: the Job's name and a generated suffix."""
+
+
+def _job_of(name: str) -> str | None:
+    match = _JOB_POD.match(name)
+    return match.group(1) if match else None
+
+
+def _completed_retry(pod: Pod, pods: Sequence[Pod]) -> Pod | None:
+    """For a Job's pod that failed and stopped, another pod of the same Job that Completed (the Job
+    retried the attempt and succeeded), if the listing shows one."""
+    job = _job_of(pod.name)
+    if pod.status not in _FAILED_AND_STOPPED or job is None:
+        return None
+    return next(
+        (
+            other
+            for other in pods
+            if other.name != pod.name
+            and other.namespace == pod.namespace
+            and other.status == "Completed"
+            and _job_of(other.name) == job
+        ),
+        None,
+    )
 
 
 def _investigation(chat: Conversation, chosen: Sequence[Pod]) -> list[ToolCall]:

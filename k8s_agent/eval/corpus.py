@@ -10,7 +10,8 @@ answer reports: `kind` pod|node|job, `name`, `namespace` for pods and jobs, `cau
 taxonomy, optional `accept` (other defensible causes), `fact` (a string some tool result of the
 cluster holds verbatim that proves the cause: the deciding fact) and optional `facts` (alternatives
 to it that prove the cause as well)); optional `allowed` (resources a report may name without being
-wrong); `cluster`: the mock cluster's fixture (docs/mock-cluster.md) with defaults, composed with the
+wrong); optional `looks_unhealthy` (pods whose STATUS or READY looks broken but which are fine: a pod
+in its first seconds, a retried Job's failed attempt; a report that names one is wrong); `cluster`: the mock cluster's fixture (docs/mock-cluster.md) with defaults, composed with the
 shared backgrounds it names by k8s_agent_mock_cluster.fixture. A folder holding `cluster.json` and
 `truth.json` (the same fields) is an incident too.
 
@@ -39,7 +40,7 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 BACKGROUNDS = Path(__file__).resolve().parent / "backgrounds"
 KINDS = ("pod", "node", "job")
 NAMESPACED = ("pod", "job")
-INCIDENT_KEYS = {"question", "summary", "tags", "scope", "unhealthy", "allowed", "cluster"}
+INCIDENT_KEYS = {"question", "summary", "tags", "scope", "unhealthy", "allowed", "looks_unhealthy", "cluster"}
 NODE_CAUSES = ("node_not_ready", "node_pressure")
 GIVEAWAYS = re.compile(
     r"oom|crash|broken|fail|bad|evict|taint|quota|pending|unbound|notready|missing|wrong|error|"
@@ -88,6 +89,8 @@ class Incident:
     summary: str
     unhealthy: tuple[Resource, ...]
     allowed: tuple[Resource, ...] = ()
+    looks_unhealthy: tuple[Resource, ...] = ()
+    """Pods that look broken in the listing and are not: naming one is wrong."""
     tags: tuple[str, ...] = field(default_factory=tuple)
     digest: str = ""
     """A hash of the incident's files: what the incident is, to tell when it changed."""
@@ -171,6 +174,9 @@ def _incident(truth: dict[str, Any], *, ident: str, folder: Path, digest: str, w
     allowed = truth.get("allowed") or []
     if not isinstance(allowed, list):
         raise CorpusError(f"{where}: `allowed` must be a list")
+    looks = truth.get("looks_unhealthy") or []
+    if not isinstance(looks, list):
+        raise CorpusError(f"{where}: `looks_unhealthy` must be a list")
     return Incident(
         id=ident,
         folder=folder,
@@ -181,6 +187,9 @@ def _incident(truth: dict[str, Any], *, ident: str, folder: Path, digest: str, w
         ),
         allowed=tuple(
             _resource(entry, f"{where}: allowed[{n}]", graded=False) for n, entry in enumerate(allowed)
+        ),
+        looks_unhealthy=tuple(
+            _resource(entry, f"{where}: looks_unhealthy[{n}]", graded=False) for n, entry in enumerate(looks)
         ),
         tags=tuple(str(tag) for tag in truth.get("tags") or ()),
         digest=digest,
@@ -280,7 +289,7 @@ def check(incident: Incident, fixture: dict[str, Any], scope: str) -> list[str]:
             problems.append(f"the name {word!r} gives the answer away")
     known = {("pod", p["namespace"], p["name"]) for p in pods} | {("node", None, n["name"]) for n in nodes}
     jobs = {(e["namespace"], e["object"].partition("/")[2]) for e in events if e["object"].startswith("job/")}
-    for entry in incident.unhealthy + incident.allowed:
+    for entry in incident.unhealthy + incident.allowed + incident.looks_unhealthy:
         if entry.kind == "job":
             if (entry.namespace, entry.name) not in jobs and not any(
                 (p.get("labels") or {}).get("job-name") == entry.name for p in pods
@@ -288,7 +297,7 @@ def check(incident: Incident, fixture: dict[str, Any], scope: str) -> list[str]:
                 problems.append(f"the truth names job {entry.name}, which the cluster does not have")
         elif (entry.kind, entry.namespace if entry.kind == "pod" else None, entry.name) not in known:
             problems.append(f"the truth names {entry.kind} {entry.name}, which the cluster does not have")
-    listed = {(e.kind, e.namespace, e.name) for e in incident.unhealthy}
+    listed = {(e.kind, e.namespace, e.name) for e in incident.unhealthy + incident.looks_unhealthy}
     if scope == "nodes":
         for node in nodes:
             sick = node["status"] != "Ready" or any(

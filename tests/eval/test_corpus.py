@@ -151,7 +151,16 @@ def test_an_incident_is_a_valid_cluster_with_a_well_formed_truth(folder: Path) -
     assert isinstance(data["summary"], str) and data["summary"].strip()
     assert isinstance(data["tags"], list) and all(isinstance(tag, str) for tag in data["tags"])
     assert isinstance(data["unhealthy"], list)
-    assert set(data) <= {"question", "summary", "tags", "scope", "unhealthy", "allowed", "cluster"}
+    assert set(data) <= {
+        "question",
+        "summary",
+        "tags",
+        "scope",
+        "unhealthy",
+        "allowed",
+        "looks_unhealthy",
+        "cluster",
+    }
     for entry in data["unhealthy"]:
         assert entry["kind"] in ("pod", "node"), entry
         assert isinstance(entry["name"], str) and entry["name"], entry
@@ -160,10 +169,11 @@ def test_an_incident_is_a_valid_cluster_with_a_well_formed_truth(folder: Path) -
         assert isinstance(entry.get("accept", []), list), entry
         assert set(entry.get("accept", [])) <= CAUSES - {entry["cause"]}, entry
         assert isinstance(entry["fact"], str) and len(entry["fact"]) >= 15, entry
-    for entry in data.get("allowed", []):
+    for entry in data.get("allowed", []) + data.get("looks_unhealthy", []):
         assert entry["kind"] in ("pod", "node") and isinstance(entry["name"], str), entry
         assert set(entry) <= {"kind", "name", "namespace"}, entry
-    listed = [(e["kind"], e.get("namespace"), e["name"]) for e in data["unhealthy"] + data.get("allowed", [])]
+    named = data["unhealthy"] + data.get("allowed", []) + data.get("looks_unhealthy", [])
+    listed = [(e["kind"], e.get("namespace"), e["name"]) for e in named]
     assert len(set(listed)) == len(listed), "a resource is listed twice"
 
 
