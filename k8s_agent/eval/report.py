@@ -177,7 +177,7 @@ def build(
         if any(not d for d in seen):
             unrecorded.append(incident.id)
     extra_notes = list(notes)
-    if rescored:
+    if rescored and (verdicts_changed or changed):
         extra_notes.append(
             f"{rescored} run(s) scored again against the corpus's truth as it is now; {verdicts_changed} "
             "solved verdict(s) differ from those stored with the results"
