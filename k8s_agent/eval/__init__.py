@@ -131,6 +131,28 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=cmd_eval)
 
 
+def _same_incidents(done: dict[str, Any], incidents: list[Any], results: Path) -> None:
+    """Refuse to continue a results file whose runs were made against other versions of the
+    incidents to run (their digests differ): the file would mix two truths."""
+    digests = {incident.id: incident.digest for incident in incidents}
+    changed = sorted(
+        {
+            str(record.get("incident"))
+            for record in done.values()
+            if record.get("incident") in digests
+            and record.get("incident_digest")
+            and record.get("incident_digest") != digests[record.get("incident")]
+        }
+    )
+    if changed:
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise ConfigError(
+            f"{results} holds runs of another version of {len(changed)} incident(s) ({shown}): their files "
+            "changed since; --fresh starts the file again (or write to another --results file; "
+            "`k8s-agent eval report` rescores the old runs against the incidents as they are now)"
+        )
+
+
 def _output_flags(parser: argparse.ArgumentParser) -> None:
     add_output_flags(parser)
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
@@ -278,6 +300,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise ConfigError(
                 f"{args.results} already holds {len(done)} results: --resume continues it, --fresh replaces it"
             )
+        if done and args.resume:
+            _same_incidents(done, incidents, args.results)
         args.results.parent.mkdir(parents=True, exist_ok=True)
         if args.fresh:
             args.results.write_text("", encoding="utf-8")

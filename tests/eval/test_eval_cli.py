@@ -205,6 +205,12 @@ def test_report_rescores_every_run_against_the_truth_now_and_names_what_changed_
     assert "cause pod/payment-service-6f7b8d9c0-ghi56 (production): crash_config (want oom_killed)" in text
     merged = k8s_agent("eval", "merge", "r.jsonl", "--out", "all.jsonl", cwd=tmp_path)
     assert merged.returncode == 0 and records(tmp_path / "all.jsonl") == records(tmp_path / "r.jsonl")
+    resumed = k8s_agent("eval", "--corpus", "corpus", "--results", "r.jsonl", "--resume", cwd=tmp_path)
+    assert (
+        resumed.returncode == 2
+        and "holds runs of another version of 1 incident(s) (default-production)" in (resumed.stderr)
+    )
+    assert records(tmp_path / "r.jsonl") == records(tmp_path / "all.jsonl")  # nothing appended
 
 
 def test_a_report_without_baselines_says_so_in_one_line(
