@@ -135,13 +135,17 @@ def _compare_scenarios(args: argparse.Namespace) -> int:
     settings = checked_settings(
         {name: getattr(args, name) for name in BUDGET_SETTINGS if getattr(args, name) is not None}
     )
+    keep = checked_settings({"keep_traces": args.keep_traces})["keep_traces"] if args.keep_traces else None
     root = _run_folder(args.trace_dir)
     progress = Progress(len(cases) * len(IMPLEMENTATIONS), quiet=args.quiet)
     progress.say(
         f"compare: {len(cases)} scenarios x {len(IMPLEMENTATIONS)} implementations, {jobs} at a time; "
         f"traces in {root}"
     )
-    comparison = run_comparison(cases, root, jobs=jobs, settings=settings, progress=progress)
+    try:
+        comparison = run_comparison(cases, root, jobs=jobs, settings=settings, progress=progress)
+    finally:
+        _prune(root, keep)
     return _emit(comparison, args, progress)
 
 
@@ -165,8 +169,20 @@ def _compare_question(args: argparse.Namespace) -> int:
         f"compare: {args.question!r} x {repeat} per implementation, model {config.model}, {jobs} at a time; "
         f"traces in {root}"
     )
-    comparison = run_repeated(args.question, config, repeat, root, jobs=jobs, progress=progress)
+    try:
+        comparison = run_repeated(args.question, config, repeat, root, jobs=jobs, progress=progress)
+    finally:
+        _prune(root, config.keep_traces)
     return _emit(comparison, args, progress)
+
+
+def _prune(root: Path, keep: int | None) -> None:
+    """Keep the newest comparisons' folders in the trace folder (--keep-traces, as `ask` does its
+    traces); this one stays."""
+    from k8s_agent_harness.config import Config
+    from k8s_agent_harness.trace import prune_folders
+
+    prune_folders(root.parent, "compare-", Config.keep_traces if keep is None else keep, current=root)
 
 
 def check_out(out: Path | None) -> None:

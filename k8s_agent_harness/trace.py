@@ -9,6 +9,7 @@ cannot be written costs a warning on stderr, never the run. The schema is `event
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 import time
 import uuid
@@ -113,6 +114,33 @@ def prune_traces(folder: Path, keep: int) -> int:
             removed += 1
         except OSError:
             pass
+    return removed
+
+
+def prune_folders(folder: Path, prefix: str, keep: int, current: Path | None = None) -> int:
+    """Delete the oldest run folders named `<prefix><UTC time>-...` (a comparison's, a replay's)
+    beyond `keep`, by when they were last written (0 keeps every one; `current` is never deleted);
+    returns how many went. Never raises: a folder that cannot be deleted stays."""
+    if keep <= 0:
+        return 0
+    pattern = re.compile(rf"^{re.escape(prefix)}\d{{8}}T\d{{6}}Z-")
+    found = []
+    try:
+        for path in folder.iterdir():
+            if pattern.match(path.name) and path.is_dir() and not path.is_symlink():
+                try:
+                    found.append((path.stat().st_mtime_ns, path.name, path))
+                except OSError:
+                    continue
+    except OSError:
+        return 0
+    ordered = [path for _, _, path in sorted(found)]
+    removed = 0
+    for path in ordered[:-keep]:
+        if current is not None and path.resolve() == current.resolve():
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed += not path.exists()
     return removed
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -45,10 +46,15 @@ def test_compare_runs_the_selected_scenarios_and_writes_the_report(
     fixture = tmp_path / "staging.json"
     shutil.copyfile(DEFAULT_FIXTURE, fixture)
     out = tmp_path / "report" / "compare.json"
+    for age, name in enumerate(["compare-20260101T000000Z-older", "compare-20250101T000000Z-oldest"]):
+        (tmp_path / "traces" / name).mkdir(parents=True)
+        os.utime(tmp_path / "traces" / name, (1_700_000_000 - age * 60, 1_700_000_000 - age * 60))
 
     code = main(
         [
             "compare",
+            "--keep-traces",
+            "2",
             "--scenario",
             "c6-unknown-tool",
             "--scenario",
@@ -76,6 +82,8 @@ def test_compare_runs_the_selected_scenarios_and_writes_the_report(
     assert "[4/4]" in captured.err and f"wrote {out}" in captured.err
     runs = tmp_path.glob("traces/compare-*/[!w]*/*/*.jsonl")  # not warm-up/
     assert sorted(path.name == "calls.jsonl" for path in runs) == [False] * 4 + [True] * 4  # trace, call log
+    kept = sorted(path.name for path in (tmp_path / "traces").glob("compare-*"))
+    assert len(kept) == 2 and kept[0] == "compare-20260101T000000Z-older"  # --keep-traces: the newest two
 
 
 @pytest.mark.parametrize(
