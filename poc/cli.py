@@ -28,7 +28,9 @@ SDK's return values, and a verdict relative to what the SDK port relies on.
 EPILOG = """\
 --versions builds one virtual environment per SDK version (needs the package registry) under
   ${K8S_AGENT_CACHE:-~/.cache/k8s-agent}/sdk-venvs/, finds the openai release each one works with
-  by probing, caches both, and runs the probes there in a subprocess.
+  by probing, caches both, and runs the probes there in a subprocess. A version that cannot be
+  installed or probed is a column saying why, its half-built environment is removed, and the exit
+  status is 5 (0 when every version was probed).
 """
 
 

@@ -25,18 +25,32 @@ class MatrixConfig:
     environ: dict[str, str]
     rebuild: bool = False
     quiet: bool = False
+    python: Path | None = None
+    """The interpreter the venvs are made from (default: this one)."""
 
 
 def run_matrix(config: MatrixConfig, as_json: bool = False) -> int:
     """Build, probe and print every version; a version that fails is a column saying why."""
     progress = Progress(config.quiet)
-    settings = BuildSettings(config.cache_dir, Path(sys.executable), config.environ, config.rebuild)
+    settings = BuildSettings(
+        config.cache_dir, config.python or Path(sys.executable), config.environ, config.rebuild
+    )
     columns = [_column(version, settings, progress) for version in _ordered(config.versions)]
     if as_json:
         print(json.dumps({"columns": columns}, indent=2, ensure_ascii=False))
     else:
         print(render(columns))
+    failed = [column["label"] for column in columns if column["status"] != "ok"]
+    if failed:
+        progress.say(
+            "probe", f"not probed: {', '.join(failed)} (their columns say why); exit {EXIT_NOT_PROBED}"
+        )
+        return EXIT_NOT_PROBED
     return 0
+
+
+EXIT_NOT_PROBED = 5
+"""Some version could not be built or probed: the matrix is printed, its column says why."""
 
 
 def render(columns: list[dict[str, Any]]) -> str:

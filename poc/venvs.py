@@ -93,6 +93,8 @@ def build(sdk: str, settings: BuildSettings, progress: Progress) -> SdkEnv:
         return env
     _build(env, label, settings, progress, finding.get("openai"))
     env.seconds = time.monotonic() - started
+    if env.status != "ready":  # a venv that cannot run the probes is no cache: it goes
+        shutil.rmtree(env.path, ignore_errors=True)
     if env.status == "ready":
         _write_json(
             env.path / MARKER,
