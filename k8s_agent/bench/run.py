@@ -268,4 +268,8 @@ def main(quick: bool = False, as_json: bool = False) -> int:
         print(json.dumps({k: v for k, v in figures.items() if not k.startswith("_")}, indent=2))
     else:
         print(render(figures))
+    missed = [name for name, met in figures["targets_met"].items() if not met]
+    if missed:
+        print(f"bench: target(s) missed: {', '.join(missed)} (exit 1)", file=sys.stderr)
+        return 1
     return 0
