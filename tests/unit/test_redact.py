@@ -46,3 +46,145 @@ def test_known_values_are_redacted_anywhere_and_dict_keys_decide_too() -> None:
         "items": [f"Bearer {REDACTED}"],
         "total_tokens": 3,
     }
+
+
+# -- evidence that names a Secret, a key or a token volume is kept, word for word ---------------------
+
+EVENTS_THAT_NAME_SECRETS = [
+    # kubelet
+    'MountVolume.SetUp failed for volume "api-credentials" : secret "frontend-api-keys" not found',
+    'MountVolume.SetUp failed for volume "secret-volume" : secret "db-password" not found',
+    'MountVolume.SetUp failed for volume "bound-sa-token" : failed to fetch token: serviceaccounts "api" not found',
+    'MountVolume.SetUp failed for volume "tls-private-key" : timeout expired waiting for volumes to attach',
+    'MountVolume.SetUp failed for volume "kube-api-access-x7k2p" : object "default"/"kube-root-ca.crt" not registered',
+    'MountVolume.SetUp failed for volume "api-token" : timeout',
+    'Error: secret "db-password" not found',
+    "Error: couldn't find key STRIPE_API_KEY in Secret payments/stripe",
+    'Error: configmap "promo-config" not found',
+    '  Warning  FailedMount  3m (x12 over 20m)  kubelet  MountVolume.SetUp failed for volume "api-credentials" : '
+    'secret "frontend-api-keys" not found',
+    '  Warning  Failed  5s  kubelet  Error: secret "db-password" not found',
+    # scheduler and controllers
+    '0/3 nodes are available: persistentvolumeclaim "token-store" not found. preemption: 0/3 nodes are available',
+    'Error creating: pods "api-7d9c-" is forbidden: error looking up service account prod/api-token-sa: '
+    'serviceaccount "api-token-sa" not found',
+    # `kubectl describe pod`: volumes and mounts name the Secret they read
+    "  api-credentials:\n    Type:        Secret (a volume populated by a Secret)\n"
+    "    SecretName:  frontend-api-keys\n    Optional:    false",
+    "  kube-api-access-x7k2p:\n    Type:                    Projected\n    TokenExpirationSeconds:  3607",
+    "    Mounts:\n      /var/run/secrets/kubernetes.io/serviceaccount from kube-api-access-x7k2p (ro)",
+    "      STRIPE_API_KEY:  <set to the key 'api-key' in secret 'stripe'>  Optional: false",
+    # manifests and flags that refer to a Secret by name
+    "      secret:\n        secretName: frontend-api-keys\n        optional: false",
+    '{"volumes": [{"name": "api-credentials", "secret": {"secretName": "frontend-api-keys"}}]}',
+    "--client-key-file=/etc/kubernetes/pki/apiserver.key --service-account-key-file=/etc/sa.pub",
+    # JSON logs, logfmt, Python, Go and Java errors that name a secret but hold none
+    '{"level":"error","msg":"Reconciler error","Secret":{"name":"db-creds","namespace":"prod"},'
+    '"error":"Secret \\"db-creds\\" not found"}',
+    'level=error msg="cannot load credentials" error="secret \\"db-creds\\" not found" volume=api-credentials',
+    "KeyError: 'DB_PASSWORD'",
+    '    password = os.environ["DB_PASSWORD"]',
+    'psycopg2.OperationalError: FATAL:  password authentication failed for user "app"',
+    "panic: open /var/run/secrets/kubernetes.io/serviceaccount/token: no such file or directory",
+    "Caused by: java.lang.IllegalArgumentException: Could not resolve placeholder 'db.password' in value "
+    '"${db.password}"',
+]
+
+
+@pytest.mark.parametrize("text", EVENTS_THAT_NAME_SECRETS)
+def test_events_and_logs_that_name_a_secret_keep_every_word(text: str) -> None:
+    assert Redactor().text(text) == text
+
+
+def test_names_of_objects_in_json_values_are_kept_too() -> None:
+    volume = {"name": "api-credentials", "secret": {"secretName": "frontend-api-keys", "defaultMode": 420}}
+    projected = {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}
+
+    assert Redactor().value(volume) == volume
+    assert Redactor().value(projected) == projected
+
+
+# -- ... while the secret values in the same kinds of text still go -----------------------------------
+
+SECRET_TEXTS = [
+    ("Authorization: Bearer ya29.a0AfH6SMBxxxxxxxx", "ya29.a0AfH6SMBxxxxxxxx"),
+    ('{"headers": {"Authorization": "Bearer abcdefghijklmnop"}}', "abcdefghijklmnop"),
+    ("curl -H 'Authorization: Basic dXNlcjpodW50ZXIy' https://x", "dXNlcjpodW50ZXIy"),
+    ("connecting with password=hunter2 to db", "hunter2"),
+    ('level=error msg="login failed" password="it is hunter2" user=app', "it is hunter2"),
+    ("PASSWORD: hunter2", "hunter2"),
+    ("  DB_PASSWORD: p,ss word", "p,ss word"),
+    ("HOSTNAME=api-7d9c\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCY\nHOME=/root", "wJalrXUtnFEMI"),
+    ("api_key: sk-proj-abcdefghijklmnopqrst", "sk-proj-abcdefghijklmnopqrst"),
+    ('{"api_key": "not-an-sk-shaped-key-123"}', "not-an-sk-shaped-key-123"),
+    ('{"password": "it\'s a secret"}', "it's a secret"),
+    ('{"password": "a\\"b-c"}', "b-c"),
+    ("{'password': b'hunter22'}", "hunter22"),
+    ('{"password" : 12345678}', "12345678"),  # Jackson pretty-prints " : "
+    ('{"client_secret":"3f9a0c1e","grant_type":"client_credentials"}', "3f9a0c1e"),
+    ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmn", "eyJzdWIiOiIxMjM0NTY3ODkwIn0"),
+    (
+        "tls.key: |\n  -----BEGIN RSA PRIVATE KEY-----\n  MIIEowIBAAKCAQEAwz\n  Xk9aDfZ3lQ==\n"
+        "  -----END RSA PRIVATE KEY-----\n",
+        "MIIEowIBAAKCAQEAwz",
+    ),
+    (
+        '{"tls.key": "-----BEGIN EC PRIVATE KEY-----\\nMHcCAQEEIDx\\n-----END EC PRIVATE KEY-----\\n"}',
+        "MHcCAQEEIDx",
+    ),
+    ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQ\nBgkqhkiG9w0", "BgkqhkiG9w0"),  # a cut block
+    ("DATABASE_URL=postgres://app:hunter2@db.prod:5432/orders", "hunter2"),
+    ('{"level":"error","error":"dial redis://default:s3cr3tpw@redis:6379: refused"}', "s3cr3tpw"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), SECRET_TEXTS)
+def test_secret_values_go_in_every_shape(text: str, secret: str) -> None:
+    redacted = Redactor().text(text)
+
+    assert secret not in redacted
+    assert REDACTED in redacted
+
+
+def test_what_surrounds_a_redacted_value_stays() -> None:
+    redactor = Redactor()
+
+    assert redactor.text("DATABASE_URL=postgres://app:hunter2@db.prod:5432/orders") == (
+        f"DATABASE_URL=postgres://app:{REDACTED}@db.prod:5432/orders"
+    )
+    assert redactor.text('level=error password="x y" err="secret \\"db\\" not found"') == (
+        f'level=error password="{REDACTED}" err="secret \\"db\\" not found"'
+    )
+    assert redactor.text("-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----\nnext line") == (
+        f"-----BEGIN PRIVATE KEY-----{REDACTED}-----END PRIVATE KEY-----\nnext line"
+    )
+
+
+def test_a_quoted_name_before_a_colon_in_go_errors_is_kept_and_a_quoted_key_at_line_start_is_not() -> None:
+    redactor = Redactor()
+
+    go_error = 'failed to get secret "api-token": secrets "api-token" not found'
+    assert redactor.text(go_error) == go_error
+    assert redactor.text('  "DB_PASSWORD": correct horse battery') == f'  "DB_PASSWORD": {REDACTED}'
+    assert redactor.text('"password" : hunter 2') == f'"password" : {REDACTED}'
+    assert redactor.text('  "Secret": {"name": "db-creds", "password": "x1y2z3"}') == (
+        f'  "Secret": {{"name": "db-creds", "password": "{REDACTED}"}}'
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token " + "a-" * 50_000,  # one long run of key characters
+        "token https://" + "a:" * 50_000,  # a URL that never reaches its `@`
+        'x "secret": "' + "a" * 100_000,  # a quote that never closes
+        "-----BEGIN PRIVATE KEY-----" * 2_000 + "x" * 100_000,  # blocks that never end
+    ],
+)
+def test_hostile_text_is_redacted_in_one_pass_not_a_quadratic_search(text: str) -> None:
+    import time
+
+    started = time.monotonic()
+    Redactor().text(text)
+
+    assert time.monotonic() - started < 10  # linear: well under a second; quadratic: many minutes
