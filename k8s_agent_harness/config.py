@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shlex
 import typing
 from collections.abc import Mapping
@@ -347,35 +348,96 @@ def flag_type(name: str) -> Any:
 
 
 def read_dotenv(path: Path, *, required: bool = False) -> dict[str, str]:
-    """Parse a `.env` file: `KEY=VALUE` lines, optional `export`, quotes and `#` comments.
+    """Read a `.env` file as docker compose and python-dotenv do: `KEY=VALUE` lines, an optional
+    `export`, `#` comments, single and double quotes (a quoted value may span lines; `\n`, `\t`,
+    `\"` and `\\` are escapes in double quotes), `KEY=value # comment`.
 
-    A missing file is no settings, unless `required` (a file the user named).
+    A `.env` that happens to be in the folder is read for the settings it has: a line this reader
+    cannot read (an unterminated quote, a line without `=`) is skipped, as is a file that cannot be
+    read. A file the user named (`required`, `--env-file`) must exist and be readable to the end:
+    otherwise ConfigError, naming the line.
     """
-    values: dict[str, str] = {}
     try:
-        text = path.read_text(encoding="utf-8")
+        # A stray Latin-1 byte in a file found by chance costs that value, not the file.
+        text = path.read_bytes().decode("utf-8", errors="strict" if required else "replace")
     except FileNotFoundError:
         if required:
             raise ConfigError(f"env file not found: {path}") from None
-        return values
+        return {}
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from error
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        line = line.removeprefix("export ").strip()
-        key, sep, value = line.partition("=")
-        key = key.strip()
-        if not sep or not key.replace("_", "").isalnum():
-            raise ConfigError(f"{path}:{number}: expected KEY=VALUE")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        else:
-            value = value.split(" #", 1)[0].rstrip()
-        values[key] = value
+        if required:
+            raise ConfigError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from error
+        return {}  # a folder or an unreadable file named .env: not ours to judge
+    values, problems = parse_dotenv(text)
+    if problems and required:
+        number, problem = problems[0]
+        raise ConfigError(f"{path}:{number}: {problem}")
     return values
+
+
+_DOTENV_ASSIGNMENT = re.compile(r"[ \t]*(?:export[ \t]+)?(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*=[ \t]*")
+_DOTENV_NAME_ALONE = re.compile(r"(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.-]*")
+_DOTENV_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'", "$": "$"}
+_DOTENV_AFTER_VALUE = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\n|$)")
+
+
+def parse_dotenv(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
+    """The values of a `.env` text, and the lines that could not be read (number, why)."""
+    text = text.replace("\r\n", "\n")
+    values: dict[str, str] = {}
+    problems: list[tuple[int, str]] = []
+    at, number = 0, 1
+    while at < len(text):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[at:end].strip()
+        next_line = (end + 1, number + 1)
+        assignment = _DOTENV_ASSIGNMENT.match(text, at, end)
+        if not line or line.startswith("#"):
+            pass
+        elif assignment is None and not _DOTENV_NAME_ALONE.fullmatch(line):
+            problems.append((number, "expected KEY=VALUE"))
+        elif assignment is None:
+            pass  # `KEY` alone: compose takes it from the environment, which we read anyway
+        elif text[assignment.end() : assignment.end() + 1] in ("'", '"'):
+            quote = text[assignment.end()]
+            closing = _closing_quote(text, assignment.end() + 1, quote)
+            after = _DOTENV_AFTER_VALUE.match(text, closing + 1) if closing >= 0 else None
+            if closing < 0:
+                problems.append(
+                    (number, f"the {quote} quote that opens the value of {assignment['key']} is never closed")
+                )
+            elif after is None:
+                problems.append((number, f"unexpected text after the quoted value of {assignment['key']}"))
+            else:
+                raw = text[assignment.end() + 1 : closing]
+                values[assignment["key"]] = _unescaped(raw, quote)
+                next_line = (after.end(), number + text.count("\n", at, after.end()))
+        else:
+            value = text[assignment.end() : end]
+            values[assignment["key"]] = re.sub(r"[ \t]+#.*", "", value).strip()
+        at, number = next_line
+    return values, problems
+
+
+def _closing_quote(text: str, start: int, quote: str) -> int:
+    """Where the quote that opened a value at `start` closes (a backslash escapes it), or -1."""
+    at = start
+    while at < len(text):
+        character = text[at]
+        if character == "\\" and at + 1 < len(text):
+            at += 2
+            continue
+        if character == quote:
+            return at
+        at += 1
+    return -1
+
+
+def _unescaped(raw: str, quote: str) -> str:
+    if quote == "'":  # literal, but for an escaped quote or backslash (as python-dotenv reads it)
+        return re.sub(r"\\([\\'])", r"\1", raw)
+    return re.sub(r"\\(.)", lambda match: _DOTENV_ESCAPES.get(match[1], match[0]), raw, flags=re.DOTALL)
 
 
 def load_config(
@@ -389,14 +451,19 @@ def load_config(
     environ = os.environ if environ is None else environ
     file_values = read_dotenv(dotenv, required=dotenv_required) if dotenv is not None else {}
     raw: dict[str, Any] = {}
+    origins: dict[str, str] = {}  # where a value that is not a flag's came from, for its error
     for name, setting in SETTINGS.items():
-        for source in (environ, file_values):
-            found = next((source[v] for v in setting.env if source.get(v)), None)
-            if found is not None:
-                raw[name] = found
+        for source, where in ((environ, "in the environment"), (file_values, f"in {dotenv}")):
+            variable = next((v for v in setting.env if source.get(v)), None)
+            if variable is not None:
+                raw[name] = source[variable]
+                origins[name] = f"{variable} {where}"
                 break
     _flag_picks_the_cluster(raw, flags)
     raw.update({name: value for name, value in flags.items() if value is not None})
+    for name in flags:
+        if flags[name] is not None:
+            origins.pop(name, None)
 
     # An endpoint or a key means the user wants a real model unless they name one.
     if "model" not in raw and ("base_url" in raw or "api_key" in raw):
@@ -410,7 +477,7 @@ def load_config(
     if raw.get("kubeconfig"):
         mcp_env["KUBECONFIG"] = str(Path(raw["kubeconfig"]).expanduser())
     raw["mcp_env"] = mcp_env
-    return _validated(raw)
+    return _validated(raw, origins)
 
 
 def checked_settings(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -432,27 +499,40 @@ def _flag_picks_the_cluster(raw: dict[str, Any], flags: Mapping[str, Any]) -> No
         raw.pop("cluster_server", None)
 
 
-def _validated(raw: dict[str, Any]) -> Config:
+def _validated(raw: dict[str, Any], origins: Mapping[str, str] | None = None) -> Config:
+    """The Config of `raw`; a value's error names the variable that set it, from `origins`
+    (`max-steps must be a number, got 'x' (from K8S_AGENT_MAX_STEPS in the environment; flag
+    --max-steps)`)."""
+    origins = origins or {}
+
+    def wrong(name: str, problem: str) -> ConfigError:
+        origin = origins.get(name)
+        return ConfigError(f"{problem} (from {origin}; flag {flag_of(name)})" if origin else problem)
+
     values: dict[str, Any] = {}
     for name, value in raw.items():
         if name not in _TYPES:
             raise ConfigError(f"unknown setting {name!r}")
-        values[name] = _coerce(name, value)
+        try:
+            values[name] = _coerce(name, value)
+        except ConfigError as error:
+            raise wrong(name, str(error)) from None
     config = Config(**values)
     for name in ("max_steps", "max_repeats", "max_calls_per_turn"):
         if getattr(config, name) < 1:
-            raise ConfigError(f"{name.replace('_', '-')} must be at least 1")
+            raise wrong(name, f"{name.replace('_', '-')} must be at least 1")
     if 0 < config.context_budget < MIN_CONTEXT_BUDGET:
-        raise ConfigError(
+        raise wrong(
+            "context_budget",
             f"context-budget must be 0 (no budget) or at least {MIN_CONTEXT_BUDGET} tokens: the system prompt "
-            "and the tool definitions alone take about 2,500"
+            "and the tool definitions alone take about 2,500",
         )
     for name in ("max_retries", "keep_traces", "context_budget"):
         if getattr(config, name) < 0:
-            raise ConfigError(f"{name.replace('_', '-')} must not be negative")
+            raise wrong(name, f"{name.replace('_', '-')} must not be negative")
     for name in ("max_seconds", "tool_timeout", "mcp_start_timeout", "request_timeout"):
         if not getattr(config, name) > 0:
-            raise ConfigError(f"{name.replace('_', '-')} must be positive")
+            raise wrong(name, f"{name.replace('_', '-')} must be positive")
     if config.cluster is not None and config.mcp_command:
         raise ConfigError(
             "--cluster selects a mock cluster fixture; it cannot be combined with --mcp-command"
@@ -517,6 +597,24 @@ def _report_format(value: Any) -> ReportFormat:
         ) from None
 
 
+def _whole_number(label: str, value: Any) -> int:
+    """`10`, or a whole number written as a float (`1e3`, `10.0`); `1.5` is refused."""
+    if not isinstance(value, float):  # int(2.7) would be 2: a float is checked below
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            pass
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{label} must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ConfigError(f"{label} must be a finite number, got {value!r}")
+    if not number.is_integer():
+        raise ConfigError(f"{label} must be a whole number, got {value!r}")
+    return int(number)
+
+
 def _coerce(name: str, value: Any) -> Any:
     hint = _TYPES[name]
     label = name.replace("_", "-")
@@ -524,16 +622,23 @@ def _coerce(name: str, value: Any) -> Any:
         return _implementation(value)
     if hint is ReportFormat:
         return _report_format(value)
-    if hint in (int, float):
+    if hint is int:
+        return _whole_number(label, value)
+    if hint is float:
         try:
-            number = hint(value)
+            number = float(value)
         except (TypeError, ValueError):
             raise ConfigError(f"{label} must be a number, got {value!r}") from None
         if not math.isfinite(number):
             raise ConfigError(f"{label} must be a finite number, got {value!r}")
         return number
     if name == "mcp_command":
-        parts = tuple(shlex.split(value)) if isinstance(value, str) else tuple(value)
+        try:
+            parts = tuple(shlex.split(value)) if isinstance(value, str) else tuple(value)
+        except ValueError as error:  # "No closing quotation", "No escaped character"
+            raise ConfigError(
+                f"mcp-command is not a command line ({str(error).lower()}): {value!r}"
+            ) from None
         if not parts:
             raise ConfigError("mcp-command is empty")
         return parts
