@@ -243,6 +243,7 @@ def _ask(args: argparse.Namespace) -> int:
     from k8s_agent.implementations import ask, check_inputs, scoped_question
     from k8s_agent.progress import ProgressPrinter
     from k8s_agent_harness.approval import TerminalApprover, deny_all
+    from k8s_agent_harness.redact import json_printable
     from k8s_agent_harness.report import render, render_markdown
     from k8s_agent_harness.session import record_failed_start
     from k8s_agent_harness.trace import prune_traces
@@ -268,7 +269,7 @@ def _ask(args: argparse.Namespace) -> int:
             observer.close()
         prune_traces(config.trace_dir, config.keep_traces)
     if args.json:
-        print(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
+        print(json_printable(json.dumps(result.as_json(), indent=2, ensure_ascii=False)))
     elif args.markdown:
         print(render_markdown(result), end="")
     else:
@@ -297,9 +298,12 @@ def fail(error: AgentError, trace: Path | None, *, as_json: bool = False, impl: 
         if tail:
             payload["stderr_tail"] = tail
         print(json.dumps(payload, indent=2))
-    print(f"error: {error}", file=sys.stderr)
+    from k8s_agent_harness.redact import printable
+
+    # An error can quote a value or what a server wrote: no terminal escapes, no bidi controls.
+    print(printable(f"error: {error}"), file=sys.stderr)
     if tail:
-        print("MCP server stderr (last lines):\n  " + tail.replace("\n", "\n  "), file=sys.stderr)
+        print(printable("MCP server stderr (last lines):\n  " + tail.replace("\n", "\n  ")), file=sys.stderr)
     if trace:
         print(f"trace: {trace}", file=sys.stderr)
     return error.exit_code

@@ -15,6 +15,11 @@ from k8s_agent_harness import events
 from k8s_agent_harness.report import plural
 from k8s_agent_harness.vocabulary import Guardrail, Outcome
 
+QUESTION_SHOWN = 200
+"""Characters of the question the first progress line shows (the trace keeps it whole)."""
+ARGUMENTS_SHOWN = 200
+"""Characters of a tool call's arguments its progress line shows."""
+
 BOLD, RED, GREEN, YELLOW, MAGENTA, RESET = (
     "\x1b[1m",
     "\x1b[31m",
@@ -155,7 +160,8 @@ class ProgressPrinter:
         """The progress line for one trace event, or None for events not worth a line."""
         match event:
             case events.RunStart():
-                return f"k8s-agent · {event.impl} agent · model {event.model} · question: {event.question}"
+                question = clip(event.question, QUESTION_SHOWN)  # a 128 KB question is not a line
+                return f"k8s-agent · {event.impl} agent · model {event.model} · question: {question}"
             case events.ToolsListed():
                 note = f" (refused, not read-only: {', '.join(event.refused)})" if event.refused else ""
                 return f"  tools: {', '.join(event.allowed)}{note}"
@@ -201,7 +207,8 @@ class ProgressPrinter:
         arguments = _compact(event.arguments)
         if event.outcome == Outcome.EXECUTED and event.handle and event.full_result is not None:
             lines = event.full_result.count(chr(10)) + 1
-            detail = f"{lines:,} lines, too large: stored as {event.handle}, the model gets an excerpt, {event.duration_ms:.0f} ms"
+            counted = f"{lines:,} {'line' if lines == 1 else 'lines'}"  # one huge JSON line is "1 line"
+            detail = f"{counted}, too large: stored as {event.handle}, the model gets an excerpt, {event.duration_ms:.0f} ms"
         elif event.outcome == Outcome.EXECUTED:
             detail = f"{plural(event.result.count(chr(10)) + 1, 'line')}, {event.duration_ms:.0f} ms"
         elif event.outcome == Outcome.FAILED:
@@ -240,7 +247,8 @@ def _report_words(event: events.ReportChecked) -> str:
 
 def _compact(arguments: Any) -> str:
     if isinstance(arguments, dict):
-        return ", ".join(
-            f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in arguments.items()
+        return clip(
+            ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in arguments.items()),
+            ARGUMENTS_SHOWN,
         )
     return clip(str(arguments), 60)

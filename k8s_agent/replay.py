@@ -25,6 +25,7 @@ from k8s_agent.timeline import clip, timeline, turn_facts
 from k8s_agent_harness import events
 from k8s_agent_harness.config import BUDGET_SETTINGS, checked_settings
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.report import plural
 from k8s_agent_harness.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
 from k8s_agent_harness.vocabulary import Impl, ReportFormat
 from k8s_agent_mock_cluster import FixtureError, load_fixture
@@ -246,11 +247,11 @@ def first_divergence(recorded: Sequence[events.Event], replayed: Sequence[events
         step = index + 1
         if index >= len(before.turns):
             return Divergence(
-                step, "request count", f"{len(before.turns)} requests", f"request {step} was made"
+                step, "request count", plural(len(before.turns), "request"), f"request {step} was made"
             )
         if index >= len(after.turns):
             return Divergence(
-                step, "request count", f"request {step} was made", f"{len(after.turns)} requests"
+                step, "request count", f"request {step} was made", plural(len(after.turns), "request")
             )
         facts = turn_facts(before.turns[index]), turn_facts(after.turns[index])
         for number in range(max(len(facts[0]), len(facts[1]))):

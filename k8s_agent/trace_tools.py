@@ -75,8 +75,12 @@ def register(commands: Any) -> None:
         "--cluster", type=Path, metavar="FILE", help="mock cluster fixture instead of the recorded one"
     )
     replay.add_argument("--mcp-command", help="an MCP server to replay against instead of the mock cluster")
-    replay.add_argument("--max-steps", type=int, help="instead of the recorded step budget")
-    replay.add_argument("--max-repeats", type=int, help="instead of the recorded repeat budget")
+    replay.add_argument(
+        "--max-steps", type=whole_number, metavar="N", help="instead of the recorded step budget"
+    )
+    replay.add_argument(
+        "--max-repeats", type=whole_number, metavar="N", help="instead of the recorded repeat budget"
+    )
     replay.add_argument(
         "--trace-dir",
         metavar="DIR",
@@ -100,12 +104,52 @@ def trace_file(name: str, trace_dir: str | None) -> Path:
     return traces[-1]
 
 
-def cmd_show(args: argparse.Namespace) -> int:
-    """`k8s-agent trace show FILE`."""
+def read_trace_file(path: Path) -> events.Trace:
+    """The trace in `path`, checked; ConfigError (exit 2) for anything that is not a readable trace,
+    also a line of JSON nested too deep to parse (thousands of `[`), which Python's parser refuses
+    with a RecursionError."""
     from k8s_agent_harness.events import read_trace
 
     try:
-        trace = read_trace(trace_file(args.file, args.trace_dir))
+        return read_trace(path)
+    except RecursionError:
+        raise ConfigError(f"{path} is not a readable trace: a line nests JSON values too deeply") from None
+
+
+def whole_number(text: str) -> int:
+    """An argparse type: `3`, and `1e3` or `10.0` (whole numbers written as floats)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if not number.is_integer():
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}")
+    return int(number)
+
+
+def mcp_command_words(command: str) -> tuple[str, ...]:
+    """`--mcp-command` split as a shell would; ConfigError for an unterminated quote or nothing."""
+    import shlex
+
+    try:
+        words = tuple(shlex.split(command))
+    except ValueError as error:  # "No closing quotation", "No escaped character"
+        raise ConfigError(
+            f"--mcp-command is not a command line ({str(error).lower()}): {command!r}"
+        ) from None
+    if not words:
+        raise ConfigError("--mcp-command is empty")
+    return words
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """`k8s-agent trace show FILE`."""
+    try:
+        trace = read_trace_file(trace_file(args.file, args.trace_dir))
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -184,7 +228,7 @@ def _end_lines(event: events.RunEnd, stamp: str, *, already_shown: bool) -> list
         f"{counts.tool_calls_rejected} rejected, {plural(counts.pushbacks, 'pushback')}, "
         f"forced summary: {counts.forced_summary_reason or 'no'}, "
         f"{counts.prompt_tokens}+{counts.completion_tokens} tokens, "
-        f"{counts.bytes_sent} bytes sent"
+        f"{plural(counts.bytes_sent, 'byte')} sent"
     )
     lines = [f"{stamp}{head}", " " * len(stamp) + summary]
     if event.ungrounded_names:
@@ -200,17 +244,16 @@ def _end_lines(event: events.RunEnd, stamp: str, *, already_shown: bool) -> list
 def cmd_replay(args: argparse.Namespace) -> int:
     """`k8s-agent trace replay FILE [--impl IMPL]`."""
     import asyncio
-    import shlex
     import tempfile
     import time
 
     from k8s_agent.replay import replay
     from k8s_agent_harness.config import trace_folder
-    from k8s_agent_harness.events import read_trace
+    from k8s_agent_harness.redact import json_printable, printable
 
     try:
         source = trace_file(args.file, args.trace_dir)
-        trace = read_trace(source)  # before any folder is made: is it a trace at all?
+        trace = read_trace_file(source)  # before any folder is made: is it a trace at all?
         if args.cluster is not None and args.mcp_command:
             raise ConfigError(
                 "--cluster selects a mock cluster fixture; it cannot be combined with --mcp-command"
@@ -218,9 +261,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for name in ("max_steps", "max_repeats"):
             if getattr(args, name) is not None and getattr(args, name) < 1:
                 raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
-        mcp_command = tuple(shlex.split(args.mcp_command)) if args.mcp_command else ()
-        if args.mcp_command is not None and not mcp_command:
-            raise ConfigError("--mcp-command is empty")
+        mcp_command = mcp_command_words(args.mcp_command) if args.mcp_command is not None else ()
         impl: Impl = args.impl or trace.start.impl
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         folder = trace_folder(args.trace_dir)
@@ -243,11 +284,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(printable(f"note: {note}"), file=sys.stderr)
     if args.json:
-        print(json.dumps(replay_json(result, source), indent=2, ensure_ascii=False))
+        print(json_printable(json.dumps(replay_json(result, source), indent=2, ensure_ascii=False)))
     else:
-        print(replay_report(result, source))
+        print(printable(replay_report(result, source)))  # a divergence quotes what tools returned
     return EXIT_DIVERGED if result.divergence else EXIT_OK
 
 
