@@ -186,19 +186,39 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from k8s_agent.eval.runner import read_results
 
     merged: dict[str, dict[str, Any]] = {}
+    repeated = 0
+    digests: dict[str, set[str]] = {}
     try:
-        for path in args.files:
+        files = list({path.resolve(): path for path in args.files}.values())
+        if len(files) < len(args.files):
+            print("note: a file named twice is read once", file=sys.stderr)
+        for path in files:
             if not path.is_file():
                 raise ConfigError(f"results file not found: {path}")
             records, notes = read_results(path)
             for note in notes:
                 print(f"note: {note}", file=sys.stderr)
             for key, record in records.items():
+                if record.get("incident_digest"):
+                    digests.setdefault(str(record.get("incident")), set()).add(str(record["incident_digest"]))
                 if key in merged:
-                    print(f"note: {key} is in more than one file: the first is kept", file=sys.stderr)
+                    repeated += 1
                     continue
                 merged[key] = record
-        if args.out.exists() and args.out.resolve() in {p.resolve() for p in args.files}:
+        if repeated:
+            print(
+                f"note: {repeated} result(s) are in more than one file: the first of each is kept",
+                file=sys.stderr,
+            )
+        mixed = sorted(incident for incident, seen in digests.items() if len(seen) > 1)
+        if mixed:
+            print(
+                f"note: the files hold runs of different versions of {len(mixed)} incident(s) "
+                f"({', '.join(mixed[:5])}{' ...' if len(mixed) > 5 else ''}): `eval report` scores every run "
+                "against the incidents as they are now and names what changed",
+                file=sys.stderr,
+            )
+        if args.out.exists() and args.out.resolve() in {p.resolve() for p in files}:
             raise ConfigError("--out must not be one of the files merged")
         import json
 
@@ -210,7 +230,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"merged {len(merged)} results from {len(args.files)} files into {args.out}", file=sys.stderr)
+    print(f"merged {len(merged)} results from {len(files)} file(s) into {args.out}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -143,6 +143,9 @@ def read_results(path: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
         except ValueError:
             notes.append(f"{path}:{number}: not a complete JSON line (skipped)")
             continue
+        except RecursionError:
+            notes.append(f"{path}:{number}: a line that nests JSON values too deeply (skipped)")
+            continue
         if not isinstance(record, dict) or record.get("kind") != RECORD_KIND:
             notes.append(f"{path}:{number}: not an eval result (skipped)")
             continue

@@ -258,6 +258,14 @@ def test_shards_split_the_corpus_and_merge_joins_them(corpus: Path, tmp_path: Pa
     shards = [{r["incident"] for r in records(tmp_path / name)} for name in ("a.jsonl", "b.jsonl")]
     assert shards == [{"default-production"}, {"default-staging"}]
     assert {r["incident"] for r in records(tmp_path / "all.jsonl")} == shards[0] | shards[1]
+    twice = k8s_agent(
+        "eval", "merge", "a.jsonl", "./a.jsonl", "b.jsonl", "--out", "again.jsonl", cwd=tmp_path
+    )
+    assert twice.returncode == 0 and records(tmp_path / "again.jsonl") == records(tmp_path / "all.jsonl")
+    assert twice.stderr.count("note:") == 1 and "a file named twice is read once" in twice.stderr
+    (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    deep = k8s_agent("eval", "merge", "a.jsonl", "deep.jsonl", "--out", "deep-all.jsonl", cwd=tmp_path)
+    assert deep.returncode == 0 and "nests JSON values too deeply (skipped)" in deep.stderr
 
 
 def test_a_429_pauses_the_pool_for_its_retry_after_and_no_run_fails(corpus: Path, tmp_path: Path) -> None:
