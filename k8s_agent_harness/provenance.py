@@ -104,6 +104,8 @@ _OWNER_WORDS = re.compile(
 )
 
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+MAX_NAME = 253
+"""The longest object name Kubernetes allows (a DNS subdomain): a longer cell names nothing."""
 _RESOURCE_NAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
 _NAMESPACED_LINE = re.compile(rf"({_LABEL})/({_LABEL}(?:\.{_LABEL})*)(:\d+:.*)?")
 _OBJECT_REFERENCE = re.compile(rf"([A-Za-z]+)/({_LABEL}(?:\.{_LABEL})*)")
@@ -458,7 +460,7 @@ def _text_records(
             shown: list[Resource] = []
             row_namespace = cells.get("NAMESPACE") or namespace
             name = cells.get("NAME", "")
-            if name and _RESOURCE_NAME.fullmatch(name):
+            if name and len(name) <= MAX_NAME and _RESOURCE_NAME.fullmatch(name):
                 shown.append(Resource(kind_of(cells.get("KIND")) or kind, name, row_namespace or None))
             reference = _OBJECT_REFERENCE.fullmatch(cells.get("OBJECT", ""))
             if reference:

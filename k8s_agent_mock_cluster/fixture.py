@@ -18,6 +18,11 @@ from jsonschema import Draft202012Validator
 
 _STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
 _LINES = {"type": "array", "items": {"type": "string"}}
+_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+# Names as Kubernetes limits them: an object name is a DNS subdomain (at most 253 characters), a
+# namespace and a container name a DNS label (at most 63).
+_OBJECT_NAME = {"type": "string", "minLength": 1, "maxLength": 253, "pattern": f"^{_LABEL}(\\.{_LABEL})*$"}
+_LABEL_NAME = {"type": "string", "minLength": 1, "maxLength": 63, "pattern": f"^{_LABEL}$"}
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -30,7 +35,7 @@ SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "required": ["name", "status"],
                 "properties": {
-                    "name": {"type": "string", "minLength": 1},
+                    "name": _OBJECT_NAME,
                     "status": {"type": "string"},
                     "roles": {"type": "array", "items": {"type": "string"}},
                     "capacity": _STRING_MAP,
@@ -46,8 +51,8 @@ SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "required": ["name", "namespace", "status", "containers"],
                 "properties": {
-                    "name": {"type": "string", "minLength": 1},
-                    "namespace": {"type": "string", "minLength": 1},
+                    "name": _OBJECT_NAME,
+                    "namespace": _LABEL_NAME,
                     "status": {"type": "string"},
                     "phase": {"type": "string"},
                     "node": {"type": ["string", "null"]},
@@ -61,7 +66,7 @@ SCHEMA: dict[str, Any] = {
                             "type": "object",
                             "required": ["name", "image"],
                             "properties": {
-                                "name": {"type": "string"},
+                                "name": _LABEL_NAME,
                                 "image": {"type": "string"},
                                 "ready": {"type": "boolean"},
                                 "restarts": {"type": "integer", "minimum": 0},
@@ -130,7 +135,12 @@ def load_fixture(path: Path | None = None) -> dict[str, Any]:
             if len(errors) > 1
             else ""
         )
-        raise FixtureError(f"fixture {path} is not a cluster description: {where}: {first.message}{more}")
+        message = (
+            first.message
+            if len(first.message) <= 300
+            else f"{first.message[:150]} ... {first.message[-100:]}"
+        )
+        raise FixtureError(f"fixture {path} is not a cluster description: {where}: {message}{more}")
     return dict(data)
 
 

@@ -71,3 +71,46 @@ def test_the_result_log_keeps_what_the_server_answered_each_call_and_write_tools
     assert listing["is_error"] is False and listing["text"].startswith("NAMESPACE")
     assert listing["arguments"] == {"namespace": "production"}
     assert failure["is_error"] is True and 'pods "ghost-1" not found' in failure["text"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("name", "a" * 1_000_000, "is too long"),
+        ("name", "a" * 254, "is too long"),
+        ("name", "Api-Server", "does not match"),
+        ("name", "[... 12 lines not shown ...]", "does not match"),
+        ("namespace", "n" * 64, "is too long"),
+        ("namespace", "shop.eu", "does not match"),
+    ],
+)
+def test_names_are_limited_as_kubernetes_limits_them(
+    tmp_path: Path, field: str, value: str, said: str
+) -> None:
+    """A pod name is a DNS subdomain (253 characters at most), a namespace a DNS label (63)."""
+    pod = {
+        "name": "api-0",
+        "namespace": "shop",
+        "status": "Running",
+        "containers": [{"name": "api", "image": "i"}],
+    }
+    path = tmp_path / "cluster.json"
+    path.write_text(
+        json.dumps({"nodes": [{"name": "node-1", "status": "Ready"}], "pods": [{**pod, field: value}]})
+    )
+    with pytest.raises(FixtureError) as refused:
+        load_fixture(path)
+    assert said in str(refused.value) and len(str(refused.value)) < 600
+
+
+def test_the_longest_names_kubernetes_allows_load(tmp_path: Path) -> None:
+    name = ".".join(["a" * 63] * 3) + "." + "b" * 61  # 253 characters
+    pod = {
+        "name": name,
+        "namespace": "n" * 63,
+        "status": "Running",
+        "containers": [{"name": "c" * 63, "image": "i"}],
+    }
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"nodes": [{"name": "node-1", "status": "Ready"}], "pods": [pod]}))
+    assert load_fixture(path)["pods"][0]["name"] == name
