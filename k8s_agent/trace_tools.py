@@ -133,17 +133,9 @@ def whole_number(text: str) -> int:
 
 def mcp_command_words(command: str) -> tuple[str, ...]:
     """`--mcp-command` split as a shell would; ConfigError for an unterminated quote or nothing."""
-    import shlex
+    from k8s_agent_harness.config import command_words
 
-    try:
-        words = tuple(shlex.split(command))
-    except ValueError as error:  # "No closing quotation", "No escaped character"
-        raise ConfigError(
-            f"--mcp-command is not a command line ({str(error).lower()}): {command!r}"
-        ) from None
-    if not words:
-        raise ConfigError("--mcp-command is empty")
-    return words
+    return command_words(command, "--mcp-command")
 
 
 def cmd_show(args: argparse.Namespace) -> int:

@@ -597,6 +597,28 @@ def _report_format(value: Any) -> ReportFormat:
         ) from None
 
 
+def _finite(label: str, value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{label} must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ConfigError(f"{label} must be a finite number, got {value!r}")
+    return number
+
+
+def command_words(value: Any, label: str = "mcp-command") -> tuple[str, ...]:
+    """A command line (a string split as a shell would, or a list) as its words; ConfigError when it
+    is not one (an unterminated quote) or is empty."""
+    try:
+        words = tuple(shlex.split(value)) if isinstance(value, str) else tuple(value)
+    except ValueError as error:  # "No closing quotation", "No escaped character"
+        raise ConfigError(f"{label} is not a command line ({str(error).lower()}): {value!r}") from None
+    if not words:
+        raise ConfigError(f"{label} is empty")
+    return words
+
+
 def _whole_number(label: str, value: Any) -> int:
     """`10`, or a whole number written as a float (`1e3`, `10.0`); `1.5` is refused."""
     if not isinstance(value, float):  # int(2.7) would be 2: a float is checked below
@@ -604,12 +626,7 @@ def _whole_number(label: str, value: Any) -> int:
             return int(value)
         except (TypeError, ValueError):
             pass
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{label} must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise ConfigError(f"{label} must be a finite number, got {value!r}")
+    number = _finite(label, value)
     if not number.is_integer():
         raise ConfigError(f"{label} must be a whole number, got {value!r}")
     return int(number)
@@ -625,23 +642,9 @@ def _coerce(name: str, value: Any) -> Any:
     if hint is int:
         return _whole_number(label, value)
     if hint is float:
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{label} must be a number, got {value!r}") from None
-        if not math.isfinite(number):
-            raise ConfigError(f"{label} must be a finite number, got {value!r}")
-        return number
+        return _finite(label, value)
     if name == "mcp_command":
-        try:
-            parts = tuple(shlex.split(value)) if isinstance(value, str) else tuple(value)
-        except ValueError as error:  # "No closing quotation", "No escaped character"
-            raise ConfigError(
-                f"mcp-command is not a command line ({str(error).lower()}): {value!r}"
-            ) from None
-        if not parts:
-            raise ConfigError("mcp-command is empty")
-        return parts
+        return command_words(value, label)
     if hint is Path or Path in typing.get_args(hint):
         return Path(value).expanduser()
     if name == "allow_write":

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
-from k8s_agent.eval.corpus import load_corpus, load_incident
+from k8s_agent.eval.corpus import load_corpus, load_incident, tool_texts
 from k8s_agent_harness.findings import Cause
-from k8s_agent_mock_cluster.cluster import Cluster, Invalid, NotFound
+from k8s_agent_mock_cluster.cluster import Cluster
 from k8s_agent_mock_cluster.fixture import load_fixture
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,40 +74,10 @@ def cluster(path: Path) -> Cluster:
     return Cluster(load_fixture(path))
 
 
-def _answer(call: Any, *args: Any, **kwargs: Any) -> str:
-    try:
-        return str(call(*args, **kwargs))
-    except (Invalid, NotFound) as error:  # what the server would send back as the tool's error text
-        return str(error)
-
-
 @cache
 def tool_output(folder: Path) -> tuple[str, ...]:
     """Everything the read-only tools return for the incident's cluster, call by call."""
-    mock = cluster(folder)
-    texts = [mock.list_pods(), mock.get_events(), mock.list_nodes()]
-    namespaces = sorted(
-        {pod["namespace"] for pod in mock.pods} | {event["namespace"] for event in mock.events}
-    )
-    for namespace in namespaces:
-        texts += [mock.list_pods(namespace), mock.get_events(namespace)]
-    for pod in mock.pods:
-        name, namespace = pod["name"], pod["namespace"]
-        texts += [mock.describe_pod(name, namespace), mock.get_events(namespace, name)]
-        for container in pod["containers"]:
-            for previous in (False, True):
-                texts.append(
-                    _answer(
-                        mock.get_pod_logs,
-                        name,
-                        namespace,
-                        tail=0,
-                        previous=previous,
-                        container=container["name"],
-                    )
-                )
-    texts += [mock.describe_node(node["name"]) for node in mock.nodes]
-    return tuple(texts)
+    return tuple(tool_texts(cluster(folder)))
 
 
 def mock_unhealthy(pod: dict[str, Any]) -> bool:
