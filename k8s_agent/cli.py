@@ -256,7 +256,9 @@ def _ask(args: argparse.Namespace) -> int:
     except ConfigError as error:
         # The trace is named after a valid implementation only: an unchecked --impl builds no path.
         impl = args.impl if args.impl in tuple(Impl) else Config.impl
-        trace = record_failed_start(trace_folder(args.trace_dir), Impl(impl), args.question, error)
+        folder = trace_folder(args.trace_dir)
+        writable = not folder.exists() or folder.is_dir()  # a file named as the folder holds no trace
+        trace = record_failed_start(folder, Impl(impl), args.question, error) if writable else None
         return fail(error, trace, as_json=args.json, impl=args.impl)
     observer = None if args.quiet else ProgressPrinter()
     approver = TerminalApprover() if config.allow_write else deny_all
@@ -285,8 +287,11 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def fail(error: AgentError, trace: Path | None, *, as_json: bool = False, impl: str | None = None) -> int:
-    """Report a run failure in one line (plus the MCP server's stderr tail) and return its exit code."""
+    """Report a run failure in one line (plus the MCP server's stderr tail) and return its exit code.
+    The trace is named only when it was written."""
     tail = getattr(error, "stderr_tail", "")
+    if trace is not None and not trace.is_file():
+        trace = None
     if as_json:
         payload = {
             "error": str(error),

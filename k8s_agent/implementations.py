@@ -54,6 +54,11 @@ def check_inputs(config: Config, question: str) -> None:
             'the question is empty: ask about the cluster, e.g. "Which pods in the production namespace '
             'are unhealthy, and why?"'
         )
+    folder = config.trace_dir.expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(
+            f"the trace folder {folder} is a file: --trace-dir names a folder for the run's trace"
+        )
     if config.cluster is not None and not config.mcp_command:
         from k8s_agent_mock_cluster import FixtureError, load_fixture
 

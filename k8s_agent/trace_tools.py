@@ -99,9 +99,24 @@ def trace_file(name: str, trace_dir: str | None) -> Path:
         return Path(name).expanduser()
     folder = trace_folder(trace_dir)
     traces = run_traces(folder)
-    if not traces:
-        raise ConfigError(f"no run traces in {folder} (`last` means the newest one there)")
-    return traces[-1]
+    started = next((path for path in reversed(traces) if _started(path)), None)
+    if started is None:
+        refused = f" ({len(traces)} of runs refused before they started)" if traces else ""
+        raise ConfigError(f"no run traces in {folder}{refused} (`last` means the newest run there)")
+    return started
+
+
+def _started(path: Path) -> bool:
+    """Whether the trace is of a run that started: its run_start names the model. A run refused
+    before it started (bad settings) keeps a trace too, but is not `last`."""
+    import json
+
+    try:
+        with path.open(encoding="utf-8", errors="replace") as trace:
+            first = json.loads(trace.readline(65536) or "{}")
+    except (OSError, ValueError, RecursionError):
+        return True  # unreadable: `trace show` says why
+    return not (isinstance(first, dict) and first.get("kind") == "run_start" and first.get("model") is None)
 
 
 def read_trace_file(path: Path) -> events.Trace:

@@ -275,3 +275,24 @@ def test_progress_lines_escape_bidi_controls_and_count_one_line_in_the_singular(
     line = stream.getvalue()
     assert RLO not in line
     assert line.startswith("  ✓ get_pod_logs\\u202e(name=api\\u202e): 1 line, too large: stored as r1")
+
+
+# -- the trace folder and `last` --------------------------------------------------------------------
+
+
+def test_a_trace_folder_that_is_a_file_is_exit_2_and_no_trace_path_is_printed(tmp_path: Path) -> None:
+    (tmp_path / "traces").write_text("a file, not a folder\n")
+    done = ask(DEFAULT_QUESTION, cwd=tmp_path)
+    assert done.returncode == 2 and "is a file: --trace-dir names a folder" in done.stderr
+    assert "trace:" not in done.stderr and "warning" not in done.stderr and done.stdout == ""
+
+
+def test_a_run_refused_before_it_started_is_not_last(recorded: Path, tmp_path: Path) -> None:
+    (tmp_path / "traces").mkdir()
+    shutil.copy(recorded, tmp_path / "traces" / recorded.name)
+    refused = ask(DEFAULT_QUESTION, "--max-steps", "many", cwd=tmp_path)
+    assert refused.returncode == 2 and len(list((tmp_path / "traces").glob("*.jsonl"))) == 2  # kept too
+    shown = cli("trace", "show", "last", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert recorded.name in shown.stdout + shown.stderr or "list_pods" in shown.stdout
+    assert "max-steps" not in shown.stdout
