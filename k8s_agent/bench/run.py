@@ -20,9 +20,9 @@ from k8s_agent_harness.mcp_client import McpClient
 TARGETS = {
     "handwritten_per_turn_vs_floor": 1.15,
     "sdk_port_per_turn_vs_plain_sdk": 1.15,
-    # 10 %, from 5 % while a fastjsonschema fast path answered valid arguments in 1 µs: since
-    # "The house" jsonschema alone validates (about 20 µs a call), one dependency fewer for a cost
-    # that is 0.01 % of a model turn. The per-turn targets above include the gateway.
+    # 10 %: jsonschema alone validates the arguments (about 20 µs a call), one dependency fewer than a
+    # fast path would need, for a cost that is 0.01 % of a model turn. The per-turn targets above
+    # include the gateway.
     "gateway_share_of_round_trip": 0.10,
     "ask_handwritten_vs_floor": 1.5,
     "offline_model_requests": 3,
