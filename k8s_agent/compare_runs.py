@@ -22,6 +22,7 @@ from k8s_agent.scripted_run import CALL_LOG, run_scripted
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import AgentError, ConfigError
 from k8s_agent_harness.events import read_trace
+from k8s_agent_harness.report import plural
 from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_mock_cluster import FixtureError, load_fixture
@@ -84,7 +85,7 @@ class Progress:
         wall = metrics["wall_seconds"] or 0.0
         self.say(
             f"[{self.done:>{len(str(self.total))}}/{self.total}] {name:<26} {record.impl:<11} "
-            f"{metrics['model_requests']} requests, {metrics['tool_calls_executed']} tool calls, "
+            f"{plural(metrics['model_requests'], 'request')}, {plural(metrics['tool_calls_executed'], 'tool call')}, "
             f"{float(wall):.2f} s · {outcome}"
         )
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k8s_agent_harness import events
+from k8s_agent_harness.report import plural
 from k8s_agent_harness.vocabulary import Guardrail, ReportFormat
 from k8s_agent_mock_cluster.call_log import LoggedCall
 
@@ -137,7 +138,7 @@ def request_budget(trace: Sequence[events.Event]) -> Check:
     pushbacks = sum(1 for e in trace if isinstance(e, events.GuardrailFired) and e.guardrail in PUSHBACKS)
     requests = len(first_requests(trace))
     limit = int(max_steps) + pushbacks + 1
-    return Check("request_budget", requests <= limit, f"{requests} requests, limit {limit}")
+    return Check("request_budget", requests <= limit, f"{plural(requests, 'request')}, limit {limit}")
 
 
 def summary_without_tools(trace: Sequence[events.Event]) -> Check:

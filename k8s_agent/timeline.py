@@ -104,7 +104,7 @@ def turn_facts(turn: Turn) -> list[tuple[str, str]]:
     in which a round's calls ran (see `proposal_order`).
     """
     wanted = f", response_format {turn.request.response_format}" if turn.request.response_format else ""
-    facts = [("request", f"{turn.request.message_count} messages, tools {turn.offer}{wanted}")]
+    facts = [("request", f"{plural(turn.request.message_count, 'message')}, tools {turn.offer}{wanted}")]
     facts += [("model error", f"attempt {e.attempt}: HTTP {e.status}") for e in turn.http_errors]
     facts.append(("response", response_fact(turn.response)))
     for call in proposal_order(turn):
