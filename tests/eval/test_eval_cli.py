@@ -137,7 +137,7 @@ def test_models_that_name_the_wrong_pod_invent_one_or_see_nothing_score_low(
     with ScriptedModelServer(responder=bad_sre(report)) as server:
         done = k8s_agent(
             "eval", "--corpus", str(corpus), "--incident", "default-production", "--base-url", server.url,
-            "--api-key", "scripted", "--model", "scripted", "--report-format", "json_text",
+            "--api-key", "scripted", "--model", "scripted", "--report-format", "json_text", "--no-baselines",
             "--results", "r.jsonl", "--format", "json", cwd=tmp_path,
         )  # fmt: skip
 
@@ -234,6 +234,7 @@ def test_shards_split_the_corpus_and_merge_joins_them(corpus: Path, tmp_path: Pa
         str(corpus),
         "--impl",
         "handwritten",
+        "--no-baselines",
         "--shard",
         "1/2",
         "--results",
@@ -246,6 +247,7 @@ def test_shards_split_the_corpus_and_merge_joins_them(corpus: Path, tmp_path: Pa
         str(corpus),
         "--impl",
         "handwritten",
+        "--no-baselines",
         "--shard",
         "2/2",
         "--results",
@@ -280,7 +282,8 @@ def test_a_429_pauses_the_pool_for_its_retry_after_and_no_run_fails(corpus: Path
     with ScriptedModelServer(responder=limited) as server:
         done = k8s_agent(
             "eval", "--corpus", str(corpus), "--base-url", server.url, "--api-key", "scripted",
-            "--model", "scripted", "--max-retries", "0", "--results", "r.jsonl", "--format", "json", cwd=tmp_path,
+            "--model", "scripted", "--max-retries", "0", "--no-baselines", "--results", "r.jsonl", "--format", "json",
+            cwd=tmp_path,
         )  # fmt: skip
 
     assert done.returncode == 0, done.stderr[-2000:]
@@ -361,7 +364,7 @@ def test_ctrl_c_leaves_no_mock_cluster_running_and_a_results_file_resume_continu
     clean = clean_env()
     process = subprocess.Popen(
         [sys.executable, "-m", "k8s_agent", "eval", "--corpus", str(slow_corpus), "--repeat", "6",
-         "--concurrency", "4", "--results", "r.jsonl", "-q"],
+         "--concurrency", "4", "--no-baselines", "--results", "r.jsonl", "-q"],
         cwd=tmp_path, env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
@@ -385,7 +388,8 @@ def test_ctrl_c_leaves_no_mock_cluster_running_and_a_results_file_resume_continu
     assert 3 <= len(kept) < 24
     resumed = k8s_agent(
         "eval", "--corpus", str(slow_corpus), "--repeat", "6", "--incident", "default-staging",
-        "--impl", "handwritten", "--results", "r.jsonl", "--resume", "--concurrency", "4", "-q", cwd=tmp_path,
+        "--impl", "handwritten", "--no-baselines", "--results", "r.jsonl", "--resume", "--concurrency", "4", "-q",
+        cwd=tmp_path,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     staging = [
