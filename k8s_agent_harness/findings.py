@@ -370,7 +370,7 @@ def _check_resource(finding: Finding, sources: Sequence[Source]) -> list[str]:
             sighting
             for source in sources
             for sighting in source.sightings
-            if sighting.resource.kind in (None, "pod") and pod_of(sighting.resource.name, name)
+            if sighting.resource.kind in (None, "pod") and pod_of(sighting.resource.name, name, finding.kind)
         ]
     finding.status_verified = None
     if not name or not seen:
@@ -489,14 +489,14 @@ def _about(source: Source, reading: Reading, start: int, end: int, finding: Find
     if structured:
         return all(
             record.is_about(name, kind)
-            or (workload and any(pod_of(subject.name, name) for subject in record.subjects or ()))
+            or (workload and any(pod_of(subject.name, name, kind) for subject in record.subjects or ()))
             for record in structured
         )
     if source.named:  # free text of a result the call asked about one resource: about that one alone
         return source.calls_it(name, namespace) or (
             workload
             and any(
-                pod_of(called, name) and (namespace is None or where in (None, namespace))
+                pod_of(called, name, kind) and (namespace is None or where in (None, namespace))
                 for called, where in source.named
             )
         )

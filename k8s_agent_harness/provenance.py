@@ -752,16 +752,25 @@ def names_in(text: str, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9-]){re.escape(name)}(?![A-Za-z0-9-])", text) is not None
 
 
-GENERATED_SUFFIX = r"-(?:[a-z0-9]{6,10}-[a-z0-9]{5}|[a-z0-9]{5}|[0-9]+)"
-"""What a controller appends to a workload's name to name its pods: a ReplicaSet's hash and a suffix
-(Deployment), a suffix (Job, DaemonSet), an ordinal (StatefulSet)."""
-WORKLOAD_KINDS = frozenset({"deployment", "job", "other"})
+GENERATED_SUFFIXES = {
+    "deployment": r"-[a-z0-9]{6,10}-[a-z0-9]{5}",
+    "job": r"-[a-z0-9]{5}",
+    "other": r"-(?:[a-z0-9]{5}|[0-9]+)",
+}
+"""What a controller appends to a workload's name to name its pods, by the kind a finding gives the
+workload: a ReplicaSet's hash and a suffix (Deployment), a suffix (Job), a suffix or an ordinal
+(`other`: a DaemonSet, a StatefulSet)."""
+WORKLOAD_KINDS = frozenset(GENERATED_SUFFIXES)
 """Finding kinds that may name a workload whose pods the tools showed."""
 
 
-def pod_of(pod: str, workload: str) -> bool:
-    """Whether `pod` is a pod of the workload named `workload`: its name and a generated suffix."""
-    return bool(workload) and re.fullmatch(re.escape(workload) + GENERATED_SUFFIX, pod) is not None
+def pod_of(pod: str, workload: str, kind: str) -> bool:
+    """Whether `pod` is a pod of the workload of this kind named `workload`: its name and the suffix
+    its controller generates, never a bare prefix."""
+    suffix = GENERATED_SUFFIXES.get(kind)
+    return (
+        bool(workload) and suffix is not None and re.fullmatch(re.escape(workload) + suffix, pod) is not None
+    )
 
 
 def owners(name: str) -> list[str]:

@@ -49,23 +49,15 @@ forced summary, time.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from k8s_agent.eval.corpus import Incident, Resource
+from k8s_agent_harness.provenance import pod_of
 
 METRICS = ("recall", "precision", "cause", "evidence", "fact")
 ZERO_WHEN_UNSCORED = ("recall", "cause", "fact")
 """Metrics a failed or prose run counts as 0 in the means, on an incident with a truth."""
-
-_SUFFIX = "[a-z0-9]{5}"
-_WORKLOAD_SUFFIXES = {
-    "deployment": (rf"-[a-z0-9]{{6,10}}-{_SUFFIX}",),
-    "job": (rf"-{_SUFFIX}",),
-    "other": (rf"-{_SUFFIX}", r"-\d+"),
-}
-"""What a controller appends to its name to name a pod, per finding kind."""
 
 
 @dataclass
@@ -104,12 +96,6 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _is_pod_of(pod: str, workload: str, kind: str) -> bool:
-    """Whether `pod` is the name the controller of `workload` (a finding kind) gives its pods."""
-    suffixes = _WORKLOAD_SUFFIXES.get(kind, ())
-    return any(re.fullmatch(re.escape(workload) + suffix, pod) for suffix in suffixes)
-
-
 def matches(finding: dict[str, Any], resource: Resource) -> bool:
     """Whether a finding names the resource (the module's rule)."""
     name = str(finding.get("name") or "")
@@ -122,11 +108,11 @@ def matches(finding: dict[str, Any], resource: Resource) -> bool:
         return False
     if resource.kind == "job":
         return (kind == "job" and name == resource.name) or (
-            kind == "pod" and _is_pod_of(name, resource.name, "job")
+            kind == "pod" and pod_of(name, resource.name, "job")
         )
     if kind == "pod":
         return name == resource.name
-    return _is_pod_of(resource.name, name, kind)
+    return pod_of(resource.name, name, kind)
 
 
 def quotes_fact(quote: dict[str, Any], facts: tuple[str, ...]) -> bool:
@@ -167,37 +153,17 @@ def score(run: dict[str, Any] | None, incident: Incident, error: str | None = No
     """Score one run (`ask --json` object, or None when the run failed with `error`)."""
     truth = incident.unhealthy
     if run is None or run.get("error"):
-        zero = 0.0 if truth else None
-        return Score(
-            recall=zero,
-            precision=None,
-            cause=zero,
-            evidence=None,
-            fact=zero,
-            solved=False,
-            missed=[r.label for r in truth],
-            successful_tool_calls=_successful_calls(run or {}),
-            scorable=False,
-            why_not=f"the run failed: {error or (run or {}).get('error') or 'no result'}",
-            costs=costs(run) if run else {},
-        )
+        why = f"the run failed: {error or (run or {}).get('error') or 'no result'}"
+        return _unscorable(run, incident, why, failed=True)
     report = run.get("report")
     spent = costs(run)
     if not isinstance(report, dict):
-        return Score(
-            recall=None,
-            precision=None,
-            cause=None,
-            evidence=None,
-            fact=None,
-            solved=False,
-            missed=[r.label for r in truth],
-            successful_tool_calls=_successful_calls(run),
-            ungrounded=len(run.get("ungrounded_names") or []),
-            scorable=False,
-            why_not="a prose report is not scored: resources found, cause, evidence and fact need "
-            "structured findings (--report-format json_schema or json_text)",
-            costs=spent,
+        return _unscorable(
+            run,
+            incident,
+            "a prose report is not scored: resources found, cause, evidence and fact need structured findings "
+            "(--report-format json_schema or json_text)",
+            failed=False,
         )
     findings = [f for f in report.get("findings") or [] if isinstance(f, dict)]
     found, missed, wrong, contradictory, fact_missing = [], [], [], [], []
@@ -253,6 +219,27 @@ def score(run: dict[str, Any] | None, incident: Incident, error: str | None = No
         + sum(1 for f in findings if f.get("name_verified") is False),
         why_not=why,
         costs=spent,
+    )
+
+
+def _unscorable(run: dict[str, Any] | None, incident: Incident, why: str, *, failed: bool) -> Score:
+    """A run that cannot be scored (it failed, or wrote prose): unsolved, every truth resource missed;
+    a failed run scores 0 for recall, cause and fact on an incident with a truth, a prose one None (the
+    means count both as 0: `counted`)."""
+    zero = 0.0 if failed and incident.unhealthy else None
+    return Score(
+        recall=zero,
+        precision=None,
+        cause=zero,
+        evidence=None,
+        fact=zero,
+        solved=False,
+        missed=[r.label for r in incident.unhealthy],
+        successful_tool_calls=_successful_calls(run or {}),
+        ungrounded=len((run or {}).get("ungrounded_names") or []),
+        scorable=False,
+        why_not=why,
+        costs=costs(run) if run else {},
     )
 
 

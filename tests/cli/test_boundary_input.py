@@ -294,5 +294,7 @@ def test_a_run_refused_before_it_started_is_not_last(recorded: Path, tmp_path: P
     assert refused.returncode == 2 and len(list((tmp_path / "traces").glob("*.jsonl"))) == 2  # kept too
     shown = cli("trace", "show", "last", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
-    assert recorded.name in shown.stdout + shown.stderr or "list_pods" in shown.stdout
-    assert "max-steps" not in shown.stdout
+    assert "list_pods" in shown.stdout  # the run that called the tools, not the refused one
+    assert "max-steps" not in shown.stdout + shown.stderr
+    refused_trace = next(p for p in (tmp_path / "traces").glob("*.jsonl") if p.name != recorded.name)
+    assert "max-steps must be a number" in cli("trace", "show", str(refused_trace), cwd=tmp_path).stdout
