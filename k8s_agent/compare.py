@@ -59,7 +59,9 @@ modes:
                                          (against the mock cluster or --mcp-command): median [min-max]
 
 Budget flags apply to every scenario except where a scenario sets its own (c4: max-repeats,
-c7: max-steps). Traces of every run are kept under --trace-dir (default traces/), in compare-TIME/.
+c7: max-steps). Traces of every run are kept in a compare-TIME-... folder of the trace folder
+(--trace-dir, default ask's: ~/.local/state/k8s-agent/traces); the newest --keep-traces such folders
+stay.
 
 exit codes: 0 every run kept the contract, 5 a run failed or broke a contract invariant,
             2 bad input or configuration

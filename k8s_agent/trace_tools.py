@@ -86,6 +86,13 @@ def register(commands: Any) -> None:
         metavar="DIR",
         help="the trace folder: `last` looks in it, the replay writes its trace below it (default: ask's)",
     )
+    replay.add_argument(
+        "--keep-traces",
+        type=whole_number,
+        metavar="N",
+        help="replay folders (replay-TIME-...) the trace folder keeps: the newest N, 0 keeps every one "
+        "(default: ask's, 500)",
+    )
     replay.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     replay.set_defaults(handler=cmd_replay)
 
@@ -255,8 +262,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     import time
 
     from k8s_agent.replay import replay
-    from k8s_agent_harness.config import trace_folder
+    from k8s_agent_harness.config import Config, trace_folder
     from k8s_agent_harness.redact import json_printable, printable
+    from k8s_agent_harness.trace import prune_folders
 
     try:
         source = trace_file(args.file, args.trace_dir)
@@ -268,6 +276,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for name in ("max_steps", "max_repeats"):
             if getattr(args, name) is not None and getattr(args, name) < 1:
                 raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
+        if args.keep_traces is not None and args.keep_traces < 0:
+            raise ConfigError("--keep-traces must be 0 or more")
         mcp_command = mcp_command_words(args.mcp_command) if args.mcp_command is not None else ()
         impl: Impl = args.impl or trace.start.impl
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -277,16 +287,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
         except OSError as error:
             raise ConfigError(f"cannot create the trace folder {folder}: {error.strerror or error}") from None
         workdir = Path(tempfile.mkdtemp(prefix=f"replay-{stamp}-{impl.value}-", dir=folder))
-        result = asyncio.run(
-            replay(
-                trace,
-                impl,
-                workdir,
-                cluster=args.cluster,
-                mcp_command=mcp_command,
-                budgets={"max_steps": args.max_steps, "max_repeats": args.max_repeats},
+        try:
+            result = asyncio.run(
+                replay(
+                    trace,
+                    impl,
+                    workdir,
+                    cluster=args.cluster,
+                    mcp_command=mcp_command,
+                    budgets={"max_steps": args.max_steps, "max_repeats": args.max_repeats},
+                )
             )
-        )
+        finally:  # the newest replays stay, as `ask` keeps its newest traces
+            keep = Config.keep_traces if args.keep_traces is None else args.keep_traces
+            prune_folders(folder, "replay-", keep, current=workdir)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -386,14 +386,27 @@ def test_trace_show_full_prints_the_answer_once(tmp_path: Path) -> None:
     assert "answer: the model's last text, above" in done.stdout
 
 
-def test_trace_replay_takes_the_implementation_from_the_trace(tmp_path: Path) -> None:
+def test_trace_replay_takes_the_implementation_from_the_trace_and_keeps_the_newest_replays(
+    tmp_path: Path,
+) -> None:
     trace = recorded_trace(tmp_path, "--impl", "sdk")
+    older = [tmp_path / "r" / f"replay-2026010{day}T000000Z-sdk-old" for day in (1, 2)]
+    for age, folder in enumerate(older):
+        folder.mkdir(parents=True)
+        os.utime(folder, (1_700_000_000 + age, 1_700_000_000 + age))
+    (tmp_path / "r" / "replay-notes").mkdir()  # not a replay folder: never touched
 
-    done = cli("trace", "replay", str(trace), "--trace-dir", str(tmp_path / "r"), "--json", cwd=tmp_path)
+    done = cli(
+        "trace", "replay", str(trace), "--trace-dir", str(tmp_path / "r"), "--keep-traces", "2", "--json",
+        cwd=tmp_path,
+    )  # fmt: skip
 
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["recorded_impl"] == "sdk" and result["impl"] == "sdk"
+    kept = sorted(path.name for path in (tmp_path / "r").iterdir())
+    assert len(kept) == 3 and older[0].name not in kept and {older[1].name, "replay-notes"} < set(kept), kept
+    assert Path(result["replay_trace"]).is_file() and Path(result["replay_trace"]).parent.parent == tmp_path / "r"
 
 
 # -- 8: the offline model answers the question asked ---------------------------------------------
