@@ -406,7 +406,10 @@ def test_trace_replay_takes_the_implementation_from_the_trace_and_keeps_the_newe
     assert result["recorded_impl"] == "sdk" and result["impl"] == "sdk"
     kept = sorted(path.name for path in (tmp_path / "r").iterdir())
     assert len(kept) == 3 and older[0].name not in kept and {older[1].name, "replay-notes"} < set(kept), kept
-    assert Path(result["replay_trace"]).is_file() and Path(result["replay_trace"]).parent.parent == tmp_path / "r"
+    assert (
+        Path(result["replay_trace"]).is_file()
+        and Path(result["replay_trace"]).parent.parent == tmp_path / "r"
+    )
 
 
 # -- 8: the offline model answers the question asked ---------------------------------------------
