@@ -36,6 +36,9 @@ from k8s_agent_harness.errors import ConfigError
 MOCK = "mock"
 CUSTOM = "custom"
 MOCK_CLUSTER_MODULE = "k8s_agent_mock_cluster"
+WARM_MOCK_CLUSTER = "K8S_AGENT_MOCK_CLUSTER_WARM"
+# The warm-start launcher, a file of the mock cluster's package run with -I -S (standard library only).
+MOCK_CLUSTER_LAUNCHER = Path(__file__).resolve().parent.parent / MOCK_CLUSTER_MODULE / "launch.py"
 
 # kubernetes-mcp-server: read-only tools of the core toolset (the `config` toolset's configuration_view
 # prints the kubeconfig with its token), on the kubeconfig's current context only.
@@ -105,9 +108,13 @@ def mock_cluster_command(
     faults: Path | None = None,
     result_log: Path | None = None,
     write_tools: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[str, ...]:
-    """The embedded mock cluster's stdio command on this interpreter."""
-    command = [sys.executable, "-m", MOCK_CLUSTER_MODULE]
+    """The embedded mock cluster's stdio command on this interpreter: `python -m
+    k8s_agent_mock_cluster ARGS`, or, while $K8S_AGENT_MOCK_CLUSTER_WARM names a warm mock
+    cluster's socket (`k8s_agent_mock_cluster.warm`), its launcher, which starts the same server
+    in milliseconds instead of a second of imports."""
+    command: list[str] = []
     if call_log is not None:
         command += ["--call-log", str(call_log)]
     if result_log is not None:
@@ -118,7 +125,19 @@ def mock_cluster_command(
         command += ["--cluster", str(cluster)]
     if faults is not None:
         command += ["--faults", str(faults)]
-    return tuple(command)
+    warm = (os.environ if environ is None else environ).get(WARM_MOCK_CLUSTER)
+    if warm:
+        return (
+            sys.executable,
+            "-I",
+            "-S",
+            str(MOCK_CLUSTER_LAUNCHER),
+            warm,
+            "-m",
+            MOCK_CLUSTER_MODULE,
+            *command,
+        )
+    return (sys.executable, "-m", MOCK_CLUSTER_MODULE, *command)
 
 
 def resolve_server(config: Config, environ: Mapping[str, str] | None = None) -> ServerLaunch:
@@ -135,13 +154,13 @@ def resolve_server(config: Config, environ: Mapping[str, str] | None = None) -> 
         return _kubernetes_mcp_server(config, environ)
     if config.cluster_server == MCP_SERVER_KUBERNETES:
         return _mcp_server_kubernetes(config, environ)
-    return _mock(config)
+    return _mock(config, environ)
 
 
-def _mock(config: Config) -> ServerLaunch:
+def _mock(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
     fixture = f"fixture {config.cluster}" if config.cluster else "shipped fixture"
     return ServerLaunch(
-        mock_cluster_command(cluster=config.cluster),
+        mock_cluster_command(cluster=config.cluster, environ=environ),
         dict(config.mcp_env),
         (),
         f"embedded mock cluster ({fixture})",

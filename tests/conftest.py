@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,10 @@ from k8s_agent.invariants import calls_answered
 from k8s_agent.scenarios import QUESTION, Scenario
 from k8s_agent.scripted_run import run_scripted
 from k8s_agent_harness.errors import AgentError
+from k8s_agent_harness.servers import WARM_MOCK_CLUSTER
 from k8s_agent_harness.session import RunResult
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
+from k8s_agent_mock_cluster.warm import warm_mock_cluster as warm_mock_cluster_process
 from k8s_agent_scripted_llm import Step
 
 
@@ -85,6 +88,24 @@ def assert_every_call_answered(requests: Iterable[dict[str, Any]]) -> None:
 
 
 RunAgent = Callable[..., AgentRun]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_mock_cluster() -> Iterator[str]:
+    """One warm mock cluster for the session (per worker): every run's mock cluster, in process or
+    in a `k8s-agent` subprocess, is forked from it in milliseconds instead of importing the MCP
+    stack for a second or more. Each run still gets a server process of its own; the tests of
+    the warm start itself, and of the processes a run leaves behind, start theirs cold."""
+    with warm_mock_cluster_process() as socket_path:
+        previous = os.environ.get(WARM_MOCK_CLUSTER)
+        os.environ[WARM_MOCK_CLUSTER] = socket_path
+        try:
+            yield socket_path
+        finally:
+            if previous is None:
+                os.environ.pop(WARM_MOCK_CLUSTER, None)
+            else:
+                os.environ[WARM_MOCK_CLUSTER] = previous
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -157,3 +178,21 @@ def run_agent(impl: Impl, tmp_path: Path) -> RunAgent:
         return run_scenario(impl, script, tmp_path / f"run-{next(counter)}", question, **options)
 
     return run
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say what the run skipped and why, grouped by reason (a missing Chromium, a Kubernetes MCP
+    server not installed, the package registries not asked for), so a green run that skipped
+    is never taken for a green run that tested everything."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    reasons: dict[str, int] = {}
+    for report in skipped:
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    terminalreporter.section("not tested here", sep="-")
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        terminalreporter.line(f"{count} test{'s' if count != 1 else ''} skipped: {reason}")

@@ -9,10 +9,20 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from k8s_agent_harness.servers import WARM_MOCK_CLUSTER
 
-def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This environment without keys, endpoints or k8s-agent settings, plus `extra`."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+
+def clean_env(extra: Mapping[str, str] | None = None, *, warm: bool = True) -> dict[str, str]:
+    """This environment without keys, endpoints or k8s-agent settings, plus `extra`.
+
+    The suite's warm mock cluster (tests/conftest.py) stays, unless `warm` is false: a test of
+    the processes a run leaves behind starts its mock clusters as a user's run does.
+    """
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "K8S_AGENT_")) or (warm and k == WARM_MOCK_CLUSTER)
+    }
     clean.update(extra or {})
     return clean
 

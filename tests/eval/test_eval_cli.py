@@ -361,7 +361,7 @@ def slow_corpus(tmp_path: Path) -> Iterator[Path]:
 def test_ctrl_c_leaves_no_mock_cluster_running_and_a_results_file_resume_continues(
     slow_corpus: Path, tmp_path: Path
 ) -> None:
-    clean = clean_env()
+    clean = clean_env(warm=False)  # mock clusters started as a user's eval starts them
     process = subprocess.Popen(
         [sys.executable, "-m", "k8s_agent", "eval", "--corpus", str(slow_corpus), "--repeat", "6",
          "--concurrency", "4", "--no-baselines", "--results", "r.jsonl", "-q"],
