@@ -1,4 +1,5 @@
-"""The mock cluster's warm-start launcher: `python -I -S launch.py SOCKET -m k8s_agent_mock_cluster ARGS`.
+"""The mock cluster's warm-start launcher: `python -I -S launch.py SOCKET -m k8s_agent_mock_cluster ARGS`
+(the same launcher starts any module a warm process serves: `-m MODULE ARGS`).
 
 An MCP client starts this instead of `python -m k8s_agent_mock_cluster ARGS` when a warm mock
 cluster (`python -m k8s_agent_mock_cluster.warm`) is running: it hands its stdin, stdout and
@@ -25,6 +26,7 @@ def main(argv: list[str]) -> int:
         print(f"usage: launch.py SOCKET -m {PREFIX} [ARGS]", file=sys.stderr)
         return 2
     path, args = argv[0], argv[1:]
+    module = args[1] if len(args) > 1 and args[0] == "-m" else PREFIX
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         connection.connect(path)
@@ -32,7 +34,7 @@ def main(argv: list[str]) -> int:
         socket.send_fds(connection, [struct.pack("!I", len(body)) + body], [0, 1, 2])
     except OSError as error:
         print(
-            f"{PREFIX}: the warm mock cluster at {path} cannot be reached ({error.strerror or error}); "
+            f"{module}: the warm process at {path} cannot be reached ({error.strerror or error}); "
             "unset K8S_AGENT_MOCK_CLUSTER_WARM to start the mock cluster on its own",
             file=sys.stderr,
         )
@@ -51,7 +53,7 @@ def main(argv: list[str]) -> int:
     try:
         status = int(answer)
     except ValueError:
-        print(f"{PREFIX}: the warm mock cluster at {path} went away during the run", file=sys.stderr)
+        print(f"{module}: the warm process at {path} went away during the run", file=sys.stderr)
         return 1
     return status if status >= 0 else 128 - status
 

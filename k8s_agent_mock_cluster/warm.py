@@ -15,9 +15,12 @@ or when its stdin closes (its parent is gone), and kills the servers still runni
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import importlib
 import json
 import os
+import random
 import selectors
 import signal
 import socket
@@ -26,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 ENV = "K8S_AGENT_MOCK_CLUSTER_WARM"
@@ -34,7 +37,7 @@ MODULE = "k8s_agent_mock_cluster"
 MAX_REQUEST = 4 << 20
 
 
-def _read_request(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
+def _read_request(connection: socket.socket, module: str) -> tuple[dict[str, Any], list[int]]:
     connection.settimeout(10)
     data, fds, _, _ = socket.recv_fds(connection, 65536, 3)
     try:
@@ -50,8 +53,8 @@ def _read_request(connection: socket.socket) -> tuple[dict[str, Any], list[int]]
                 raise ValueError("request cut short")
             body += chunk
         request = json.loads(body)
-        if len(fds) != 3 or request.get("argv", [])[:2] != ["-m", MODULE]:
-            raise ValueError("not a mock cluster launch")
+        if len(fds) != 3 or request.get("argv", [])[:2] != ["-m", module]:
+            raise ValueError(f"not a launch of {module}")
         return request, fds
     except BaseException:
         for fd in fds:
@@ -59,12 +62,15 @@ def _read_request(connection: socket.socket) -> tuple[dict[str, Any], list[int]]
         raise
 
 
-def _serve_child(request: dict[str, Any], fds: list[int], closing: list[int]) -> None:
-    """In the forked child: become the launcher's server; never returns."""
+def _serve_child(
+    request: dict[str, Any], fds: list[int], closing: list[int], main: Callable[[list[str]], int]
+) -> None:
+    """In the forked child: become the launcher's process (its stdio, folder, environment and
+    arguments, as `python -m MODULE ARGS` would start), run `main`; never returns."""
     code: int = 1
     try:
         signal.set_wakeup_fd(-1)
-        for number in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
+        for number in (signal.SIGCHLD, signal.SIGTERM):
             signal.signal(number, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for fd in closing:
@@ -76,9 +82,9 @@ def _serve_child(request: dict[str, Any], fds: list[int], closing: list[int]) ->
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
-        from k8s_agent_mock_cluster.__main__ import main
-
-        sys.argv = ["python -m k8s_agent_mock_cluster", *request["argv"][2:]]
+        sys.path[0] = request["cwd"]  # as `python -m` puts the folder it starts in first
+        random.seed()  # a process of its own: not its siblings' random numbers
+        sys.argv = [request["argv"][1], *request["argv"][2:]]
         code = main(request["argv"][2:])
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
@@ -88,17 +94,30 @@ def _serve_child(request: dict[str, Any], fds: list[int], closing: list[int]) ->
         traceback.print_exc()
         code = 1
     finally:
+        with contextlib.suppress(Exception):
+            atexit._run_exitfuncs()
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(code)
 
 
-def serve(path: str) -> int:
-    """Serve launchers on the Unix socket `path` until told to stop."""
-    # The point: import once, fork many.
-    import k8s_agent_mock_cluster.__main__
-    import k8s_agent_mock_cluster.server  # noqa: F401
+def _mock_cluster_main(argv: list[str]) -> int:
+    from k8s_agent_mock_cluster.__main__ import main
+
+    return main(argv)
+
+
+def serve(
+    path: str,
+    module: str = MODULE,
+    main: Callable[[list[str]], int] = _mock_cluster_main,
+    preload: tuple[str, ...] = (f"{MODULE}.__main__", f"{MODULE}.server"),
+) -> int:
+    """Serve launchers of `python -m MODULE` on the Unix socket `path` until told to stop: each
+    is forked from this process, past the imports in `preload`, and runs `main(ARGS)`."""
+    for name in preload:  # the point: import once, fork many
+        importlib.import_module(name)
 
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_read, False)
@@ -159,9 +178,9 @@ def serve(path: str) -> int:
                 elif key.data == "listen":
                     connection, _ = listener.accept()
                     try:
-                        request, fds = _read_request(connection)
+                        request, fds = _read_request(connection, module)
                     except (OSError, ValueError) as error:
-                        print(f"k8s_agent_mock_cluster.warm: refused a launch: {error}", file=sys.stderr)
+                        print(f"{module} (warm): refused a launch: {error}", file=sys.stderr)
                         connection.close()
                         continue
                     for stream in (sys.stdout, sys.stderr):
@@ -172,7 +191,7 @@ def serve(path: str) -> int:
                         closing.append(selector.fileno())
                     pid = os.fork()
                     if pid == 0:
-                        _serve_child(request, fds, closing)
+                        _serve_child(request, fds, closing, main)
                     for fd in fds:
                         os.close(fd)
                     connection.setblocking(False)
@@ -212,10 +231,19 @@ def serve(path: str) -> int:
 def warm_mock_cluster() -> Iterator[str]:
     """Run a warm mock cluster for the block; yields its socket path (set it as $K8S_AGENT_MOCK_CLUSTER_WARM
     for the runs that should use it). The process and its socket's folder are gone after."""
+    with warm_process([sys.executable, "-m", f"{MODULE}.warm"]) as path:
+        yield path
+
+
+@contextlib.contextmanager
+def warm_process(command: list[str], cwd: str | None = None) -> Iterator[str]:
+    """Run `command SOCKET` (a process that calls `serve(SOCKET, ...)`) for the block; yields the
+    socket path once it says "ready". The process and its socket's folder are gone after."""
     folder = tempfile.mkdtemp(prefix="k8s-agent-warm-")
-    path = os.path.join(folder, "mock-cluster.sock")
+    path = os.path.join(folder, "warm.sock")
     process = subprocess.Popen(
-        [sys.executable, "-m", f"{MODULE}.warm", path],
+        [*command, path],
+        cwd=cwd,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -223,7 +251,7 @@ def warm_mock_cluster() -> Iterator[str]:
     try:
         assert process.stdout is not None
         if process.stdout.readline().strip() != "ready":
-            raise RuntimeError("the warm mock cluster did not start")
+            raise RuntimeError(f"{' '.join(command)} did not start")
         yield path
     finally:
         with contextlib.suppress(OSError):

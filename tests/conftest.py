@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,9 @@ from k8s_agent_harness.servers import WARM_MOCK_CLUSTER
 from k8s_agent_harness.session import RunResult
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_mock_cluster.warm import warm_mock_cluster as warm_mock_cluster_process
+from k8s_agent_mock_cluster.warm import warm_process
 from k8s_agent_scripted_llm import Step
+from tests import processes
 
 
 @dataclass
@@ -88,6 +91,20 @@ def assert_every_call_answered(requests: Iterable[dict[str, Any]]) -> None:
 
 
 RunAgent = Callable[..., AgentRun]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_cli(warm_mock_cluster: str) -> Iterator[str]:
+    """One warm `k8s-agent` for the session (per worker): `tests.processes.k8s_agent` forks each
+    CLI run from it, past the imports (tests/warm_cli.py says what is tested cold instead)."""
+    with warm_process(
+        [sys.executable, "-m", "tests.warm_cli"], cwd=str(Path(__file__).parent.parent)
+    ) as socket_path:
+        processes.WARM_CLI = socket_path
+        try:
+            yield socket_path
+        finally:
+            processes.WARM_CLI = None
 
 
 @pytest.fixture(scope="session", autouse=True)

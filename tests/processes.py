@@ -27,12 +27,20 @@ def clean_env(extra: Mapping[str, str] | None = None, *, warm: bool = True) -> d
     return clean
 
 
+# The session's warm `k8s-agent` (tests/warm_cli.py), set by tests/conftest.py for each worker.
+WARM_CLI: str | None = None
+LAUNCHER = Path(__file__).resolve().parent.parent / "k8s_agent_mock_cluster" / "launch.py"
+
+
 def k8s_agent(
-    *args: str, cwd: Path, timeout: float = 300, env: Mapping[str, str] | None = None
+    *args: str, cwd: Path, timeout: float = 300, env: Mapping[str, str] | None = None, cold: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m k8s_agent ARGS` in `cwd`, with a clean environment."""
+    """`python -m k8s_agent ARGS` in `cwd`, with a clean environment: forked from the session's
+    warm `k8s-agent` past its imports (a process of its own all the same), or started `cold`."""
+    warm = WARM_CLI is not None and not cold
+    command = [sys.executable, *(("-I", "-S", str(LAUNCHER), WARM_CLI) if warm else ()), "-m", "k8s_agent"]
     return subprocess.run(
-        [sys.executable, "-m", "k8s_agent", *args],
+        [*command, *args],
         cwd=cwd,
         env=clean_env(env),
         capture_output=True,

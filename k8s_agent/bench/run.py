@@ -67,7 +67,10 @@ async def measure_calls(rounds: int, per_round: int) -> dict[str, Samples]:
     return {"gateway": gateway, "round_trip": round_trip}
 
 
-def measure_startup(rounds: int) -> tuple[dict[str, Samples], dict[str, Any]]:
+def measure_startup(rounds: int) -> tuple[dict[str, Samples], dict[str, Any], dict[str, bool]]:
+    """Wall time, first model request and peak RSS of the floor and of `ask` per implementation,
+    in interleaved rounds of separate processes; the offline investigation's figures; and whether
+    each implementation's `ask` imported the SDK (`agents`) in any round."""
     names = {
         "floor": "import + list tools (floor)",
         "handwritten": "ask --impl handwritten",
@@ -77,6 +80,7 @@ def measure_startup(rounds: int) -> tuple[dict[str, Samples], dict[str, Any]]:
     first = {key: Samples(f"first model request, {key}", "s") for key in ("handwritten", "sdk")}
     rss = {key: Samples(f"peak RSS, {label}", "MiB") for key, label in names.items()}
     investigation: dict[str, Any] = {}
+    imports: dict[str, bool] = {}
     with tempfile.TemporaryDirectory() as folder:
         traces = Path(folder)
         for round_ in range(rounds):
@@ -88,16 +92,23 @@ def measure_startup(rounds: int) -> tuple[dict[str, Samples], dict[str, Any]]:
                 wall[key].add(run.seconds)
                 rss[key].add(run.peak_rss_mb)
                 if key != "floor":
+                    if run.imported_sdk is None:
+                        raise RuntimeError(f"ask --impl {key} did not report its imports")
+                    imports[key] = imports.get(key, False) or run.imported_sdk
                     if run.first_request_s is not None:
                         first[key].add(run.first_request_s)
                     investigation[key] = {
                         k: run.output[k] for k in ("model_requests", "tool_calls_executed", "bytes_sent")
                     }
-    return {
-        **{f"wall_{k}": v for k, v in wall.items()},
-        **{f"first_{k}": v for k, v in first.items()},
-        **{f"rss_{k}": v for k, v in rss.items()},
-    }, investigation
+    return (
+        {
+            **{f"wall_{k}": v for k, v in wall.items()},
+            **{f"first_{k}": v for k, v in first.items()},
+            **{f"rss_{k}": v for k, v in rss.items()},
+        },
+        investigation,
+        imports,
+    )
 
 
 def machine() -> dict[str, Any]:
@@ -136,9 +147,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     rounds, short, long, per_call = (2, 2, 6, 50) if quick else (7, 5, 25, 300)
     turn_samples = asyncio.run(measure_turns(rounds, short, long))
     call_samples = asyncio.run(measure_calls(rounds, per_call))
-    start_samples, investigation = measure_startup(2 if quick else 5)
-    progress("checking which imports `ask` makes")
-    imports = {impl: startup.imports_sdk(impl) for impl in ("handwritten", "sdk")}
+    start_samples, investigation, imports = measure_startup(2 if quick else 5)
 
     floor = turn_samples["floor (bare loop)"]
     ratios = {

@@ -29,15 +29,17 @@ asyncio.run(main())
 """
 
 
-# Appended to each measured program: at exit, write the process's own peak RSS (VmHWM) to a file.
+# Prepended to each measured program: at exit, write the process's own peak RSS (VmHWM) and whether
+# it imported the SDK (`agents` in sys.modules: any import of it or of a submodule puts it there).
 # Not ru_maxrss: a child's ru_maxrss counts the parent's pages it held between fork and exec.
 PEAK_RSS_HOOK = """
-import atexit as _atexit, os as _os
+import atexit as _atexit, os as _os, sys as _sys
 def _peak_rss():
     target = _os.environ.get("K8S_AGENT_BENCH_RSS")
     if target:
         with open("/proc/self/status") as status, open(target, "w") as out:
-            out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+            peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+            out.write(f"{peak} {int('agents' in _sys.modules)}")
 _atexit.register(_peak_rss)
 """
 ASK = """
@@ -55,6 +57,7 @@ class ProcessRun:
     peak_rss_mb: float
     output: dict[str, Any]
     first_request_s: float | None
+    imported_sdk: bool | None = None
 
 
 def _clean_env() -> dict[str, str]:
@@ -74,7 +77,9 @@ def measure(command: list[str], trace_dir: Path | None = None) -> ProcessRun:
             raise RuntimeError(
                 f"{' '.join(command[1:4])} failed ({done.returncode}): {done.stderr.strip()[-300:]}"
             )
-        peak = int(rss_file.read_text()) / 1024 if rss_file.exists() else float("nan")
+        written = rss_file.read_text().split() if rss_file.exists() else []
+        peak = int(written[0]) / 1024 if written else float("nan")
+        imported_sdk = written[1] == "1" if len(written) > 1 else None
         stdout = done.stdout
     output = json.loads(stdout) if stdout.strip().startswith("{") else {}
     first = None
@@ -84,7 +89,7 @@ def measure(command: list[str], trace_dir: Path | None = None) -> ProcessRun:
             if event["kind"] == "model_request":
                 first = event["ts"] - started_wall
                 break
-    return ProcessRun(seconds, peak, output, first)
+    return ProcessRun(seconds, peak, output, first, imported_sdk)
 
 
 def ask_command(impl: str, trace_dir: Path) -> list[str]:
@@ -107,17 +112,3 @@ def ask_command(impl: str, trace_dir: Path) -> list[str]:
 def floor_command() -> list[str]:
     """Import what `ask` needs and list the mock server's tools: the start-up floor."""
     return [sys.executable, "-c", PEAK_RSS_HOOK + FLOOR]
-
-
-def imports_sdk(impl: str) -> bool:
-    """Whether `ask --impl IMPL` imports the `agents` package (python -X importtime lists every import)."""
-    with tempfile.TemporaryDirectory() as folder:
-        done = subprocess.run(
-            [sys.executable, "-X", "importtime", *ask_command(impl, Path(folder))[1:]],
-            capture_output=True,
-            text=True,
-            env=_clean_env(),
-            timeout=120,
-            check=False,
-        )
-    return any(line.rsplit("|", 1)[-1].strip() == "agents" for line in done.stderr.splitlines())

@@ -16,24 +16,14 @@ import pytest
 
 from tests.cli.test_ask import DEFAULT_QUESTION, ask, traces
 from tests.conftest import read_jsonl
+from tests.processes import k8s_agent
 
 HANGING_SERVER = f'{sys.executable} -c "import time; time.sleep(120)"'
 
 
 def cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`python -m k8s_agent ARGS` with a clean environment and traces in `cwd/traces`."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
-    clean["K8S_AGENT_TRACE_DIR"] = "traces"
-    clean.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "k8s_agent", *args],
-        cwd=cwd,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return k8s_agent(*args, cwd=cwd, timeout=120, env={"K8S_AGENT_TRACE_DIR": "traces", **(env or {})})
 
 
 def in_process(
@@ -84,7 +74,9 @@ def test_replay_never_runs_the_command_a_trace_names(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr  # replayed on the embedded mock cluster: no divergence
     assert "note: the trace ran against `sh -c touch" in done.stderr
     assert "a trace is data, never a command, so that is not started" in done.stderr
-    assert f"MCP server: {sys.executable} -m k8s_agent_mock_cluster --call-log" in done.stdout
+    (server,) = [line for line in done.stdout.splitlines() if line.startswith("  MCP server: ")]
+    assert server.startswith(f"  MCP server: {sys.executable} ")  # the mock cluster (warm or not)
+    assert "-m k8s_agent_mock_cluster --call-log" in server and "touch" not in server
 
 
 @pytest.mark.parametrize("impl", ["../../../elsewhere/x", "a/b", "handwritten/../../x"])
