@@ -8,6 +8,7 @@ import importlib
 import json
 import os
 import platform
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -208,6 +209,13 @@ def config_from(args: argparse.Namespace, environ: dict[str, str] | None = None)
             raise ConfigError(f"--mcp-env expects KEY=VALUE, got {item!r}")
         mcp_env[key] = value
     flags["mcp_env"] = mcp_env or None
+    headers: dict[str, str] = {}
+    for item in flags.pop("mcp_header") or []:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip() or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name.strip()):
+            raise ConfigError(f"--mcp-header expects 'NAME: VALUE', got {item.partition(':')[0]!r}")
+        headers[name.strip()] = value.strip()
+    flags["mcp_header"] = headers or None
     if flags["allow_write"] is not None:
         flags["allow_write"] = tuple(flags["allow_write"])
     env_file = getattr(args, "env_file", None)

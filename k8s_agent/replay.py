@@ -142,6 +142,11 @@ def replay_server(
             f"the trace ran against `{' '.join(recorded)}`; a trace is data, never a command, so that is "
             "not started: replaying against the embedded mock cluster (name a server with --mcp-command)"
         )
+    elif start.mcp_url:
+        notes.append(
+            f"the trace ran against the deployed server {start.mcp_url}, which a replay never reaches: "
+            "replaying against the embedded mock cluster (name a server with --mcp-command)"
+        )
     fixture = cluster or options.get("--cluster")
     if fixture is not None:
         try:

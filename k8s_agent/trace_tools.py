@@ -189,6 +189,8 @@ def show(trace: events.Trace, *, full: bool = False) -> str:
             lines.append(f"{indent}  trace {event.run_id} · started {event.started_at}")
             if event.mcp_command:
                 lines.append(f"{indent}  MCP server: {' '.join(event.mcp_command)}")
+            elif event.mcp_url:
+                lines.append(f"{indent}  MCP server: {event.mcp_url} (Streamable HTTP)")
             if event.budgets:
                 budgets = ", ".join(f"{k} {v}" for k, v in event.budgets.items())
                 lines.append(f"{indent}  budgets: {budgets}")

@@ -137,6 +137,46 @@ class Config:
             )
         },
     )
+    mcp_url: str | None = _setting(
+        None,
+        "a deployed MCP server's Streamable HTTP endpoint, e.g. https://mcp.example.com/mcp, reached instead "
+        "of starting one (TLS verified)",
+        env=("K8S_AGENT_MCP_URL",),
+        group=CLUSTER,
+        metavar="URL",
+        show_default=False,
+    )
+    mcp_token: str | None = _setting(
+        None,
+        "bearer token for --mcp-url, sent as `Authorization: Bearer TOKEN` (prefer the environment: flags "
+        "show in process lists); never written to traces, reports or logs",
+        env=("K8S_AGENT_MCP_TOKEN",),
+        group=CLUSTER,
+        metavar="TOKEN",
+        secret=True,
+        show_default=False,
+    )
+    mcp_header: Mapping[str, str] = field(
+        default_factory=dict,
+        repr=False,
+        metadata={
+            "setting": Setting(
+                "an HTTP header for --mcp-url (repeatable); its value is treated as a secret",
+                group=CLUSTER,
+                metavar="'NAME: VALUE'",
+                repeatable=True,
+                show_default=False,
+            )
+        },
+    )
+    mcp_ca_file: Path | None = _setting(
+        None,
+        "CA bundle (PEM) that --mcp-url's certificate must chain to, instead of the system's",
+        env=("K8S_AGENT_MCP_CA_FILE",),
+        group=CLUSTER,
+        metavar="FILE",
+        show_default=False,
+    )
     cluster: Path | None = _setting(
         None,
         "mock cluster fixture (JSON) instead of the shipped one",
@@ -283,7 +323,14 @@ class Config:
 
     def secrets(self) -> tuple[str, ...]:
         """Values that must never appear in a trace, report or log."""
-        return tuple(value for value in (self.api_key,) if value)
+        return tuple(value for value in (self.api_key, self.mcp_token, *self.mcp_header.values()) if value)
+
+    def mcp_http_headers(self) -> dict[str, str]:
+        """The headers every request to --mcp-url carries."""
+        headers = dict(self.mcp_header)
+        if self.mcp_token:
+            headers["Authorization"] = f"Bearer {self.mcp_token}"
+        return headers
 
     def budgets(self) -> dict[str, int | float]:
         """The budget settings, as the trace's run_start records them."""
@@ -490,8 +537,17 @@ def checked_settings(values: Mapping[str, Any]) -> dict[str, Any]:
 def _flag_picks_the_cluster(raw: dict[str, Any], flags: Mapping[str, Any]) -> None:
     """A flag naming the cluster (--cluster-server, or --mcp-command / --cluster) overrides the
     environment's other way of naming it, instead of clashing with it."""
-    flagged = {name for name in ("cluster_server", "mcp_command", "cluster") if flags.get(name) is not None}
-    if "cluster_server" in flagged:
+    flagged = {
+        name
+        for name in ("cluster_server", "mcp_command", "cluster", "mcp_url")
+        if flags.get(name) is not None
+    }
+    if flagged:
+        raw.pop("mcp_url", None)  # a flag that names the cluster another way wins over the environment's URL
+    if "mcp_url" in flagged:
+        for name in ("cluster_server", "mcp_command", "cluster"):
+            raw.pop(name, None)
+    elif "cluster_server" in flagged:
         raw.pop("mcp_command", None)
         if flags["cluster_server"] != "mock":
             raw.pop("cluster", None)
@@ -537,13 +593,18 @@ def _validated(raw: dict[str, Any], origins: Mapping[str, str] | None = None) ->
         raise ConfigError(
             "--cluster selects a mock cluster fixture; it cannot be combined with --mcp-command"
         )
+    if config.mcp_url is not None:
+        _check_mcp_url(config)
+    elif config.mcp_token or config.mcp_header or config.mcp_ca_file is not None:
+        flag = "--mcp-token" if config.mcp_token else "--mcp-header" if config.mcp_header else "--mcp-ca-file"
+        raise ConfigError(f"{flag} is for a deployed MCP server: give --mcp-url too")
     if config.cluster_server is not None:
         _check_cluster_server(config)
     if config.cluster is not None and not config.cluster.is_file():
         raise ConfigError(f"cluster fixture not found: {config.cluster}")
     if config.kubeconfig is not None and not config.kubeconfig.is_file():
         raise ConfigError(f"kubeconfig not found: {config.kubeconfig}")
-    on_mock = not config.mcp_command and config.cluster_server in (None, "mock")
+    on_mock = not config.mcp_command and config.mcp_url is None and config.cluster_server in (None, "mock")
     if on_mock and (config.kubeconfig is not None or config.context):
         flag = "--kubeconfig" if config.kubeconfig is not None else "--context"
         raise ConfigError(
@@ -556,6 +617,43 @@ def _validated(raw: dict[str, Any], origins: Mapping[str, str] | None = None) ->
             "non-OpenAI server), or use --model offline"
         )
     return config
+
+
+def _check_mcp_url(config: Config) -> None:
+    from urllib.parse import urlsplit
+
+    url = config.mcp_url or ""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"--mcp-url must be an http:// or https:// URL, got {_clip(url)!r}")
+    if parts.username or parts.password:
+        raise ConfigError("--mcp-url must not carry a user or password: give a token with --mcp-token")
+    others = [
+        flag
+        for flag, given in (
+            ("--mcp-command", bool(config.mcp_command)),
+            ("--cluster-server", config.cluster_server is not None),
+            ("--cluster", config.cluster is not None),
+            ("--kubeconfig", config.kubeconfig is not None),
+            ("--context", bool(config.context)),
+        )
+        if given
+    ]
+    if others:
+        raise ConfigError(
+            f"--mcp-url names a server that is already running; it cannot be combined with {others[0]} "
+            "(the deployed server has its own cluster and credentials)"
+        )
+    if config.mcp_ca_file is not None and not config.mcp_ca_file.is_file():
+        raise ConfigError(f"CA file not found: {config.mcp_ca_file}")
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _check_cluster_server(config: Config) -> None:
@@ -651,6 +749,8 @@ def _coerce(name: str, value: Any) -> Any:
         return tuple(value)
     if name == "base_url":
         return str(value).rstrip("/") or None
+    if name in ("mcp_url", "mcp_token"):
+        return str(value).strip() or None
     if name == "cluster_server":
         return str(value).strip().lower() or None
     if name == "context":

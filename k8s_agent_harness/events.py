@@ -125,6 +125,9 @@ class RunStart(_Event):
     """The model endpoint without credentials; None for the offline model's own server."""
     mcp_command: list[str] = Field(default_factory=list)
     """The MCP server's command line as it was started (data for readers, never run by replay)."""
+    mcp_url: str | None = None
+    """A deployed server's Streamable HTTP endpoint, when the run reached one instead of starting a
+    command (never a user, password or token: those are refused or redacted)."""
     mcp_server: str | None = None
     """One line on which server that is, how it was found and what it is limited to."""
     budgets: dict[str, int | float] = Field(default_factory=dict)

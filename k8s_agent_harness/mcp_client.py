@@ -128,10 +128,18 @@ class McpClient:
         start_timeout: float = 30.0,
         restarts: int = 1,
         on_event: Callable[[events.McpRestart | events.McpToolsChanged], object] | None = None,
+        url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        ca_file: str | None = None,
     ) -> None:
-        if not command:
+        if not command and not url:
             raise McpServerError("no MCP server command given")
         self.command = tuple(command)
+        self.url = url
+        """A deployed server's Streamable HTTP endpoint, reached instead of starting `command`."""
+        self.headers = dict(headers or {})
+        self.ca_file = ca_file
+        self._http_refusal: int | None = None
         self.env = dict(env or {})
         self.call_timeout = call_timeout
         self.start_timeout = start_timeout
@@ -324,15 +332,39 @@ class McpClient:
             connection = self._connection = self._pending
 
     def _new_client(self) -> Client:
-        params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=self.env)
-        # "legacy" is the initialize handshake every stdio server in the field speaks; no discover probe.
+        if self.url is not None:
+            transport: Any = self._http_transport(self.url)
+        else:
+            params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=self.env)
+            transport = stdio_client(params, errlog=self._stderr)
+        # "legacy" is the initialize handshake every server in the field speaks; no discover probe.
         return Client(
-            stdio_client(params, errlog=self._stderr),
+            transport,
             mode="legacy",
             cache=None,
             read_timeout_seconds=self.start_timeout,
             message_handler=self._on_message,
         )
+
+    def _http_transport(self, url: str) -> Any:
+        """Streamable HTTP to `url`: the headers on every request, TLS verified (against `ca_file`
+        when given), connect and write bounded by the start timeout, reads by the call timeout."""
+        import ssl
+
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        verify: Any = ssl.create_default_context(cafile=self.ca_file) if self.ca_file else True
+        timeout = httpx2.Timeout(self.start_timeout, read=max(self.call_timeout, self.start_timeout) + 5)
+
+        async def note_status(response: Any) -> None:  # the transport reports any refusal as -32603
+            if response.status_code >= 400:
+                self._http_refusal = response.status_code
+
+        http = httpx2.AsyncClient(
+            headers=self.headers, timeout=timeout, verify=verify, event_hooks={"response": [note_status]}
+        )
+        return _closing_http(streamable_http_client(url, http_client=http), http)
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
@@ -384,6 +416,10 @@ class McpClient:
         return f"MCP server {what}" + (f" (stderr: {last})" if last else "")
 
     def _start_error(self, error: BaseException | None) -> McpServerError:
+        if self.url is not None:
+            status = self._http_refusal
+            why = self._error_text(error) if status is None else _http_refusal_text(status)
+            return McpServerError(f"MCP server at {_public(self.url)} cannot be used: {why}")
         command = " ".join(self.command)
         return McpServerError(
             f"MCP server failed to start ({command}): {self._error_text(error)}", self.stderr_tail()
@@ -395,6 +431,11 @@ class McpClient:
             return "unknown error"
         if isinstance(error, BaseExceptionGroup) and error.exceptions:
             return McpClient._error_text(error.exceptions[0])
+        status = getattr(getattr(error, "response", None), "status_code", None)
+        if isinstance(status, int):
+            return _http_refusal_text(status)
+        if type(error).__module__.startswith("httpx"):
+            return f"cannot reach the server: {error or type(error).__name__}"
         if isinstance(error, FileNotFoundError):
             return f"command not found: {error.filename}"
         if isinstance(error, PermissionError):
@@ -406,3 +447,29 @@ class McpClient:
                 return "the server did not answer the initialize request in time (--mcp-start-timeout)"
             return f"{error.message} (JSON-RPC error {error.code})"
         return str(error) or type(error).__name__
+
+
+@asynccontextmanager
+async def _closing_http(transport: Any, http: Any) -> AsyncIterator[Any]:
+    """The transport, then the HTTP client it was given (the transport leaves a given one open)."""
+    try:
+        async with transport as streams:
+            yield streams
+    finally:
+        await http.aclose()
+
+
+def _public(url: str) -> str:
+    """`url` without a user or password."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+
+
+def _http_refusal_text(status: int) -> str:
+    hint = " (check the token or headers: --mcp-token, --mcp-header)" if status in (401, 403) else ""
+    return f"the server answered HTTP {status}{hint}"

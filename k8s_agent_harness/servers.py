@@ -35,6 +35,7 @@ from k8s_agent_harness.errors import ConfigError
 
 MOCK = "mock"
 CUSTOM = "custom"
+REMOTE = "remote"
 MOCK_CLUSTER_MODULE = "k8s_agent_mock_cluster"
 WARM_MOCK_CLUSTER = "K8S_AGENT_MOCK_CLUSTER_WARM"
 # The warm-start launcher, a file of the mock cluster's package run with -I -S (standard library only).
@@ -80,9 +81,15 @@ class ServerLaunch:
     description: str = ""
     """One line for the trace and the user: which server, how it was found, what it is limited to."""
     preset: str = MOCK
-    """`mock`, `kubernetes-mcp-server`, `mcp-server-kubernetes`, or `custom` (--mcp-command)."""
+    """`mock`, `kubernetes-mcp-server`, `mcp-server-kubernetes`, `custom` (--mcp-command) or `remote`
+    (--mcp-url)."""
     files: Mapping[Path, str] = field(default_factory=dict)
     """Files the command reads, with their content: written by `prepare()`, not by resolving."""
+    url: str | None = None
+    """A deployed server's Streamable HTTP endpoint (`remote`): reached, not started."""
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Headers of every request to `url` (their values are among the secrets)."""
+    ca_file: Path | None = None
 
     def prepare(self) -> None:
         """Write the files the command needs (atomically, only when their content differs)."""
@@ -148,6 +155,8 @@ def resolve_server(config: Config, environ: Mapping[str, str] | None = None) -> 
     cannot be found.
     """
     environ = os.environ if environ is None else environ
+    if config.mcp_url is not None:
+        return _remote(config)
     if config.mcp_command:
         return _custom(config, environ)
     if config.cluster_server == KUBERNETES_MCP_SERVER:
@@ -155,6 +164,23 @@ def resolve_server(config: Config, environ: Mapping[str, str] | None = None) -> 
     if config.cluster_server == MCP_SERVER_KUBERNETES:
         return _mcp_server_kubernetes(config, environ)
     return _mock(config, environ)
+
+
+def _remote(config: Config) -> ServerLaunch:
+    assert config.mcp_url is not None
+    headers = config.mcp_http_headers()
+    named = f"; headers: {', '.join(sorted(headers))}" if headers else ""
+    ca = f"; CA {config.mcp_ca_file}" if config.mcp_ca_file else ""
+    return ServerLaunch(
+        (),
+        {},
+        tuple(value for value in headers.values() if value),
+        f"deployed MCP server at {config.mcp_url} (Streamable HTTP{named}{ca})",
+        REMOTE,
+        url=config.mcp_url,
+        headers=headers,
+        ca_file=config.mcp_ca_file,
+    )
 
 
 def _mock(config: Config, environ: Mapping[str, str]) -> ServerLaunch:

@@ -279,6 +279,7 @@ async def open_session(
             model=config.model,
             endpoint=public_url(config.base_url) if config.base_url else None,
             mcp_command=list(launch.command),
+            mcp_url=launch.url,
             mcp_server=launch.description,
             budgets=config.budgets(),
             report_format=config.report_mode,
@@ -295,6 +296,9 @@ async def open_session(
                         call_timeout=config.tool_timeout,
                         start_timeout=config.mcp_start_timeout,
                         on_event=recorder.emit,
+                        url=launch.url,
+                        headers=launch.headers,
+                        ca_file=str(launch.ca_file) if launch.ca_file else None,
                     )
                 )
             supervisor = Supervisor(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -30,6 +31,18 @@ def main(argv: list[str] | None = None) -> int:
         help="also offer delete_pod and restart_pod (annotated destructive, not read-only)",
     )
     parser.add_argument("--check", action="store_true", help="validate the fixture and exit")
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0: a free one; "
+        "prints `serving URL` once it listens)",
+    )
+    parser.add_argument(
+        "--token-env",
+        metavar="VAR",
+        help="with --http: answer 401 unless a request carries `Authorization: Bearer` and the value of "
+        "this environment variable",
+    )
     args = parser.parse_args(argv)
     try:
         cluster = Cluster(load_fixture(args.cluster))
@@ -42,9 +55,31 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from k8s_agent_mock_cluster.server import build_server  # the MCP server stack loads only when serving
 
-    build_server(
+    server = build_server(
         cluster, args.call_log, faults, write_tools=args.with_write_tools, result_log=args.result_log
-    ).run()
+    )
+    if args.http is None:
+        server.run()
+        return 0
+    from k8s_agent_mock_cluster.server import serve_http
+
+    host, _, port = args.http.rpartition(":")
+    token = os.environ.get(args.token_env) if args.token_env else None
+    if not host or not port.isdigit() or int(port) > 65535:
+        print(f"k8s_agent_mock_cluster: --http expects HOST:PORT, got {args.http!r}", file=sys.stderr)
+        return 2
+    if args.token_env and not token:
+        print(
+            f"k8s_agent_mock_cluster: --token-env names {args.token_env}, which is not set", file=sys.stderr
+        )
+        return 2
+    try:
+        serve_http(server, host.strip("[]"), int(port), token)
+    except OSError as error:
+        print(
+            f"k8s_agent_mock_cluster: cannot serve on {args.http}: {error.strerror or error}", file=sys.stderr
+        )
+        return 2
     return 0
 
 

@@ -223,3 +223,49 @@ def build_server(
                 structured_output=False,
             )
     return server
+
+
+def serve_http(server: MCPServer[Any], host: str, port: int, token: str | None = None) -> None:
+    """Serve `server` over Streamable HTTP at http://HOST:PORT/mcp (port 0: a free one) until
+    interrupted; prints `serving URL` on stdout once it listens. With `token`, a request without
+    `Authorization: Bearer TOKEN` is answered 401, as a deployed server behind a gateway answers."""
+    import socket
+    import sys
+
+    import uvicorn
+
+    app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    served: Any = app if token is None else _bearer_only(app, token)
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((host, port))
+    listener.listen(
+        128
+    )  # connections wait in the backlog until the server accepts: "serving" is true at once
+    bound = listener.getsockname()[1]
+    config = uvicorn.Config(served, log_level="warning", lifespan="on")
+    print(f"serving http://{host}:{bound}/mcp", flush=True)
+    try:
+        uvicorn.Server(config).run(sockets=[listener])
+    except KeyboardInterrupt:
+        pass
+    sys.stdout.flush()
+
+
+def _bearer_only(app: Any, token: str) -> Any:
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and dict(scope.get("headers") or []).get(b"authorization") != expected:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b"unauthorized: a bearer token is required\n"})
+            return
+        await app(scope, receive, send)
+
+    return guarded

@@ -16,6 +16,7 @@ from k8s_agent.bench import calls, startup
 from k8s_agent.bench.stats import Samples, ratio
 from k8s_agent.bench.turns import MOCK, TurnBench
 from k8s_agent_harness.mcp_client import McpClient
+from k8s_agent_harness.report import plural
 
 TARGETS = {
     "handwritten_per_turn_vs_floor": 1.15,
@@ -147,7 +148,8 @@ def run(quick: bool = False) -> dict[str, Any]:
     rounds, short, long, per_call = (2, 2, 6, 50) if quick else (7, 5, 25, 300)
     turn_samples = asyncio.run(measure_turns(rounds, short, long))
     call_samples = asyncio.run(measure_calls(rounds, per_call))
-    start_samples, investigation, imports = measure_startup(2 if quick else 5)
+    start_rounds = 1 if quick else 5
+    start_samples, investigation, imports = measure_startup(start_rounds)
 
     floor = turn_samples["floor (bare loop)"]
     ratios = {
@@ -181,6 +183,7 @@ def run(quick: bool = False) -> dict[str, Any]:
             "turns_short_run": short,
             "turns_long_run": long,
             "calls_per_round": per_call,
+            "start_up_rounds": start_rounds,
         },
         "per_turn": {name: s.summary() for name, s in turn_samples.items()},
         "per_call": {name: s.summary() for name, s in call_samples.items()},
@@ -235,7 +238,8 @@ def render(figures: dict[str, Any]) -> str:
         f"Gateway / round trip: {ratios['gateway_share_of_round_trip'] * 100:.1f}% "
         f"(target < {TARGETS['gateway_share_of_round_trip'] * 100:g}%).",
         "",
-        "Start-up and a whole `ask` (offline model, default fixture), separate processes:",
+        "Start-up and a whole `ask` (offline model, default fixture), separate processes "
+        f"({plural(figures['settings']['start_up_rounds'], 'round')}):",
         "",
         "| process | wall s | first model request s | peak RSS MiB |",
         "|---|---|---|---|",

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from k8s_agent_harness import redact
 from k8s_agent_harness.redact import REDACTED, Redactor
 
 
@@ -188,3 +191,39 @@ def test_hostile_text_is_redacted_in_one_pass_not_a_quadratic_search(text: str) 
     Redactor().text(text)
 
     assert time.monotonic() - started < 10  # linear: well under a second; quadratic: many minutes
+
+
+@settings(max_examples=500, deadline=None, database=None, derandomize=True)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                [
+                    "PassWord",
+                    "SECRET",
+                    "ToKen",
+                    "apiKey",
+                    "Credential",
+                    "AUTH",
+                    "Bearer",
+                    "Basic",
+                    "eyJ",
+                    "SK-",
+                    "ghp_",
+                    "GHO_",
+                    "ghs_",
+                    "XOX",
+                    "AKIA",
+                    "https://u:p@h",
+                    "http://h/x",
+                ]
+            ),
+            st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=12),
+            st.text(max_size=6),  # any Unicode: the path that keeps the regular expression
+        ),
+        max_size=5,
+    ).map(" ".join)
+)
+def test_the_quick_look_for_secrets_finds_what_the_full_pattern_finds(text: str) -> None:
+    # The look decides whether the secret patterns run at all: a miss would let a secret through.
+    assert redact._might_hold_a_secret(text) == (redact._TRIGGERS.search(text) is not None)
