@@ -6,8 +6,13 @@ model received, what the fake Kubernetes API received, and the run's trace.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -258,3 +263,71 @@ def test_a_structured_report_is_verified_against_what_the_real_server_returned(
         "pods_list_in_namespace",
     )  # where each really is
     assert f"Evidence (pods_log) ✓: {LOG_LINE}" in run.answer
+
+
+def test_over_streamable_http_the_run_is_the_run_over_stdio(
+    impl: str, kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    """kubernetes-mcp-server deployed as teams deploy it (`--port`, Streamable HTTP at /mcp), reached
+    with --mcp-url: the model and the fake API see what they see when the agent starts it over stdio."""
+    script = [
+        call("pods_list_in_namespace", namespace="shop"),
+        call("pods_log", name=CRASHING, namespace="shop", previous=True),
+        text(REPORT),
+    ]
+    launch = preset(kubernetes_mcp_server, kubeconfig, tmp_path)
+    over_stdio = diagnose(impl, tmp_path / "stdio", script, launch)
+    stdio_api = pod_reads(cluster)
+    cluster.clear_requests()
+
+    with served_over_http(launch, tmp_path) as url:
+        over_http = run_scenario(impl, script, tmp_path / "http" / impl, QUESTION, mcp_url=url)
+
+    assert over_http.error is None, over_http.error
+    assert offered(over_http) == offered(over_stdio)  # the same tools, with the same schemas
+    assert len(over_http.requests) == len(over_stdio.requests) == 3
+    assert over_http.tool_messages(2) == over_stdio.tool_messages(2)  # the log, as the model read it
+    [listing] = over_http.tool_messages(1)  # (its AGE column moves with the clock)
+    assert CRASHING in listing["content"] and "CrashLoopBackOff" in listing["content"]
+    assert over_http.answer == REPORT
+    assert pod_reads(cluster) == stdio_api and len(stdio_api) >= 2  # the API saw the same reads of pods
+    (start,) = over_http.events("run_start")
+    assert start["mcp_url"] == url and start["mcp_command"] == []
+
+
+def pod_reads(api: FakeKubeAPI) -> list[tuple[str, str]]:
+    """What the fake API was asked about pods, in order (API discovery, which client-go runs
+    concurrently and in no fixed order, left out)."""
+    return [(r.path, json.dumps(r.query, sort_keys=True)) for r in api.requests if "/pods" in r.path]
+
+
+@contextlib.contextmanager
+def served_over_http(launch: ServerLaunch, tmp_path: Path) -> Iterator[str]:
+    """The preset's server with `--port` on a free loopback port; its /mcp URL once it accepts."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = (tmp_path / "server.log").open("w")
+    server = subprocess.Popen(
+        [*launch.command, "--port", str(port), "--bind-address", "127.0.0.1"],
+        env={**os.environ, **launch.env}, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as attempt:
+                if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert server.poll() is None and time.monotonic() < deadline, (
+                tmp_path / "server.log"
+            ).read_text()
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
