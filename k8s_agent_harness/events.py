@@ -214,6 +214,9 @@ class ToolCall(_Event):
     """The stored result's handle (`r1`...) when the model got an excerpt; the full text is `full_result`."""
     full_result: str | None = None
     """The whole result, when the model got an excerpt of it."""
+    structured_result: Any = None
+    """The server's structured content (`structuredContent`, JSON, redacted like the text), when it
+    sent one next to the text; the model reads the text."""
 
 
 class ToolRetry(_Event):

@@ -57,6 +57,8 @@ class ToolOutcome:
     """The stored result's handle when `content` is an excerpt of it."""
     full: str | None = None
     """The whole result when `content` is an excerpt."""
+    structured: Any = None
+    """The server's structured content for this result (redacted), when it sent one."""
 
     @property
     def reached_server(self) -> bool:
@@ -203,8 +205,11 @@ class ToolGateway:
                 )
 
         result, attempts = await self._execute(call_id, name, arguments, fingerprint)
+        structured = None
         if result.failure is None:
             content = self._recorder.redactor.text(result.text)
+            if result.structured is not None:
+                structured = self._recorder.redactor.value(result.structured)
             self.evidence.add(content, call_id, name, arguments)
             kind = Outcome.EXECUTED
         else:
@@ -221,7 +226,16 @@ class ToolGateway:
             content = excerpt(stored, self.budget.result_bytes)
         self._cache[signature] = content
         return ToolOutcome(
-            call_id, name, kind, content, fingerprint, arguments, attempts, handle=handle, full=full
+            call_id,
+            name,
+            kind,
+            content,
+            fingerprint,
+            arguments,
+            attempts,
+            handle=handle,
+            full=full,
+            structured=structured,
         )
 
     async def _search(self, call_id: str, raw: str) -> ToolOutcome:
@@ -331,6 +345,7 @@ class ToolGateway:
                 result=outcome.content,
                 handle=outcome.handle,
                 full_result=outcome.full,
+                structured_result=outcome.structured,
             )
         )
 

@@ -60,6 +60,9 @@ class ToolResult:
 
     text: str
     failure: ToolFailure | None = None
+    structured: Any = None
+    """The server's `structuredContent` (JSON), when it sent one: kept next to the text, never
+    instead of it."""
 
     @property
     def ok(self) -> bool:
@@ -258,7 +261,7 @@ class McpClient:
                     text or "the tool reported an error", FailureKind.TOOL_ERROR, result.structured_content
                 ),
             )
-        return ToolResult(text)
+        return ToolResult(text, structured=result.structured_content)
 
     async def _responsive(self, client: Client) -> bool:
         """Whether the server still answers at all (a slow tool, not a dead server)."""
