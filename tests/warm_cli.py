@@ -15,12 +15,27 @@ from __future__ import annotations
 
 import sys
 
+# What `ask` imports, and what the other commands import when they run (eval, compare, contract,
+# trace, probe, the charts' matplotlib): a child pays for none of it.
 PRELOAD = (
     "k8s_agent.cli",
     "k8s_agent.implementations",
     "handwritten_agent.loop",
     "sdk_agent.runner",
     "k8s_agent_harness.session",
+    "k8s_agent.eval.runner",
+    "k8s_agent.eval.report",
+    "k8s_agent.compare",
+    "k8s_agent.compare_runs",
+    "k8s_agent.compare_html",
+    "k8s_agent.contract.run",
+    "k8s_agent.contract.judge",
+    "k8s_agent.trace_tools",
+    "k8s_agent.replay",
+    "k8s_agent.charts",
+    "poc.cli",
+    "matplotlib.figure",
+    "matplotlib.backends.backend_svg",
 )
 
 
