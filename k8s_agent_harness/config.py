@@ -58,6 +58,12 @@ def _setting(default: Any, help: str, *, secret: bool = False, **options: Any) -
     return field(default=default, repr=not secret, metadata={"setting": Setting(help, **options)})
 
 
+def _pairs_setting(help: str, metavar: str) -> Any:
+    """A repeatable flag of named values (a mapping), for the MCP server; never shown in a repr."""
+    setting = Setting(help, group=CLUSTER, metavar=metavar, repeatable=True, show_default=False)
+    return field(default_factory=dict, repr=False, metadata={"setting": setting})
+
+
 @dataclass(frozen=True, kw_only=True)
 class Config:
     """Everything a run needs; both agents receive the same object."""
@@ -123,19 +129,10 @@ class Config:
         metavar="COMMAND",
         show_default=False,
     )
-    mcp_env: Mapping[str, str] = field(
-        default_factory=dict,
-        repr=False,
-        metadata={
-            "setting": Setting(
-                "environment for the MCP server (repeatable); KUBECONFIG and the proxy variables are "
-                "passed on by themselves",
-                group=CLUSTER,
-                metavar="KEY=VALUE",
-                repeatable=True,
-                show_default=False,
-            )
-        },
+    mcp_env: Mapping[str, str] = _pairs_setting(
+        "environment for the MCP server (repeatable); KUBECONFIG and the proxy variables are passed on "
+        "by themselves",
+        "KEY=VALUE",
     )
     mcp_url: str | None = _setting(
         None,
@@ -156,18 +153,8 @@ class Config:
         secret=True,
         show_default=False,
     )
-    mcp_header: Mapping[str, str] = field(
-        default_factory=dict,
-        repr=False,
-        metadata={
-            "setting": Setting(
-                "an HTTP header for --mcp-url (repeatable); its value is treated as a secret",
-                group=CLUSTER,
-                metavar="'NAME: VALUE'",
-                repeatable=True,
-                show_default=False,
-            )
-        },
+    mcp_header: Mapping[str, str] = _pairs_setting(
+        "an HTTP header for --mcp-url (repeatable); its value is treated as a secret", "'NAME: VALUE'"
     )
     mcp_ca_file: Path | None = _setting(
         None,

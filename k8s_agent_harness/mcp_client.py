@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from k8s_agent_harness import events
 from k8s_agent_harness.errors import McpServerError
+from k8s_agent_harness.redact import public_url
 from k8s_agent_harness.tools import ToolSpec, clean_description
 from k8s_agent_harness.vocabulary import FailureKind
 
@@ -422,7 +423,7 @@ class McpClient:
         if self.url is not None:
             status = self._http_refusal
             why = self._error_text(error) if status is None else _http_refusal_text(status)
-            return McpServerError(f"MCP server at {_public(self.url)} cannot be used: {why}")
+            return McpServerError(f"MCP server at {public_url(self.url)} cannot be used: {why}")
         command = " ".join(self.command)
         return McpServerError(
             f"MCP server failed to start ({command}): {self._error_text(error)}", self.stderr_tail()
@@ -460,17 +461,6 @@ async def _closing_http(transport: Any, http: Any) -> AsyncIterator[Any]:
             yield streams
     finally:
         await http.aclose()
-
-
-def _public(url: str) -> str:
-    """`url` without a user or password."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
 
 
 def _http_refusal_text(status: int) -> str:

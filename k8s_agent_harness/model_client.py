@@ -14,7 +14,6 @@ import json
 import ssl
 import time
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 import openai
@@ -23,6 +22,7 @@ from k8s_agent_harness import events
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget
 from k8s_agent_harness.errors import MalformedResponseError, ModelEndpointError
+from k8s_agent_harness.redact import public_url
 from k8s_agent_harness.trace import Recorder
 
 MAX_ERROR_BODY = 500
@@ -294,13 +294,6 @@ def _api_message(error: openai.APIStatusError) -> str:
         if isinstance(inner, dict) and inner.get("message"):
             return str(inner["message"])[:MAX_ERROR_BODY]
     return str(error.message)[:MAX_ERROR_BODY]
-
-
-def public_url(url: str) -> str:
-    """The URL without user info (credentials never reach messages)."""
-    parts = urlsplit(url)
-    netloc = parts.netloc.rpartition("@")[2]
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def _response_format(value: Any) -> str | None:

@@ -281,3 +281,12 @@ def one_line(text: str) -> str:
     shown as `\\n`, control and invisible characters as `\\x1b` or `\\u202e` (a tab stays), so that
     no field can print a line of its own (a forged `Evidence ... ✓`) or reorder what the reader sees."""
     return _NOT_ONE_LINE.sub(lambda match: _ESCAPES.get(match[0]) or _escaped(match[0]), text)
+
+
+def public_url(url: str) -> str:
+    """The URL without user info or query (credentials never reach messages, traces or errors)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -24,7 +24,7 @@ import os
 import shlex
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,17 +134,14 @@ def mock_cluster_command(
         command += ["--faults", str(faults)]
     warm = (os.environ if environ is None else environ).get(WARM_MOCK_CLUSTER)
     if warm:
-        return (
-            sys.executable,
-            "-I",
-            "-S",
-            str(MOCK_CLUSTER_LAUNCHER),
-            warm,
-            "-m",
-            MOCK_CLUSTER_MODULE,
-            *command,
-        )
+        return warm_command(warm, MOCK_CLUSTER_MODULE, command)
     return (sys.executable, "-m", MOCK_CLUSTER_MODULE, *command)
+
+
+def warm_command(socket_path: str, module: str, args: Sequence[str]) -> tuple[str, ...]:
+    """`python -m MODULE ARGS`, started from the warm process listening at `socket_path` through the
+    standard-library launcher (k8s_agent_mock_cluster/launch.py)."""
+    return (sys.executable, "-I", "-S", str(MOCK_CLUSTER_LAUNCHER), socket_path, "-m", module, *args)
 
 
 def resolve_server(config: Config, environ: Mapping[str, str] | None = None) -> ServerLaunch:

@@ -26,8 +26,8 @@ from k8s_agent_harness.findings import HealthReport, render_text
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.grounding import Evidence, invented_names
 from k8s_agent_harness.mcp_client import McpClient
-from k8s_agent_harness.model_client import WireState, model_client, public_url
-from k8s_agent_harness.redact import Redactor, one_line
+from k8s_agent_harness.model_client import WireState, model_client
+from k8s_agent_harness.redact import Redactor, one_line, public_url
 from k8s_agent_harness.review import Accept, Checked, PushBack, Verdict, review, review_report
 from k8s_agent_harness.servers import resolve_server
 from k8s_agent_harness.supervisor import Supervisor

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from k8s_agent_harness.servers import WARM_MOCK_CLUSTER
+from k8s_agent_harness.servers import WARM_MOCK_CLUSTER, warm_command
 
 
 def clean_env(extra: Mapping[str, str] | None = None, *, warm: bool = True) -> dict[str, str]:
@@ -29,7 +29,6 @@ def clean_env(extra: Mapping[str, str] | None = None, *, warm: bool = True) -> d
 
 # The session's warm `k8s-agent` (tests/warm_cli.py), set by tests/conftest.py for each worker.
 WARM_CLI: str | None = None
-LAUNCHER = Path(__file__).resolve().parent.parent / "k8s_agent_mock_cluster" / "launch.py"
 
 
 def k8s_agent(
@@ -37,10 +36,13 @@ def k8s_agent(
 ) -> subprocess.CompletedProcess[str]:
     """`python -m k8s_agent ARGS` in `cwd`, with a clean environment: forked from the session's
     warm `k8s-agent` past its imports (a process of its own all the same), or started `cold`."""
-    warm = WARM_CLI is not None and not cold
-    command = [sys.executable, *(("-I", "-S", str(LAUNCHER), WARM_CLI) if warm else ()), "-m", "k8s_agent"]
+    command = (
+        warm_command(WARM_CLI, "k8s_agent", args)
+        if WARM_CLI is not None and not cold
+        else (sys.executable, "-m", "k8s_agent", *args)
+    )
     return subprocess.run(
-        [*command, *args],
+        command,
         cwd=cwd,
         env=clean_env(env),
         capture_output=True,

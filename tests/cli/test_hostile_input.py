@@ -16,7 +16,7 @@ import pytest
 
 from tests.cli.test_ask import DEFAULT_QUESTION, ask, traces
 from tests.conftest import read_jsonl
-from tests.processes import k8s_agent
+from tests.processes import clean_env, k8s_agent
 
 HANGING_SERVER = f'{sys.executable} -c "import time; time.sleep(120)"'
 
@@ -147,7 +147,7 @@ def test_a_recorded_fixture_that_is_not_a_cluster_is_refused(tmp_path: Path) -> 
 def test_ctrl_c_while_the_mcp_server_hangs_at_start_up_ends_the_run_with_an_interrupted_trace(
     tmp_path: Path,
 ) -> None:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    clean = clean_env(warm=False)  # a Ctrl-C test: everything started as a user's run starts it
     process = subprocess.Popen(
         [sys.executable, "-m", "k8s_agent", "ask", DEFAULT_QUESTION, "--mcp-command", HANGING_SERVER],
         cwd=tmp_path,
@@ -176,7 +176,7 @@ def test_ctrl_c_while_the_mcp_server_hangs_at_start_up_ends_the_run_with_an_inte
 
 
 def test_ctrl_c_in_the_first_moments_ends_in_one_line_and_exit_130(tmp_path: Path) -> None:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    clean = clean_env(warm=False)  # a Ctrl-C test: everything started as a user's run starts it
     process = subprocess.Popen(
         [sys.executable, "-m", "k8s_agent", "ask", DEFAULT_QUESTION],
         cwd=tmp_path,

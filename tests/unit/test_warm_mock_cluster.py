@@ -165,8 +165,7 @@ def test_the_warm_process_stops_with_its_parent_and_kills_its_servers(
 
 def test_a_launcher_without_a_warm_process_is_one_line_exit_2(tmp_path: Path) -> None:
     env = {"PATH": os.environ["PATH"], WARM_MOCK_CLUSTER: str(tmp_path / "nothing.sock")}
-    command = mock_cluster_command()
-    command = (*command[:4], str(tmp_path / "nothing.sock"), *command[5:])
+    command = mock_cluster_command(environ=env)
 
     done = subprocess.run(
         command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
