@@ -24,6 +24,10 @@ class LoggedCall(TypedDict):
     arguments: dict[str, Any]
     fault: dict[str, Any] | None
     """The planned fault applied to it (`action`, `shape`), or None."""
+    session: str | None
+    """The MCP session (`mcp-session-id`) it came on over HTTP; None over stdio."""
+    client: str | None
+    """The name its client gave in the URL (`/mcp/NAME`) over HTTP; None otherwise."""
 
 
 class LoggedResult(TypedDict):
@@ -35,6 +39,8 @@ class LoggedResult(TypedDict):
     arguments: dict[str, Any]
     text: str
     is_error: bool
+    session: str | None
+    client: str | None
 
 
 def append(path: Path, entry: LoggedCall | LoggedResult) -> None:
@@ -43,16 +49,54 @@ def append(path: Path, entry: LoggedCall | LoggedResult) -> None:
         log.write(json.dumps(entry, sort_keys=True) + "\n")
 
 
-def entry(pid: int, tool: str, arguments: dict[str, Any], fault: dict[str, Any] | None) -> LoggedCall:
+def entry(
+    pid: int,
+    tool: str,
+    arguments: dict[str, Any],
+    fault: dict[str, Any] | None,
+    session: str | None = None,
+    client: str | None = None,
+) -> LoggedCall:
     """An entry stamped now."""
-    return LoggedCall(ts=round(time.time(), 6), pid=pid, tool=tool, arguments=arguments, fault=fault)
+    return LoggedCall(
+        ts=round(time.time(), 6),
+        pid=pid,
+        tool=tool,
+        arguments=arguments,
+        fault=fault,
+        session=session,
+        client=client,
+    )
 
 
-def result(pid: int, tool: str, arguments: dict[str, Any], text: str, is_error: bool) -> LoggedResult:
+def result(
+    pid: int,
+    tool: str,
+    arguments: dict[str, Any],
+    text: str,
+    is_error: bool,
+    session: str | None = None,
+    client: str | None = None,
+) -> LoggedResult:
     """A result entry stamped now."""
     return LoggedResult(
-        ts=round(time.time(), 6), pid=pid, tool=tool, arguments=arguments, text=text, is_error=is_error
+        ts=round(time.time(), 6),
+        pid=pid,
+        tool=tool,
+        arguments=arguments,
+        text=text,
+        is_error=is_error,
+        session=session,
+        client=client,
     )
+
+
+def of_client(entries: list[Any], client: str | None) -> list[Any]:
+    """The entries of the client that named itself `client` in its URL (all of them when `client`
+    is None: a server of one client)."""
+    if client is None:
+        return list(entries)
+    return [logged for logged in entries if logged.get("client") == client]
 
 
 def read_result_log(path: Path) -> list[LoggedResult]:

@@ -36,7 +36,15 @@ PodName = Annotated[str, Field(description="Exact pod name as listed by list_pod
 
 
 class MockClusterServer(MCPServer[Any]):
-    """MCPServer that logs every tools/call it receives and applies a fault plan."""
+    """MCPServer that logs every tools/call it receives and applies a fault plan.
+
+    Served over HTTP, one process answers many clients at once, and each connection (MCP session)
+    is a cluster of its own to its client: the fault plan's counters are the connection's (a plan
+    that fails the second call fails every client's second call), and every logged call names its
+    session (`mcp-session-id`) and the name its client was given (the URL `/mcp/NAME`), so that one
+    run's calls can be told from another's in a shared log. Over stdio there is one connection, and
+    the plan's counters persist across restarts.
+    """
 
     def __init__(
         self, call_log: Path | None, faults: FaultPlan | None, result_log: Path | None = None
@@ -47,17 +55,20 @@ class MockClusterServer(MCPServer[Any]):
         self._call_log = call_log
         self._result_log = result_log
         self._faults = faults
+        self._session_faults: dict[str, FaultPlan] = {}
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """Log the call, apply a planned fault if one fires, then answer it (and log the answer)."""
-        fault = self._faults.next_fault(name) if self._faults else None
-        self._log(name, arguments, fault)
+        session, client = _connection_of(context)
+        plan = self._plan_of(session)
+        fault = plan.next_fault(name) if plan else None
+        self._log(name, arguments, fault, session, client)
         try:
             if fault is not None:
                 await _apply(fault)
             result = await super().call_tool(name, arguments, context)
         except Exception as error:
-            self._answered(name, arguments, str(error), is_error=True)
+            self._answered(name, arguments, str(error), is_error=True, session=session, client=client)
             raise
         parts = getattr(result, "content", None) or []
         self._answered(
@@ -65,19 +76,63 @@ class MockClusterServer(MCPServer[Any]):
             arguments,
             "\n".join(str(getattr(part, "text", "")) for part in parts),
             is_error=bool(getattr(result, "is_error", False)),
+            session=session,
+            client=client,
         )
         return result
 
-    def _answered(self, name: str, arguments: dict[str, Any], text: str, *, is_error: bool) -> None:
-        if self._result_log is not None:
-            call_log.append(self._result_log, call_log.result(os.getpid(), name, arguments, text, is_error))
+    def _plan_of(self, session: str | None) -> FaultPlan | None:
+        """The fault plan as this connection has seen it: the process's own over stdio, a fresh
+        copy per MCP session over HTTP."""
+        if self._faults is None or session is None:
+            return self._faults
+        if session not in self._session_faults:
+            self._session_faults[session] = FaultPlan(self._faults.faults)
+        return self._session_faults[session]
 
-    def _log(self, name: str, arguments: dict[str, Any], fault: Fault | None) -> None:
-        if self._call_log is not None:
+    def _answered(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        text: str,
+        *,
+        is_error: bool,
+        session: str | None,
+        client: str | None,
+    ) -> None:
+        if self._result_log is not None:
             call_log.append(
-                self._call_log,
-                call_log.entry(os.getpid(), name, arguments, describe(fault) if fault else None),
+                self._result_log,
+                call_log.result(os.getpid(), name, arguments, text, is_error, session, client),
             )
+
+    def _log(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        fault: Fault | None,
+        session: str | None,
+        client: str | None,
+    ) -> None:
+        if self._call_log is not None:
+            fault_record = describe(fault) if fault else None
+            call_log.append(
+                self._call_log, call_log.entry(os.getpid(), name, arguments, fault_record, session, client)
+            )
+
+
+CLIENT_HEADER = "x-mock-cluster-client"
+"""Set by the server itself from the URL `/mcp/NAME` (a header a client sends is dropped)."""
+
+
+def _connection_of(context: Any) -> tuple[str | None, str | None]:
+    """The MCP session id of the HTTP connection a call came on, and its client's name from the URL
+    (both None over stdio)."""
+    request = getattr(getattr(context, "_request_context", None), "request", None)
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return None, None
+    return headers.get("mcp-session-id"), headers.get(CLIENT_HEADER)
 
 
 async def _apply(fault: Fault) -> None:
@@ -227,14 +282,15 @@ def build_server(
 
 def serve_http(server: MCPServer[Any], host: str, port: int, token: str | None = None) -> None:
     """Serve `server` over Streamable HTTP at http://HOST:PORT/mcp (port 0: a free one) until
-    interrupted; prints `serving URL` on stdout once it listens. With `token`, a request without
+    interrupted; prints `serving URL` on stdout once it listens. `URL/NAME` is the same server for
+    a client that names itself (its calls are logged with that name). With `token`, a request without
     `Authorization: Bearer TOKEN` is answered 401, as a deployed server behind a gateway answers."""
     import socket
     import sys
 
     import uvicorn
 
-    app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    app = _named_clients(server.streamable_http_app(streamable_http_path="/mcp", host=host))
     served: Any = app if token is None else _bearer_only(app, token)
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -250,6 +306,24 @@ def serve_http(server: MCPServer[Any], host: str, port: int, token: str | None =
     except KeyboardInterrupt:
         pass
     sys.stdout.flush()
+
+
+def _named_clients(app: Any) -> Any:
+    """`/mcp/NAME` is served as `/mcp`, with NAME passed to the tools as the client's name."""
+    own = CLIENT_HEADER.encode()
+
+    async def named(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            path = scope.get("path", "")
+            name = path[len("/mcp/") :].strip("/") if path.startswith("/mcp/") else ""
+            headers = [(key, value) for key, value in scope.get("headers") or [] if key.lower() != own]
+            if name:
+                headers.append((own, name.encode("utf-8", "replace")))
+                scope = {**scope, "path": "/mcp", "raw_path": b"/mcp"}
+            scope = {**scope, "headers": headers}
+        await app(scope, receive, send)
+
+    return named
 
 
 def _bearer_only(app: Any, token: str) -> Any:

@@ -1,17 +1,25 @@
 """`k8s-agent bench --eval N`: N offline investigations of the eval corpus in one process, C at a time.
 
-It runs what `k8s-agent eval` runs (the same pool, one mock cluster process per investigation, the
-offline model from one shared server, both implementations alternating over the corpus) and
-measures, from /proc: the process's resident memory after warm-up and at the end, its open file
-descriptors before and after, and its child processes left alive (the MCP servers must all be
-reaped); then the throughput against one `k8s-agent ask` process per investigation, at the same
-concurrency, side by side in the same run.
+It runs what `k8s-agent eval` runs (its plan: incident by incident, both implementations, as many
+repeats as N needs; the same pool; the offline model from one shared server) three ways, in one run,
+at the same concurrency:
+
+1. one process, each incident's cluster served by one shared mock cluster over Streamable HTTP (the
+   default of `eval`), N runs: throughput, and from /proc the process's resident memory after
+   warm-up and at the end, its open file descriptors before and after, its child processes left
+   alive (every server must be reaped);
+2. one process, each run starting its own stdio mock cluster (`eval --server-per-run`), the first M
+   runs of the same plan;
+3. one `k8s-agent ask` process per run, the same M runs.
+
+The ratios are runs per second of 1 over 2 (what sharing the server buys) and of 1 over 3.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import subprocess
 import sys
@@ -21,12 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from k8s_agent.eval.corpus import load_corpus
-from k8s_agent.eval.runner import Job, Progress, Results, model_endpoints, run_jobs
+from k8s_agent.eval.hosting import serve_mock_cluster
+from k8s_agent.eval.runner import Job, Progress, Results, model_endpoints, plan, run_jobs
 from k8s_agent_harness.config import OFFLINE_MODEL, Config
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS
 
 WARM_UP = 100
 TARGET_GROWTH_MB = 8.0
+TARGET_SHARED_RATIO = 3.0
+"""Runs per second with one shared server per incident over runs per second with a server per run."""
 
 
 def rss_mb() -> float:
@@ -57,18 +68,17 @@ def live_children() -> list[str]:
     return found
 
 
-def in_process(runs: int, concurrency: int, workdir: Path, say: Any) -> dict[str, Any]:
-    """`runs` investigations in this process; memory, descriptors, children and throughput."""
+def jobs_of(runs: int) -> list[Job]:
+    """The first `runs` jobs of an offline eval of the corpus with as many repeats as that takes."""
     incidents, _ = load_corpus()
-    jobs = [
-        Job(
-            IMPLEMENTATIONS[number % len(IMPLEMENTATIONS)],
-            OFFLINE_MODEL,
-            incidents[(number // 2) % len(incidents)],
-            number + 1,
-        )
-        for number in range(runs)
-    ]
+    repeat = math.ceil(runs / (len(incidents) * len(IMPLEMENTATIONS)))
+    return plan(IMPLEMENTATIONS, [OFFLINE_MODEL], incidents, repeat)[:runs]
+
+
+def in_process(jobs: list[Job], concurrency: int, workdir: Path, say: Any, *, shared: bool) -> dict[str, Any]:
+    """The jobs in this process; memory, descriptors, children and throughput."""
+    runs = len(jobs)
+    workdir.mkdir(parents=True, exist_ok=True)
     config = Config(model=OFFLINE_MODEL, trace_dir=workdir, keep_traces=0)
     results = Results(workdir / "results.jsonl")
     samples: list[tuple[int, float]] = []
@@ -79,7 +89,8 @@ def in_process(runs: int, concurrency: int, workdir: Path, say: Any) -> dict[str
         done = len(samples) + 1
         samples.append((done, rss_mb()))
         if done % 100 == 0 or done == runs:
-            say(f"in process: {done}/{runs} runs, RSS {samples[-1][1]:.1f} MB, {open_fds()} fds")
+            mode = "shared servers" if shared else "a server per run"
+            say(f"in process, {mode}: {done}/{runs} runs, RSS {samples[-1][1]:.1f} MB, {open_fds()} fds")
 
     started = time.perf_counter()
     with model_endpoints({OFFLINE_MODEL: config}) as (pointed, _):
@@ -92,6 +103,7 @@ def in_process(runs: int, concurrency: int, workdir: Path, say: Any) -> dict[str
                 concurrency=concurrency,
                 progress=progress,
                 on_record=sampled,
+                serve=serve_mock_cluster if shared else None,
             )
         )
     seconds = time.perf_counter() - started
@@ -100,6 +112,7 @@ def in_process(runs: int, concurrency: int, workdir: Path, say: Any) -> dict[str
     peak_after = max(rss for done, rss in samples if done >= min(WARM_UP, runs))
     return {
         "runs": runs,
+        "incidents": len({job.incident.id for job in jobs}),
         "concurrency": concurrency,
         "seconds": round(seconds, 1),
         "runs_per_second": round(runs / seconds, 2),
@@ -115,17 +128,17 @@ def in_process(runs: int, concurrency: int, workdir: Path, say: Any) -> dict[str
     }
 
 
-def one_process_per_run(runs: int, concurrency: int, workdir: Path) -> dict[str, Any]:
+def one_process_per_run(jobs: list[Job], concurrency: int, workdir: Path) -> dict[str, Any]:
     """The same investigations, each its own `k8s-agent ask` process, `concurrency` at a time."""
-    incidents, _ = load_corpus()
+    runs = len(jobs)
     commands = [
         [
-            sys.executable, "-m", "k8s_agent", "ask", incidents[(number // 2) % len(incidents)].question,
-            "--impl", IMPLEMENTATIONS[number % len(IMPLEMENTATIONS)].value, "--model", OFFLINE_MODEL,
-            "--cluster", str(incidents[(number // 2) % len(incidents)].cluster),
+            sys.executable, "-m", "k8s_agent", "ask", job.incident.question,
+            "--impl", job.impl.value, "--model", OFFLINE_MODEL,
+            "--cluster", str(job.incident.cluster),
             "--trace-dir", str(workdir / "traces-cli"), "--keep-traces", "0", "-q", "--json",
         ]
-        for number in range(runs)
+        for job in jobs
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
     started = time.perf_counter()
@@ -156,43 +169,69 @@ def main(runs: int, concurrency: int, baseline_runs: int, as_json: bool) -> int:
     def say(line: str) -> None:
         print(f"bench: {line}", file=sys.stderr, flush=True)
 
+    jobs = jobs_of(runs)
+    some = jobs[: min(baseline_runs, runs)]
     with tempfile.TemporaryDirectory(prefix="k8s-agent-bench-eval-") as folder:
         workdir = Path(folder)
-        say(f"{runs} offline investigations in one process, {concurrency} at a time")
-        inside = in_process(runs, concurrency, workdir, say)
-        say(f"{baseline_runs} investigations as one `k8s-agent ask` process each, {concurrency} at a time")
-        outside = one_process_per_run(baseline_runs, concurrency, workdir)
-    figures = {
-        "in_process": inside,
+        say(
+            f"{runs} offline investigations in one process, {concurrency} at a time, one shared server per incident"
+        )
+        shared = in_process(jobs, concurrency, workdir / "shared", say, shared=True)
+        say(f"the first {len(some)} in one process, {concurrency} at a time, each starting its own server")
+        per_run = in_process(some, concurrency, workdir / "per-run", say, shared=False)
+        say(f"the first {len(some)} as one `k8s-agent ask` process each, {concurrency} at a time")
+        outside = one_process_per_run(some, concurrency, workdir)
+    shared_ratio = _ratio(shared, per_run)
+    figures: dict[str, Any] = {
+        "in_process": shared,
+        "server_per_run": per_run,
         "process_per_run": outside,
-        "throughput_ratio": round(inside["runs_per_second"] / outside["runs_per_second"], 2)
-        if outside["runs_per_second"]
-        else None,
+        "shared_ratio": shared_ratio,
+        "throughput_ratio": _ratio(shared, outside),
+        "target_shared_ratio": TARGET_SHARED_RATIO,
         "target_growth_mb": TARGET_GROWTH_MB,
     }
     missed = []
-    if inside["rss_growth_mb"] > TARGET_GROWTH_MB:
-        missed.append(f"memory grew {inside['rss_growth_mb']} MB after warm-up (target {TARGET_GROWTH_MB})")
-    if inside["fds_after"] > inside["fds_before"] + 2:
-        missed.append(f"file descriptors {inside['fds_before']} -> {inside['fds_after']}")
-    if inside["children_left"]:
-        missed.append(f"{len(inside['children_left'])} child processes left running")
-    if inside["errors"]:
-        missed.append(f"{inside['errors']} runs ended in an error")
+    if shared["rss_growth_mb"] > TARGET_GROWTH_MB:
+        missed.append(f"memory grew {shared['rss_growth_mb']} MB after warm-up (target {TARGET_GROWTH_MB})")
+    if shared["fds_after"] > shared["fds_before"] + 2:
+        missed.append(f"file descriptors {shared['fds_before']} -> {shared['fds_after']}")
+    for name, figure in (("shared servers", shared), ("a server per run", per_run)):
+        if figure["children_left"]:
+            missed.append(f"{len(figure['children_left'])} child processes left running ({name})")
+    errors = shared["errors"] + per_run["errors"] + outside["errors"]
+    if errors:
+        missed.append(f"{errors} runs ended in an error")
+    if (shared_ratio or 0) < TARGET_SHARED_RATIO:
+        missed.append(
+            f"shared servers ran {figures['shared_ratio']}x the runs per second of a server per run "
+            f"(target {TARGET_SHARED_RATIO:g}x)"
+        )
     if as_json:
         print(json.dumps({**figures, "missed": missed}, indent=2))
     else:
         print(
-            f"in one process: {inside['runs']} runs in {inside['seconds']} s = {inside['runs_per_second']} runs/s "
-            f"({inside['errors']} errors, {inside['solved']} solved)\n"
-            f"  RSS after {min(WARM_UP, runs)} runs {inside['rss_after_warm_up_mb']} MB, at the end "
-            f"{inside['rss_end_mb']} MB (growth {inside['rss_growth_mb']} MB, peak {inside['rss_peak_after_warm_up_mb']} MB)\n"
-            f"  file descriptors {inside['fds_before']} before, {inside['fds_after']} after; "
-            f"child processes left: {len(inside['children_left'])}\n"
+            f"in one process, one shared server per incident: {shared['runs']} runs of {shared['incidents']} "
+            f"incidents in {shared['seconds']} s = {shared['runs_per_second']} runs/s "
+            f"({shared['errors']} errors, {shared['solved']} solved)\n"
+            f"  RSS after {min(WARM_UP, runs)} runs {shared['rss_after_warm_up_mb']} MB, at the end "
+            f"{shared['rss_end_mb']} MB (growth {shared['rss_growth_mb']} MB, peak {shared['rss_peak_after_warm_up_mb']} MB)\n"
+            f"  file descriptors {shared['fds_before']} before, {shared['fds_after']} after; "
+            f"child processes left: {len(shared['children_left'])}\n"
+            f"in one process, a server per run: {per_run['runs']} runs in {per_run['seconds']} s = "
+            f"{per_run['runs_per_second']} runs/s ({per_run['errors']} errors)\n"
             f"one process per run: {outside['runs']} runs in {outside['seconds']} s = {outside['runs_per_second']} runs/s "
             f"({outside['errors']} errors)\n"
-            f"throughput in one process / one process per run: {figures['throughput_ratio']}x"
+            f"throughput, shared servers / a server per run: {figures['shared_ratio']}x "
+            f"(target {TARGET_SHARED_RATIO:g}x)\n"
+            f"throughput, shared servers / one process per run: {figures['throughput_ratio']}x"
         )
         for line in missed:
             print(f"MISSED: {line}")
     return 1 if missed else 0
+
+
+def _ratio(faster: dict[str, Any], slower: dict[str, Any]) -> float | None:
+    return (
+        round(faster["runs_per_second"] / slower["runs_per_second"], 2) if slower["runs_per_second"] else None
+    )

@@ -111,6 +111,12 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N slices of the corpus")
     parser.add_argument(
+        "--server-per-run",
+        action="store_true",
+        help="start a stdio MCP server for each run, as `ask` does (default: one server per incident, "
+        "shared by all its runs over Streamable HTTP, each run its own connection)",
+    )
+    parser.add_argument(
         "--results",
         type=Path,
         default=DEFAULT_RESULTS,
@@ -284,6 +290,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     import asyncio
 
     from k8s_agent.cli import config_from
+    from k8s_agent.eval.hosting import serve_mock_cluster
     from k8s_agent.eval.report import build
     from k8s_agent.eval.runner import Progress, Results, model_endpoints, plan, run_jobs, shard
     from k8s_agent_harness.vocabulary import Impl
@@ -344,10 +351,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"eval: {len(incidents)} incidents x {len(impls)} implementations x {len(models)} models x "
         f"{args.repeat} repeats = {len(jobs)} runs"
         + (f" ({len(done)} already in {args.results})" if done else "")
-        + f", {args.concurrency} at a time; results in {args.results}, traces in {traces}"
+        + f", {args.concurrency} at a time, "
+        + ("each run its own MCP server" if args.server_per_run else "one MCP server per incident")
+        + f"; results in {args.results}, traces in {traces}"
     )
     with model_endpoints(configs) as (pointed, gates):
-        asyncio.run(run_jobs(jobs, pointed, results, traces, concurrency=args.concurrency, progress=progress))
+        asyncio.run(
+            run_jobs(
+                jobs,
+                pointed,
+                results,
+                traces,
+                concurrency=args.concurrency,
+                progress=progress,
+                serve=None if args.server_per_run else serve_mock_cluster,
+            )
+        )
         for gate in gates:
             if gate.rate_limited:
                 progress.say(

@@ -1,8 +1,10 @@
 """Running an eval: every (implementation, model, incident, repeat) once, concurrently in one process.
 
-- A bounded pool (`concurrency` investigations at a time), each on its incident's mock cluster (its
-  own stdio server process, reaped when the run ends) and the model: the offline model from one
-  shared in-process server, or a real endpoint through the rate-limit gate.
+- A bounded pool (`concurrency` investigations at a time), each on its incident's cluster and the
+  model. The cluster: one server per incident over Streamable HTTP, shared by every run of the
+  incident (`hosting`), or with `serve=None` a stdio server of each run's own, reaped when the run
+  ends. The model: the offline model from one shared in-process server, or a real endpoint through
+  the rate-limit gate.
 - The gate (`RateGate`) is a loopback proxy every run's requests go through: a 429 pauses the whole
   pool for the endpoint's `Retry-After` (else a doubling backoff) and the request is retried there,
   so one run's rate limit slows every run instead of failing it.
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from k8s_agent.eval.corpus import Incident
+from k8s_agent.eval.hosting import Serve, SharedServers, serve_mock_cluster
 from k8s_agent.eval.score import score
 from k8s_agent_harness.config import BASELINE_MODELS, Config
 from k8s_agent_harness.errors import ConfigError
@@ -61,12 +64,13 @@ def key_of(impl: str, model: str, incident: str, repeat: int) -> str:
 def plan(
     impls: Sequence[Impl], models: Sequence[str], incidents: Sequence[Incident], repeat: int
 ) -> list[Job]:
-    """Every job, incident-major so both implementations of an incident run close together. A
-    baseline is deterministic: it runs once per incident and implementation, whatever `repeat`."""
+    """Every job, incident-major: an incident's runs (repeats, models, implementations) run close
+    together, so its shared server lives only while they run. A baseline is deterministic: it runs
+    once per incident and implementation, whatever `repeat`."""
     return [
         Job(impl, model, incident, number)
-        for number in range(1, repeat + 1)
         for incident in incidents
+        for number in range(1, repeat + 1)
         for model in models
         if number == 1 or model not in BASELINE_MODELS
         for impl in impls
@@ -357,8 +361,11 @@ def _endpoint(config: Config) -> str:
     return urllib.parse.urlsplit(config.base_url or "https://api.openai.com/v1").netloc
 
 
-async def run_one(job: Job, config: Config, trace_dir: Path) -> dict[str, Any]:
-    """One investigation, scored; never raises for a failed run (the error is the record's)."""
+async def run_one(
+    job: Job, config: Config, trace_dir: Path, servers: SharedServers | None = None
+) -> dict[str, Any]:
+    """One investigation, scored; never raises for a failed run (the error is the record's). With
+    `servers`, the run reaches its incident's shared server; else it starts a server of its own."""
     from k8s_agent.implementations import ask_function
     from k8s_agent_harness.errors import AgentError
 
@@ -374,7 +381,11 @@ async def run_one(job: Job, config: Config, trace_dir: Path) -> dict[str, Any]:
     started = time.perf_counter()
     result, error, trace = None, None, None
     try:
-        outcome = await ask_function(job.impl)(run_config, job.incident.question)
+        async with contextlib.AsyncExitStack() as stack:
+            if servers is not None:
+                url = await stack.enter_async_context(servers.url(job.incident))
+                run_config = dataclasses.replace(run_config, cluster=None, mcp_url=url)
+            outcome = await ask_function(job.impl)(run_config, job.incident.question)
         result, trace = outcome.as_json(), str(outcome.trace)
     except AgentError as failure:
         error = f"{type(failure).__name__}: {failure}"
@@ -421,15 +432,19 @@ async def run_jobs(
     concurrency: int,
     progress: Progress,
     on_record: Callable[[dict[str, Any]], None] = lambda record: None,
+    serve: Serve | None = serve_mock_cluster,
 ) -> None:
-    """Run the jobs `concurrency` at a time, appending each record as it finishes."""
+    """Run the jobs `concurrency` at a time, appending each record as it finishes. `serve` serves
+    an incident to all its runs from one server (None: each run starts its own stdio server)."""
+    jobs = list(jobs)
     slot = asyncio.Semaphore(concurrency)
+    servers = SharedServers((job.incident for job in jobs), serve) if serve is not None else None
 
     async def one(job: Job) -> None:
         async with slot:
             folder = trace_root / job.impl.value / _safe(job.model)
             await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
-            record = await run_one(job, configs[job.model], folder)
+            record = await run_one(job, configs[job.model], folder, servers)
         await asyncio.to_thread(results.append, record)
         on_record(record)
         progress.finished(job, record)
@@ -442,6 +457,8 @@ async def run_jobs(
             task.cancel()
         with contextlib.suppress(BaseException):
             await asyncio.gather(*tasks, return_exceptions=True)
+        if servers is not None:
+            await servers.aclose()
 
 
 def _safe(name: str) -> str:

@@ -7,6 +7,7 @@ entry), so these tests do not depend on the shipped corpus; `test_shipped_corpus
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -104,6 +105,42 @@ def test_the_offline_model_is_scored_on_both_implementations_and_the_broken_entr
     assert pair["first_better"] == pair["second_better"] == [] and not pair["beyond_noise"]
     assert report["skipped"][0]["incident"] == "broken-entry"
     assert "| default-production |" in done.stdout and "✓ 1/1" in done.stdout
+
+
+def test_a_server_per_run_scores_what_one_shared_server_per_incident_scores(
+    offline: tuple[subprocess.CompletedProcess[str], Path], corpus: Path, tmp_path: Path
+) -> None:
+    shared_done, shared_folder = offline
+    done = k8s_agent(
+        "eval", "--corpus", str(corpus), "--results", "r.jsonl", "--server-per-run", "--concurrency", "4",
+        cwd=tmp_path,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (
+        "one MCP server per incident" in shared_done.stderr and "each run its own MCP server" in done.stderr
+    )
+
+    def comparable(folder: Path) -> dict[str, Any]:
+        """Each run as scored, but its time and the call ids (the shared offline model numbers its
+        calls across the runs it answers, in the order they come)."""
+        kept = {}
+        for r in records(folder / "r.jsonl"):
+            r["score"]["costs"].pop("wall_seconds")
+            said = re.sub(r"call_\d+", "call_N", json.dumps([r["report"], r["answer"]]))
+            kept[r["key"]] = (r["score"], said, r["run"]["tool_calls_executed"], r["error"])
+        return kept
+
+    assert comparable(tmp_path) == comparable(shared_folder)
+    starts = {
+        json.loads(Path(r["trace"]).read_text().splitlines()[0])["mcp_url"] is None
+        for r in records(tmp_path / "r.jsonl")
+    }
+    shared_starts = {
+        json.loads(Path(r["trace"]).read_text().splitlines()[0])["mcp_url"].startswith("http://127.0.0.1:")
+        for r in records(shared_folder / "r.jsonl")
+    }
+    assert starts == shared_starts == {True}
 
 
 def bad_sre(report: str) -> Any:
