@@ -104,7 +104,11 @@ class StoredResult:
     @property
     def structured_lines(self) -> list[str]:
         """The structured content's values, one line each, named by their path (`$.pods[3].status: Running`)."""
-        return [f"{path}: {value}" for path, value in leaves(self.structured)] if self.structured is not None else []
+        return (
+            [f"{path}: {value}" for path, value in leaves(self.structured)]
+            if self.structured is not None
+            else []
+        )
 
 
 @dataclass
@@ -120,7 +124,14 @@ class ResultStore:
         return bool(self.results)
 
     def put(
-        self, call_id: str, tool: str, call: str, text: str, *, structured: Any = None, sha256: str | None = None
+        self,
+        call_id: str,
+        tool: str,
+        call: str,
+        text: str,
+        *,
+        structured: Any = None,
+        sha256: str | None = None,
     ) -> StoredResult:
         """Store a result (once per call id, once per text) and return it with its handle."""
         handle = self._by_call.get(call_id)
@@ -176,7 +187,9 @@ class ResultStore:
                     total += 1
                     if len(shown) < max_matches:
                         where_in = f"{number}: " if number else ""
-                        entry = f"{stored.handle}:{where_in}{clip_line(line, compiled if not invert else None)}"
+                        entry = (
+                            f"{stored.handle}:{where_in}{clip_line(line, compiled if not invert else None)}"
+                        )
                         if max_bytes and size + size_of(entry) + 1 > max_bytes:
                             max_matches = len(shown)  # the output is full: count the rest only
                             continue
@@ -214,7 +227,9 @@ def outline_of(value: Any, depth: int = 2) -> str:
     if isinstance(value, dict):
         if depth == 0:
             return f"{{{len(value):,} keys}}"
-        inner = ", ".join(f"{json.dumps(str(key))}: {outline_of(item, depth - 1)}" for key, item in list(value.items())[:8])
+        inner = ", ".join(
+            f"{json.dumps(str(key))}: {outline_of(item, depth - 1)}" for key, item in list(value.items())[:8]
+        )
         more = f", ... {len(value) - 8:,} more keys" if len(value) > 8 else ""
         return clip_line(f"{{{inner}{more}}}")
     if isinstance(value, list):

@@ -458,6 +458,13 @@ def parse_trace(lines: Iterable[str], source: str = "trace", path: Path | None =
     return Trace(tuple(events), path)
 
 
+def resolved_json(records: Iterable[Any], source: str = "trace") -> list[Any]:
+    """A trace's JSON objects, in order, with the stored texts put back where they are named and the
+    `result` records taken out: what `read_trace` checks against the schema (TraceError: a text is
+    named before it is stored, or does not match its sha256)."""
+    return [data for _, data in _resolved(list(enumerate(records, start=1)), source)]
+
+
 def _resolved(parsed: list[tuple[int, Any]], source: str) -> list[tuple[int, Any]]:
     """The events with their stored texts put back where they are named, the `result` records
     themselves taken out (a text the run saw, not a thing it did)."""
@@ -482,7 +489,9 @@ def _resolved(parsed: list[tuple[int, Any]], source: str) -> list[tuple[int, Any
         except ValidationError as error:
             problem = error.errors()[0]
             where = ".".join(str(part) for part in problem["loc"]) or "<event>"
-            raise TraceError(f"{source}:{number}: not a valid trace event ({where}: {problem['msg']})") from None
+            raise TraceError(
+                f"{source}:{number}: not a valid trace event ({where}: {problem['msg']})"
+            ) from None
     return events
 
 

@@ -282,7 +282,12 @@ class Recorder:
             return
         self._written.add(sha)
         record = events.StoredText(
-            run_id=self.run_id, impl=self.impl, step=self.step, ts=round(time.time(), 6), sha256=sha, text=text
+            run_id=self.run_id,
+            impl=self.impl,
+            step=self.step,
+            ts=round(time.time(), 6),
+            sha256=sha,
+            text=text,
         )
         self.writer.write(record.model_dump_json())
 
