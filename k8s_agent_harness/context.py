@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.events import sha256_of
 
 BYTES_PER_TOKEN = 4
 """How the budget turns into bytes: an estimate that is close for English, JSON and kubectl output."""
@@ -82,37 +83,65 @@ class Budget:
 
 @dataclass(frozen=True)
 class StoredResult:
-    """The full text of one tool result the model was shown only in part."""
+    """The full text of one tool result the model was shown only in part (one per distinct text:
+    calls that returned the same text share it)."""
 
     handle: str
     call_id: str
     tool: str
     call: str
-    """The call as `tool(arguments)`, to say what the result is."""
+    """The first call that returned it, as `tool(arguments)`, to say what the result is."""
     text: str
+    sha256: str
+    structured: Any = None
+    """The server's structured content sent with the text (redacted), when it sent one."""
 
     @property
     def lines(self) -> list[str]:
         """The text's lines (a text with no newline is one line)."""
         return self.text.splitlines() or [""]
 
+    @property
+    def structured_lines(self) -> list[str]:
+        """The structured content's values, one line each, named by their path (`$.pods[3].status: Running`)."""
+        return (
+            [f"{path}: {value}" for path, value in leaves(self.structured)]
+            if self.structured is not None
+            else []
+        )
+
 
 @dataclass
 class ResultStore:
-    """Full texts of the run's excerpted and compacted results, by handle (`r1`, `r2`, ...)."""
+    """Full texts of the run's excerpted and compacted results, by handle (`r1`, `r2`, ...), each
+    distinct text once (by sha256)."""
 
     results: dict[str, StoredResult] = field(default_factory=dict)
     _by_call: dict[str, str] = field(default_factory=dict)
+    _by_sha: dict[str, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.results)
 
-    def put(self, call_id: str, tool: str, call: str, text: str) -> StoredResult:
-        """Store a result (once per call id) and return it with its handle."""
+    def put(
+        self,
+        call_id: str,
+        tool: str,
+        call: str,
+        text: str,
+        *,
+        structured: Any = None,
+        sha256: str | None = None,
+    ) -> StoredResult:
+        """Store a result (once per call id, once per text) and return it with its handle."""
         handle = self._by_call.get(call_id)
         if handle is None:
-            handle = self._by_call[call_id] = f"r{len(self.results) + 1}"
-            self.results[handle] = StoredResult(handle, call_id, tool, call, text)
+            sha = sha256 or sha256_of(text)
+            handle = self._by_sha.get(sha)
+            if handle is None:
+                handle = self._by_sha[sha] = f"r{len(self.results) + 1}"
+                self.results[handle] = StoredResult(handle, call_id, tool, call, text, sha, structured)
+            self._by_call[call_id] = handle
         return self.results[handle]
 
     def handle_of(self, call_id: str) -> str | None:
@@ -144,13 +173,22 @@ class ResultStore:
         total = 0
         shown: list[str] = []
         size = 0
+        lines_in = 0
         for stored in chosen:
-            for number, line in enumerate(stored.lines, start=1):
+            # The text's lines by number, then the structured content's values by path: a value the
+            # text shows cut or rounded is exact there.
+            numbered = [
+                *((str(number), line) for number, line in enumerate(stored.lines, start=1)),
+                *(("", line) for line in stored.structured_lines),
+            ]
+            lines_in += len(numbered)
+            for number, line in numbered:
                 if (compiled.search(line) is not None) != invert:
                     total += 1
                     if len(shown) < max_matches:
+                        where_in = f"{number}: " if number else ""
                         entry = (
-                            f"{stored.handle}:{number}: {clip_line(line, compiled if not invert else None)}"
+                            f"{stored.handle}:{where_in}{clip_line(line, compiled if not invert else None)}"
                         )
                         if max_bytes and size + size_of(entry) + 1 > max_bytes:
                             max_matches = len(shown)  # the output is full: count the rest only
@@ -162,12 +200,41 @@ class ResultStore:
             if handle is not None
             else f"{len(chosen)} stored results"
         )
-        lines_in = sum(len(stored.lines) for stored in chosen)
         how = "not matching" if invert else "matching"
         head = f'{total} of {lines_in} lines {how} "{pattern}" in {where}'
         if total > len(shown):
             head += f"; the first {len(shown)} shown (narrow the pattern, or raise max_matches)"
         return head + (":\n" + "\n".join(shown) if shown else ".")
+
+
+def leaves(value: Any, path: str = "$") -> list[tuple[str, str]]:
+    """The strings, numbers and booleans of a JSON value with their paths, depth first."""
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((f"{where}.{key}", inner) for key, inner in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{index}]", inner) for index, inner in reversed(list(enumerate(item))))
+        elif item is not None:
+            found.append((where, json.dumps(item) if isinstance(item, bool) else str(item)))
+    return found
+
+
+def outline_of(value: Any, depth: int = 2) -> str:
+    """A JSON value's shape in one short line: its keys, and for each list its exact length."""
+    if isinstance(value, dict):
+        if depth == 0:
+            return f"{{{len(value):,} keys}}"
+        inner = ", ".join(
+            f"{json.dumps(str(key))}: {outline_of(item, depth - 1)}" for key, item in list(value.items())[:8]
+        )
+        more = f", ... {len(value) - 8:,} more keys" if len(value) > 8 else ""
+        return clip_line(f"{{{inner}{more}}}")
+    if isinstance(value, list):
+        return f"[{len(value):,} items]"
+    return clip_line(json.dumps(value, default=str))
 
 
 def clip_line(line: str, pattern: re.Pattern[str] | None = None) -> str:
@@ -186,12 +253,19 @@ def clip_line(line: str, pattern: re.Pattern[str] | None = None) -> str:
 # -- excerpts --------------------------------------------------------------------------------------
 
 
-def excerpt(stored: StoredResult, budget_bytes: int) -> str:
-    """What the model sees of a large result: a header with the exact counts and the handle, then as
-    many first lines (two thirds of the room) and last lines (one third) as fit."""
+def excerpt(stored: StoredResult, budget_bytes: int, call: str | None = None) -> str:
+    """What the model sees of a large result: a header with the exact counts and the handle (and the
+    outline of its structured content, when the server sent one), then as many first lines (two
+    thirds of the room) and last lines (one third) as fit. `call`: the call it answers, when not
+    the first that returned this text."""
     lines = stored.lines
     total_bytes = size_of(stored.text)
-    room = max(MIN_RESULT_BYTES, budget_bytes) - 400  # the header and the gap line
+    outline = (
+        f"\n[Structured content beside the text (searchable too, exact values by path): {outline_of(stored.structured)}]"
+        if stored.structured is not None
+        else ""
+    )
+    room = max(MIN_RESULT_BYTES, budget_bytes) - 400 - size_of(outline)  # the header and the gap line
     head: list[str] = []
     used = 0
     for line in lines:
@@ -212,9 +286,9 @@ def excerpt(stored: StoredResult, budget_bytes: int) -> str:
     if not head and not tail:
         shown_range = "none in full"
     header = (
-        f"[Result {stored.handle} of {stored.call}: {len(lines):,} lines, {total_bytes:,} bytes; too large to "
+        f"[Result {stored.handle} of {call or stored.call}: {len(lines):,} lines, {total_bytes:,} bytes; too large to "
         f"show whole. Shown: lines {shown_range}. The full result is stored: search it with "
-        f'{SEARCH_TOOL}(handle="{stored.handle}", pattern="...").]'
+        f'{SEARCH_TOOL}(handle="{stored.handle}", pattern="...").]{outline}'
     )
     if not head and not tail:  # one giant line: show its start, cut
         return f"{header}\n{clip_line(lines[0])}"
@@ -227,10 +301,11 @@ def _ranges(head: int, tail_start: int, last: int) -> str:
     return f"{first}{tail_start}-{last}" if tail_start <= last else first.rstrip(", ")
 
 
-def compacted(stored: StoredResult) -> str:
-    """The stub an older result becomes when the conversation must shrink."""
+def compacted(stored: StoredResult, call: str | None = None) -> str:
+    """The stub an older result becomes when the conversation must shrink (`call`: the call it
+    answers, when not the first that returned this text)."""
     return (
-        f"[Result {stored.handle} of {stored.call}: {len(stored.lines):,} lines, {size_of(stored.text):,} "
+        f"[Result {stored.handle} of {call or stored.call}: {len(stored.lines):,} lines, {size_of(stored.text):,} "
         f"bytes, taken out of the conversation to keep it within the context budget. It is stored: "
         f'search it with {SEARCH_TOOL}(handle="{stored.handle}", pattern="...").]'
     )
@@ -384,7 +459,7 @@ def _stub_size(entry: Entry) -> int:
 def replacement(entry: Entry, store: ResultStore) -> str:
     """What a compacted entry becomes (a tool result is stored first, once, so it stays searchable)."""
     if entry.kind == TOOL_RESULT:
-        return compacted(_stored(entry, store))
+        return compacted(_stored(entry, store), _describe(entry.tool, entry.arguments))
     if entry.kind == ARGUMENTS:
         return json.dumps({"note": cut_text(entry.text, "arguments")})
     return cut_text(entry.text, "an earlier answer of the model")
@@ -393,7 +468,7 @@ def replacement(entry: Entry, store: ResultStore) -> str:
 def dropped_note(entries: Sequence[Entry], dropped: frozenset[int], store: ResultStore) -> str:
     """The one message that stands for the dropped turns (their results stored, so searchable)."""
     results = [entry for entry in entries if entry.turn in dropped and entry.kind == TOOL_RESULT]
-    handles = [_stored(entry, store).handle for entry in results]
+    handles = list(dict.fromkeys(_stored(entry, store).handle for entry in results))
     stored = (
         f"; their results are stored as {', '.join(handles)}: search them with {SEARCH_TOOL}"
         if handles

@@ -8,11 +8,17 @@ written in; a reader refuses a version it does not know instead of guessing at i
 The writer (`trace.Recorder`) stamps the header and redacts every string before a line is
 written; the models validate when a file is read (`read_trace`), so the commands that read
 traces (show, replay, compare) work on checked, typed events and never on loose dicts.
+Large texts are written once: a `result` record (`StoredText`) holds a text and its sha256, before
+the first event that names it; a tool call or a request message names it by that hash after
+that, however often it comes back. `read_trace` puts each text back where it is named, so the
+events a reader gets hold their whole texts, in every version.
+
 docs/traces.md describes each kind for readers of the files.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import typing
@@ -35,10 +41,21 @@ from k8s_agent_harness.vocabulary import (
     StopReason,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The version this code writes. Raise it when a field changes meaning or goes away, or a kind is
-added (a reader of version 1 refuses a kind it does not know: version 2 added `report`)."""
-SUPPORTED_VERSIONS = frozenset({1, SCHEMA_VERSION})
+added (a reader of version 1 refuses a kind it does not know: version 2 added `report`; version 3
+writes large texts once, as `result` records, and names them by hash)."""
+SUPPORTED_VERSIONS = frozenset({1, 2, SCHEMA_VERSION})
+INLINE_BYTES = 4096
+"""Texts of tool results shorter than this are written inline, where they occur; longer ones once,
+as a `result` record, and named by their sha256."""
+STORED_TEXT = "result"
+"""The kind of the records that hold a stored text."""
+
+
+def sha256_of(text: str) -> str:
+    """The name of a stored text: the sha256 of its UTF-8 bytes, in hex."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class TraceError(ConfigError):
@@ -209,14 +226,24 @@ class ToolCall(_Event):
     """Calls made to the server (retries included); 0 when the gateway answered itself."""
     duration_ms: float = 0.0
     result: str = ""
-    """What the model received for this call (an excerpt when the result was too large)."""
+    """What the model received for this call (an excerpt when the result was too large). In the file,
+    when `result_sha256` is set, only what comes before the stored text (the duplicate notice, or
+    nothing); a reader gets the whole."""
+    result_sha256: str | None = None
+    """The stored text (a `result` record) that what the model received ends with, when it is large."""
     handle: str | None = None
     """The stored result's handle (`r1`...) when the model got an excerpt; the full text is `full_result`."""
     full_result: str | None = None
-    """The whole result, when the model got an excerpt of it."""
+    """The whole result, when the model got an excerpt of it. In the file: the `result` record
+    `full_sha256` names (version 3); a reader gets the text."""
+    full_sha256: str | None = None
+    """The stored text that is the whole result, when the model got an excerpt of it."""
     structured_result: Any = None
     """The server's structured content (`structuredContent`, JSON, redacted like the text), when it
-    sent one next to the text; the model reads the text."""
+    sent one next to the text; the model reads the text (an excerpt names its outline). In the file,
+    when large: the `result` record `structured_sha256` names, whose text is this JSON."""
+    structured_sha256: str | None = None
+    """The stored text that is `structured_result` as JSON, when it is large."""
 
 
 class ToolRetry(_Event):
@@ -298,6 +325,14 @@ class RunEnd(_Event):
     interrupted: bool = False
     wall_seconds: float = 0.0
     counts: RunCounts = Field(default_factory=RunCounts)
+
+
+class StoredText(_Event):
+    """A large text of the run, written once, before the first event that names it by `sha256`."""
+
+    kind: Literal["result"] = "result"
+    sha256: str
+    text: str
 
 
 Event = Annotated[
@@ -399,6 +434,7 @@ def parse_trace(lines: Iterable[str], source: str = "trace", path: Path | None =
         print(f"warning: {source}:{damaged} is not JSON (a run killed mid-write?); skipped", file=sys.stderr)
     if not parsed:
         raise TraceError(f"{source} holds no trace events")
+    parsed = _resolved(parsed, source)
     number, first = parsed[0]
     if not isinstance(first, dict) or first.get("kind") != "run_start":
         raise TraceError(f"{source}:{number}: not a k8s-agent trace: the first event is not run_start")
@@ -420,3 +456,67 @@ def parse_trace(lines: Iterable[str], source: str = "trace", path: Path | None =
                 f"{source}:{number}: not a valid trace event ({where}: {problem['msg']})"
             ) from None
     return Trace(tuple(events), path)
+
+
+def resolved_json(records: Iterable[Any], source: str = "trace") -> list[Any]:
+    """A trace's JSON objects, in order, with the stored texts put back where they are named and the
+    `result` records taken out: what `read_trace` checks against the schema (TraceError: a text is
+    named before it is stored, or does not match its sha256)."""
+    return [data for _, data in _resolved(list(enumerate(records, start=1)), source)]
+
+
+def _resolved(parsed: list[tuple[int, Any]], source: str) -> list[tuple[int, Any]]:
+    """The events with their stored texts put back where they are named, the `result` records
+    themselves taken out (a text the run saw, not a thing it did)."""
+    texts: dict[str, str] = {}
+    events: list[tuple[int, Any]] = []
+    for number, data in parsed:
+        if not isinstance(data, dict):
+            events.append((number, data))
+            continue
+        try:
+            if data.get("kind") == STORED_TEXT:
+                stored = StoredText.model_validate(data)
+                if sha256_of(stored.text) != stored.sha256:
+                    raise TraceError(f"{source}:{number}: a stored text that does not match its sha256")
+                texts[stored.sha256] = stored.text
+                continue
+            events.append((number, resolve(data, texts)))
+        except KeyError as missing:
+            raise TraceError(
+                f"{source}:{number}: names a stored text ({missing.args[0]}) no earlier line holds"
+            ) from None
+        except ValidationError as error:
+            problem = error.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"]) or "<event>"
+            raise TraceError(
+                f"{source}:{number}: not a valid trace event ({where}: {problem['msg']})"
+            ) from None
+    return events
+
+
+def resolve(data: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
+    """One event's JSON with the stored texts it names put back (KeyError: one is not known)."""
+    kind = data.get("kind")
+    if kind == "tool_call":
+        data = dict(data)
+        if isinstance(sha := data.get("result_sha256"), str):
+            data["result"] = str(data.get("result") or "") + texts[sha]
+        if isinstance(sha := data.get("full_sha256"), str):
+            data["full_result"] = texts[sha]
+        if isinstance(sha := data.get("structured_sha256"), str):
+            data["structured_result"] = json.loads(texts[sha])
+    elif kind == "model_request" and isinstance(data.get("messages_added"), list):
+        data = dict(data)
+        data["messages_added"] = [
+            _resolved_message(message, texts)
+            if isinstance(message, dict) and isinstance(message.get("content_sha256"), str)
+            else message
+            for message in data["messages_added"]
+        ]
+    return data
+
+
+def _resolved_message(message: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
+    whole = str(message.get("content") or "") + texts[message["content_sha256"]]
+    return {**{key: value for key, value in message.items() if key != "content_sha256"}, "content": whole}

@@ -56,7 +56,10 @@ class ToolOutcome:
     handle: str | None = None
     """The stored result's handle when `content` is an excerpt of it."""
     full: str | None = None
-    """The whole result when `content` is an excerpt."""
+    """The whole result when `content` is an excerpt (the run's one copy of it)."""
+    sha256: str | None = None
+    """The sha256 of the result's text when it is large (kept once by the recorder): `content` ends
+    with it, or is an excerpt of it (`full`)."""
     structured: Any = None
     """The server's structured content for this result (redacted), when it sent one."""
 
@@ -118,7 +121,8 @@ class ToolGateway:
         self._supervisor = supervisor
         self.evidence = evidence
         self._retry = retry or RetryPolicy()
-        self._cache: dict[str, str] = {}
+        self._cache: dict[str, tuple[str, str | None]] = {}
+        """What each call signature was answered, with the sha256 of its text when it is kept."""
         self._approver = approver
         self._approved: set[str] = set()
         self._denied: set[str] = set()
@@ -199,18 +203,18 @@ class ToolGateway:
 
         if self.needs_approval(name) and signature not in self._approved:
             if signature in self._denied or not await self._approver(name, arguments):
-                self._cache[signature] = prompts.not_approved(name)
+                self._cache[signature] = (prompts.not_approved(name), None)
                 return ToolOutcome(
-                    call_id, name, Outcome.REFUSED, self._cache[signature], fingerprint, arguments
+                    call_id, name, Outcome.REFUSED, self._cache[signature][0], fingerprint, arguments
                 )
 
         result, attempts = await self._execute(call_id, name, arguments, fingerprint)
-        structured = None
+        structured = sha = None
         if result.failure is None:
-            content = self._recorder.redactor.text(result.text)
+            content, sha = self._recorder.keep(result.text)  # redacted; a large text kept once
             if result.structured is not None:
                 structured = self._recorder.redactor.value(result.structured)
-            self.evidence.add(content, call_id, name, arguments)
+            self.evidence.add(content, call_id, name, arguments, structured=structured)
             kind = Outcome.EXECUTED
         else:
             reason = self._recorder.redactor.text(result.failure.reason)
@@ -219,12 +223,14 @@ class ToolGateway:
             kind = Outcome.FAILED
             if result.failure.kind == FailureKind.GONE:
                 self._supervisor.server_gone = True
+        del result  # the server's copy of a large text: the kept one is `content`
         handle = full = None
         if self.budget.result_bytes and size_of(content) > self.budget.result_bytes:
-            stored = self.store.put(call_id, name, describe_call(name, raw), content)
-            handle, full = stored.handle, content
-            content = excerpt(stored, self.budget.result_bytes)
-        self._cache[signature] = content
+            call = describe_call(name, raw)
+            stored = self.store.put(call_id, name, call, content, structured=structured, sha256=sha)
+            handle, full = stored.handle, stored.text
+            content = excerpt(stored, self.budget.result_bytes, call)
+        self._cache[signature] = (content, sha if full is None else None)
         return ToolOutcome(
             call_id,
             name,
@@ -235,6 +241,7 @@ class ToolGateway:
             attempts,
             handle=handle,
             full=full,
+            sha256=sha,
             structured=structured,
         )
 
@@ -256,7 +263,7 @@ class ToolGateway:
         )
         # No evidence: its lines are copies of stored results (evidence already), its header repeats
         # the model's own pattern.
-        self._cache[signature] = content
+        self._cache[signature] = (content, None)
         return ToolOutcome(call_id, name, Outcome.EXECUTED, content, fingerprint, arguments)
 
     def _offered_this_turn(self) -> tuple[list[str], bool]:
@@ -289,8 +296,9 @@ class ToolGateway:
         fingerprint = fingerprint_of(signature)
         self._supervisor.call_seen(fingerprint)
         if signature in self._cache:
-            cached = prompts.duplicate(self._cache[signature])
-            return ToolOutcome(call_id, name, Outcome.CACHED, cached, fingerprint, arguments)
+            answer, sha = self._cache[signature]
+            cached = prompts.duplicate(answer)  # a large text: the trace names it by its sha256
+            return ToolOutcome(call_id, name, Outcome.CACHED, cached, fingerprint, arguments, sha256=sha)
         return arguments, signature, fingerprint
 
     async def _execute(
@@ -343,8 +351,10 @@ class ToolGateway:
                 attempts=outcome.attempts,
                 duration_ms=outcome.duration_ms,
                 result=outcome.content,
+                result_sha256=outcome.sha256 if outcome.full is None else None,
                 handle=outcome.handle,
                 full_result=outcome.full,
+                full_sha256=outcome.sha256 if outcome.full is not None else None,
                 structured_result=outcome.structured,
             )
         )

@@ -179,6 +179,8 @@ class ToolText:
     """The call's arguments as JSON."""
     ok: bool = True
     """False for a failed call: `text` is the server's error, which is no evidence of the cluster."""
+    structured: Any = None
+    """The server's structured content sent with the text (redacted), when it sent one."""
 
 
 class Evidence:
@@ -191,17 +193,20 @@ class Evidence:
     """
 
     def __init__(self, question: str = "") -> None:
-        self._texts: list[str] = [question] if question else []
-        self._joined: str | None = None
+        self._question = question
+        self._texts: dict[str, None] = {question: None} if question else {}
+        """Each distinct text once (a text returned by several calls is one entry)."""
         self.results: list[ToolText] = []
         self._sources: list[Source] = []
 
-    def add(self, text: str, call_id: str = "", tool: str = "", arguments: Any = None) -> None:
-        """Add one successful tool result (and the arguments of the call that returned it)."""
+    def add(
+        self, text: str, call_id: str = "", tool: str = "", arguments: Any = None, *, structured: Any = None
+    ) -> None:
+        """Add one successful tool result (and the arguments of the call that returned it, and the
+        structured content the server sent with it)."""
         if text:
-            self._texts.append(text)
-            self._joined = None
-            self.results.append(ToolText(call_id, tool, text, _arguments(arguments)))
+            self._texts[text] = None
+            self.results.append(ToolText(call_id, tool, text, _arguments(arguments), structured=structured))
 
     def add_failure(self, reason: str, call_id: str = "", tool: str = "", arguments: Any = None) -> None:
         """Add what a failed call's server said: quotable, shown as error text, never evidence."""
@@ -217,21 +222,19 @@ class Evidence:
 
     @property
     def text(self) -> str:
-        """All evidence as one text."""
-        if self._joined is None:
-            self._joined = "\n".join(self._texts)
-        return self._joined
+        """All evidence as one text (a copy: `contains` reads the texts where they are)."""
+        return "\n".join(self._texts)
 
     def __len__(self) -> int:
-        return len(self._texts)
+        return (self._question in self._texts) + sum(1 for result in self.results if result.ok)
 
     def contains(self, mention: Mention) -> bool:
         """Whether the evidence names this pod (anywhere), node or namespace (as a whole word)."""
         if mention.kind == NAMESPACE and mention.name in BUILT_IN_NAMESPACES:
             return True
         if mention.kind == POD:
-            return mention.name in self.text
-        return names_in(self.text, mention.name)
+            return any(mention.name in text for text in self._texts)
+        return any(names_in(text, mention.name) for text in self._texts)
 
 
 def _arguments(arguments: Any) -> str:

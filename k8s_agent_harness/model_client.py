@@ -114,7 +114,7 @@ class WireRecorder:
             body = json.loads(content)
         except ValueError:
             body = {}
-        messages = body.get("messages") or []
+        messages = [self._by_reference(message) for message in body.get("messages") or []]
         tool_choice = body.get("tool_choice", "absent")
         event = events.ModelRequest(
             attempt=retry + 1,
@@ -201,6 +201,18 @@ class WireRecorder:
                 ),
             )
         )
+
+    def _by_reference(self, message: Any) -> Any:
+        """A tool message whose text ends with a large result the trace already holds, with that
+        text named by its sha256 (`content_sha256`; `content` keeps what comes before it)."""
+        if not isinstance(message, dict) or message.get("role") != "tool":
+            return message
+        content = message.get("content")
+        stored = self._recorder.stored_suffix(content) if isinstance(content, str) else None
+        if stored is None:
+            return message
+        before, sha = stored
+        return {**message, "content": before, "content_sha256": sha}
 
     def _delta(self, messages: list[Any]) -> tuple[list[Any], bool]:
         """The messages added since the previous request, and whether the history was rewritten

@@ -258,6 +258,9 @@ class Source:
     text: str
     arguments: dict[str, Any]
     ok: bool
+    structured: Any = None
+    """The server's structured content sent with the text, when it sent one: its string values are
+    quotable as the text's are."""
 
     @cached_property
     def named(self) -> list[tuple[str, str | None]]:
@@ -323,6 +326,8 @@ class Source:
         data = _json(self.text)
         if data is not None:
             readings.append(_json_reading(data, self.kind, self.namespace, self._echo_strings))
+        if self.structured is not None and self.ok:
+            readings.append(_json_reading(self.structured, self.kind, self.namespace, self._echo_strings))
         return readings
 
     @cached_property
@@ -346,10 +351,11 @@ class Source:
             for record in reading.records:
                 for subject in record.subjects or ():
                     found[Sighting(subject, record.text)] = None
-        data = _json(self.text) if not self.reads_logs else None
-        if data is not None:
-            for sighting in _object_sightings(data, self.kind, self.namespace, deep=True):
-                found[sighting] = None
+        if not self.reads_logs:
+            for data in (_json(self.text), self.structured):
+                if data is not None:
+                    for sighting in _object_sightings(data, self.kind, self.namespace, deep=True):
+                        found[sighting] = None
         return list(found)
 
 
@@ -374,6 +380,7 @@ def sources_of(results: Iterable[Any]) -> list[Source]:
                 str(result.text),
                 arguments if isinstance(arguments, dict) else {},
                 bool(getattr(result, "ok", True)),
+                getattr(result, "structured", None),
             )
         )
     return sources

@@ -4,10 +4,15 @@ The Recorder is the single sink for what a run does: it stamps each event's head
 `impl`, `step`, `ts`), redacts every string in it, appends it to the file, keeps the run's
 counters and hands the event to the progress observer. Writing never raises: a trace that
 cannot be written costs a warning on stderr, never the run. The schema is `events.py`.
+
+It also holds the run's large tool results, each distinct text once (`keep`): the gateway, the
+evidence and the result store share that one copy, and the file holds it once, as a `result`
+record written before the first event that names it by its sha256.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
@@ -162,7 +167,8 @@ class TraceWriter:
         if self._file is None:
             return
         try:
-            self._file.write(line + "\n")
+            self._file.write(line)  # not `line + "\n"`: a line may be megabytes
+            self._file.write("\n")
             self._file.flush()
         except (OSError, ValueError) as error:
             self._warn(error)
@@ -203,6 +209,32 @@ class Recorder:
         self.step = 0
         self.reports_checked = 0
         self.started = time.monotonic()
+        self._texts: dict[str, str] = {}
+        """The large tool results kept, by sha256: the run's one copy of each."""
+        self._written: set[str] = set()
+        """The sha256 of each text written to the file as a `result` record."""
+
+    def keep(self, text: str) -> tuple[str, str | None]:
+        """A tool result's text redacted, as the run keeps it, and its sha256 when it is large.
+
+        A large text the run has seen before comes back as the copy already kept (the new one is
+        dropped), so every holder of it shares one.
+        """
+        text = self.redactor.text(text)
+        if len(text) < events.INLINE_BYTES:
+            return text, None
+        sha = events.sha256_of(text)
+        return self._texts.setdefault(sha, text), sha
+
+    def stored_suffix(self, text: str) -> tuple[str, str] | None:
+        """For a large text that ends with one already written as a `result` record (a tool message
+        of a request): what comes before it, and its sha256."""
+        if len(text) < events.INLINE_BYTES:
+            return None
+        for sha, stored in self._texts.items():
+            if sha in self._written and len(stored) <= len(text) and text.endswith(stored):
+                return text[: len(text) - len(stored)], sha
+        return None
 
     @property
     def path(self) -> Path:
@@ -215,7 +247,7 @@ class Recorder:
         recorded = redacted.model_copy(
             update={"run_id": self.run_id, "impl": self.impl, "step": self.step, "ts": round(time.time(), 6)}
         )
-        self.writer.write(recorded.model_dump_json())
+        self.writer.write(self._line(recorded))
         if self.observer is not None:
             try:
                 self.observer(recorded)  # type: ignore[arg-type]  # every E the harness emits is an Event
@@ -223,6 +255,41 @@ class Recorder:
                 self.observer = None
                 print(f"warning: progress display failed: {error}", file=sys.stderr)
         return recorded
+
+    def _line(self, event: BaseModel) -> str:
+        """The event as the file holds it: a tool call's large texts by sha256, each written once."""
+        if not isinstance(event, events.ToolCall):
+            return event.model_dump_json()
+        update: dict[str, Any] = {}
+        exclude: set[str] = set()
+        if event.full_sha256 is not None and event.full_result is not None:
+            self._store(event.full_sha256, event.full_result)
+            exclude.add("full_result")
+        if event.result_sha256 is not None and (stored := self._texts.get(event.result_sha256)) is not None:
+            self._store(event.result_sha256, stored)
+            update["result"] = event.result[: len(event.result) - len(stored)]
+        if event.structured_result is not None:
+            structured = json.dumps(event.structured_result, sort_keys=True, ensure_ascii=False)
+            if len(structured) >= events.INLINE_BYTES:
+                update["structured_sha256"] = sha = events.sha256_of(structured)
+                self._store(sha, structured)
+                exclude.add("structured_result")
+        return event.model_copy(update=update).model_dump_json(exclude=exclude)
+
+    def _store(self, sha: str, text: str) -> None:
+        """Write a large text as a `result` record, the first time it is named."""
+        if sha in self._written:
+            return
+        self._written.add(sha)
+        record = events.StoredText(
+            run_id=self.run_id,
+            impl=self.impl,
+            step=self.step,
+            ts=round(time.time(), 6),
+            sha256=sha,
+            text=text,
+        )
+        self.writer.write(record.model_dump_json())
 
     def pushback(self, kind: Pushback, message: str, names: list[str] | None = None) -> None:
         """Record a pushback the review policy gave."""

@@ -17,6 +17,7 @@ from k8s_agent.invariants import calls_answered
 from k8s_agent.scenarios import QUESTION, Scenario
 from k8s_agent.scripted_run import run_scripted
 from k8s_agent_harness.errors import AgentError
+from k8s_agent_harness.events import resolved_json
 from k8s_agent_harness.servers import WARM_MOCK_CLUSTER
 from k8s_agent_harness.session import RunResult
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
@@ -176,9 +177,10 @@ def run_scenario(
     if check_script and done.script_problems:
         raise AssertionError(done.script_problems)
     # The trace must be one the project's own reader accepts (run_scripted read it), and the
-    # tests look at it as written: the JSON objects of the file.
+    # tests look at it as written: the JSON objects of the file, the large texts it stores once
+    # put back where they are named (read_jsonl(run.trace_path) is the file itself).
     assert done.trace_path is None or done.trace is not None
-    trace = read_jsonl(done.trace_path) if done.trace_path else []
+    trace = resolved_json(read_jsonl(done.trace_path)) if done.trace_path else []
     run = AgentRun(
         done.result, done.error, done.requests, [dict(c) for c in done.calls], trace, done.trace_path
     )

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from k8s_agent.scenarios import ANALYTICS, FABRICATED, INVENTED, LOG_LINE, PAYMENT, finding, report_json
+from k8s_agent_harness.events import resolved_json
 from k8s_agent_harness.findings import parse_report
 from k8s_agent_scripted_llm import Reply, Step, ToolCall, text
 from tests.conftest import assert_every_call_answered, read_jsonl
@@ -119,7 +120,7 @@ def test_any_report_is_checked_corrected_at_most_once_and_never_loses_a_finding(
         assert result.stats.pushbacks["report"] <= 1 and result.stats.pushbacks["evidence"] == 0
         assert len(requests) <= MAX_STEPS + result.stats.as_dict()["pushbacks"] + 2
         assert_every_call_answered(requests)
-        trace = read_jsonl(result.trace)
+        trace = resolved_json(read_jsonl(result.trace))
         assert trace[-1]["kind"] == "run_end" and trace[-1]["status"] == "ok"
         reports = [e for e in trace if e["kind"] == "report"]
         assert reports and reports[-1]["accepted"] and all(not e["accepted"] for e in reports[:-1])
