@@ -13,7 +13,7 @@ from agents import (
     set_trace_processors,
     set_tracing_disabled,
 )
-from agents.mcp import MCPServerStdio
+from agents.mcp import MCPServerStdio, MCPServerStreamableHttp
 from openai import AsyncOpenAI
 
 from k8s_agent_harness.prompts import SYSTEM_PROMPT
@@ -39,10 +39,18 @@ async def run_plain(client: AsyncOpenAI, server: MCPServerStdio, question: str) 
 
 
 async def run_documented(
-    base_url: str, api_key: str, model: str, command: Sequence[str], question: str, max_turns: int
+    base_url: str,
+    api_key: str,
+    model: str,
+    command: Sequence[str],
+    question: str,
+    max_turns: int,
+    *,
+    url: str | None = None,
 ) -> str:
     """The `plain-sdk` subject of `k8s-agent contract`: Agent + MCPServerStdio + Runner as the SDK's
-    documentation shows them, on a Chat Completions endpoint; the final output as text.
+    documentation shows them, on a Chat Completions endpoint; the final output as text. With `url`,
+    the SDK's MCPServerStreamableHttp to that server instead of starting `command`.
 
     The only choices are the ones any user makes: the endpoint and model, our system prompt (the
     same question asked the same way), `max_turns` (the scenario's step budget) and tracing off.
@@ -50,7 +58,8 @@ async def run_documented(
     set_tracing_disabled(True)
     set_trace_processors([])
     client = AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
-    async with native_server(command) as server:
+    native: Any = MCPServerStreamableHttp(params={"url": url}) if url else native_server(command)
+    async with native as server:
         agent: Agent[Any] = Agent(
             name="plain",
             instructions=SYSTEM_PROMPT,

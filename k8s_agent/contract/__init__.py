@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from k8s_agent.outputs import add_output_flags
-from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.errors import ConfigError, McpServerError
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -32,8 +32,9 @@ subjects (default: handwritten and sdk; the others by --subject NAME):
   mutant:NAME        the reference agent with one break (--mutants lists and judges them all)
 
 --agent-cmd runs any CLI agent; its placeholders are filled per run and each stays one argument
-(no shell): {base_url} {api_key} {model} {mcp_command} {question} {max_steps} {max_repeats}
-{report_format} (prose, json_schema or json_text) {workdir} {answer_file}. The answer is the
+(no shell): {base_url} {api_key} {model} {mcp_command} ({mcp_url} with --mcp-transport
+streamable-http) {question} {max_steps} {max_repeats} {report_format} (prose, json_schema or
+json_text) {workdir} {answer_file}. The answer is the
 command's stdout, or the file {answer_file} when the template names it. --agent-report structured
 declares that the command asks for a structured report when {report_format} says json_* (C11 and
 C12 are judged only then). Example:
@@ -90,6 +91,13 @@ def register(commands: Any) -> None:
     add_output_flags(parser)
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2)")
     parser.add_argument(
+        "--mcp-transport",
+        choices=("stdio", "streamable-http"),
+        default="stdio",
+        help="how the subjects reach the mock cluster: stdio (default; each run starts its own) or "
+        "streamable-http (one server for every run, each run at its own URL, {mcp_url} for --agent-cmd)",
+    )
+    parser.add_argument(
         "--work-dir",
         type=Path,
         help="keep each run's files here (traces, call and result logs); by default they go to a "
@@ -127,7 +135,7 @@ def cmd_contract(args: argparse.Namespace) -> int:
         for number, template in enumerate(commands):
             name = names[number] if number < len(names) else f"agent-cmd-{number + 1}"
             command = CommandAgent(template, name=name, structured=args.agent_report == "structured")
-            command.argv(_probe_setup())  # a bad template is a usage error now, not per run
+            command.argv(_probe_setup(args.mcp_transport))  # a bad template is a usage error now, not per run
             subjects.append(command)
         if len({s.name for s in subjects}) != len(subjects):
             raise ConfigError("two subjects have the same name: give --agent-name")
@@ -152,7 +160,15 @@ def cmd_contract(args: argparse.Namespace) -> int:
     with _workdir(args.work_dir, "k8s-agent-contract-") as workdir:
         kept = f"; files in {workdir}" if args.work_dir else ""
         say(f"contract: {len(scenarios)} scenarios x {len(subjects)} subjects ({listed}){kept}")
-        report = asyncio.run(run_contract(subjects, scenarios, workdir, jobs=args.jobs, progress=say))
+        try:
+            report = asyncio.run(
+                run_contract(
+                    subjects, scenarios, workdir, jobs=args.jobs, progress=say, transport=args.mcp_transport
+                )
+            )
+        except McpServerError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return error.exit_code
 
     def rendered(kind: str) -> str:
         if kind == "json":
@@ -206,9 +222,13 @@ def _mutants(args: argparse.Namespace) -> int:
     return status or (EXIT_OK if report.passed else EXIT_FAILS)
 
 
-def _probe_setup() -> Any:
+def _probe_setup(transport: str = "stdio") -> Any:
     from k8s_agent.contract.subjects import Setup
 
+    if transport == "streamable-http":
+        return Setup(
+            "http://127.0.0.1:1/v1", "k", "m", (), "q", Path("."), mcp_url="http://127.0.0.1:1/mcp/x"
+        )
     return Setup("http://127.0.0.1:1/v1", "k", "m", ("server",), "q", Path("."))
 
 

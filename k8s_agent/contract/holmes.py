@@ -172,6 +172,10 @@ class HolmesGPT:
         ]  # fmt: skip
 
     async def run(self, setup: Setup) -> Outcome:
+        if setup.mcp_url:
+            return Outcome(
+                error="holmesgpt is run here with its MCP server over stdio only (--mcp-transport stdio)"
+            )
         if not self.ready():
             return Outcome(error=f"HolmesGPT's venv is not built ({self.venv}): prepare() first")
         home = setup.workdir / "home"

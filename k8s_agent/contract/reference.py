@@ -138,11 +138,13 @@ class ReferenceAgent:
         from mcp import Client, StdioServerParameters
 
         started = time.perf_counter()
-        target: Any = (
-            setup.mock.server()
-            if self.in_process and setup.mock is not None
-            else StdioServerParameters(command=setup.mcp_command[0], args=list(setup.mcp_command[1:]))
-        )
+        target: Any
+        if setup.mcp_url:
+            target = setup.mcp_url  # a URL: Streamable HTTP
+        elif self.in_process and setup.mock is not None:
+            target = setup.mock.server()
+        else:
+            target = StdioServerParameters(command=setup.mcp_command[0], args=list(setup.mcp_command[1:]))
         model = openai.AsyncOpenAI(base_url=setup.base_url, api_key=setup.api_key, max_retries=0, timeout=20)
         run = _Run(setup, self.breaks, prose_only=self.prose_only)
         try:

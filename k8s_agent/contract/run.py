@@ -4,14 +4,20 @@ Per (subject, scenario): a scripted model server plays the scenario's script (to
 what the subject offers: an agent that prefixes MCP tool names still gets the planted calls), a
 fresh mock cluster logs every call it receives, the subject runs against both, and what crossed
 the wire is kept as an `Observed` for the judge.
+
+Over Streamable HTTP (`transport="streamable-http"`) one mock cluster serves every run (a second
+one, with write tools, the scenarios that offer them), each run at a URL of its own
+(`/mcp/SUBJECT--SCENARIO`): the judge reads that run's calls and results from the shared logs by
+the name in the URL.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,11 +27,12 @@ from k8s_agent.contract.subjects import MockCluster, Setup, Subject
 from k8s_agent.scenarios import JUDGED_SCENARIOS, QUESTION, Scenario
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.servers import mock_cluster_command
-from k8s_agent_mock_cluster.call_log import read_call_log, read_result_log
+from k8s_agent_mock_cluster.call_log import of_client, read_call_log, read_result_log
 from k8s_agent_scripted_llm import HttpError, Reply, ScriptedModelServer, Step
 
 CALL_LOG = "calls.jsonl"
 RESULT_LOG = "results.jsonl"
+TRANSPORTS = ("stdio", "streamable-http")
 API_KEY = "contract-scripted"  # the scripted model takes any key; never a real one
 MODEL = "scripted"
 
@@ -115,12 +122,28 @@ def select_scenarios(names: Sequence[str] | None) -> list[Scenario]:
     return [scenario for scenario in JUDGED_SCENARIOS if scenario.name in names]
 
 
-async def observe(subject: Subject, scenario: Scenario, workdir: Path) -> tuple[Observed, dict[str, Any]]:
-    """One run of a subject on one scenario, and what it left on the wire and at the server."""
+@dataclass(frozen=True)
+class SharedMock:
+    """A mock cluster over Streamable HTTP that many runs share, and its logs."""
+
+    url: str
+    call_log: Path
+    result_log: Path
+
+
+async def observe(
+    subject: Subject, scenario: Scenario, workdir: Path, shared: SharedMock | None = None
+) -> tuple[Observed, dict[str, Any]]:
+    """One run of a subject on one scenario, and what it left on the wire and at the server (its
+    own mock cluster, or its connection to `shared`)."""
     await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
     call_log, result_log = workdir / CALL_LOG, workdir / RESULT_LOG
-    for log in (call_log, result_log):
-        await asyncio.to_thread(log.unlink, missing_ok=True)
+    client = f"{subject.name}--{scenario.name}"
+    if shared is not None:
+        call_log, result_log = shared.call_log, shared.result_log
+    else:
+        for log in (call_log, result_log):
+            await asyncio.to_thread(log.unlink, missing_ok=True)
     assert scenario.script is not None  # the contract scenarios are scripts
     player = ScriptPlayer(scenario.script())
     server = ScriptedModelServer(responder=player).start()
@@ -130,20 +153,24 @@ async def observe(subject: Subject, scenario: Scenario, workdir: Path) -> tuple[
             base_url=server.url,
             api_key=API_KEY,
             model=MODEL,
-            mcp_command=mock_cluster_command(
+            mcp_command=()
+            if shared
+            else mock_cluster_command(
                 call_log=call_log, result_log=result_log, write_tools=scenario.write_tools
             ),
             question=scenario.question or QUESTION,
             workdir=workdir,
             overrides=dict(scenario.overrides),
             mock=mock,
+            mcp_url=f"{shared.url}/{client}" if shared else None,
         )
         outcome = await subject.run(setup)
         requests, replies = list(server.requests), list(server.replies)
     finally:
         await asyncio.to_thread(server.stop)
-    calls = [dict(call) for call in read_call_log(call_log)]
-    results = [dict(result) for result in read_result_log(result_log)]
+    named = client if shared is not None else None
+    calls = [dict(call) for call in of_client(read_call_log(call_log), named)]
+    results = [dict(result) for result in of_client(read_result_log(result_log), named)]
     observed = Observed(
         scenario=scenario.name,
         requests=requests,
@@ -178,17 +205,55 @@ async def run_contract(
     *,
     jobs: int = 2,
     progress: Callable[[str], None] = lambda line: None,
+    transport: str = "stdio",
 ) -> ContractReport:
-    """Every scenario for every subject (`jobs` runs at a time), judged per subject."""
+    """Every scenario for every subject (`jobs` runs at a time), judged per subject; over
+    Streamable HTTP, every run on one shared mock cluster (two: with and without write tools)."""
     started = time.perf_counter()
-    slot = asyncio.Semaphore(max(1, jobs))
+    async with contextlib.AsyncExitStack() as stack:
+        shared: dict[bool, SharedMock] = {}
+        if transport == "streamable-http":
+            for write_tools in sorted({scenario.write_tools for scenario in scenarios}):
+                folder = workdir / ("server-with-write-tools" if write_tools else "server")
+                shared[write_tools] = await stack.enter_async_context(_shared_mock(folder, write_tools))
+        return await _run_all(subjects, scenarios, workdir, max(1, jobs), progress, shared, started)
+
+
+@contextlib.asynccontextmanager
+async def _shared_mock(folder: Path, write_tools: bool) -> AsyncIterator[SharedMock]:
+    """One mock cluster over Streamable HTTP with its call and result logs in `folder`."""
+    from k8s_agent.eval.hosting import serve_command
+
+    await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+    call_log, result_log = folder / CALL_LOG, folder / RESULT_LOG
+    command = mock_cluster_command(call_log=call_log, result_log=result_log, write_tools=write_tools)
+    serving = serve_command([*command, "--http", "127.0.0.1:0"], "the shared mock cluster")
+    url = await asyncio.to_thread(serving.__enter__)
+    try:
+        yield SharedMock(url, call_log, result_log)
+    finally:
+        await asyncio.to_thread(serving.__exit__, None, None, None)
+
+
+async def _run_all(
+    subjects: Sequence[Subject],
+    scenarios: Sequence[Scenario],
+    workdir: Path,
+    jobs: int,
+    progress: Callable[[str], None],
+    shared: dict[bool, SharedMock],
+    started: float,
+) -> ContractReport:
+    slot = asyncio.Semaphore(jobs)
     total = len(subjects) * len(scenarios)
     done = 0
 
     async def one(subject: Subject, scenario: Scenario) -> tuple[Observed, dict[str, Any]]:
         nonlocal done
         async with slot:
-            observed, record = await observe(subject, scenario, workdir / subject.name / scenario.name)
+            observed, record = await observe(
+                subject, scenario, workdir / subject.name / scenario.name, shared.get(scenario.write_tools)
+            )
         done += 1
         outcome = f"error: {record['error']}" if record["error"] else "answered"
         progress(

@@ -35,6 +35,7 @@ PLACEHOLDERS = (
     "api_key",
     "model",
     "mcp_command",
+    "mcp_url",
     "question",
     "max_steps",
     "max_repeats",
@@ -81,6 +82,9 @@ class Setup:
     overrides: Mapping[str, Any] = field(default_factory=dict)
     """The scenario's settings (max_steps, max_repeats, report_format): each adapter passes what its agent has."""
     mock: MockCluster | None = None
+    mcp_url: str | None = None
+    """The mock cluster's Streamable HTTP URL when the contract serves it over HTTP (one server for
+    many runs); `mcp_command` is then empty."""
 
     @property
     def max_steps(self) -> int:
@@ -164,6 +168,7 @@ class OurAgent:
             base_url=setup.base_url,
             api_key=setup.api_key,
             mcp_command=setup.mcp_command,
+            mcp_url=setup.mcp_url,
             trace_dir=setup.workdir,
             max_retries=0,
             request_timeout=20.0,
@@ -183,7 +188,10 @@ class PlainSdk:
     """The OpenAI Agents SDK with its native MCP integration and its defaults."""
 
     name: str = "plain-sdk"
-    description: str = "openai-agents as documented: Agent + MCPServerStdio + Runner, defaults everywhere"
+    description: str = (
+        "openai-agents as documented: Agent + MCPServerStdio (or MCPServerStreamableHttp) + Runner, "
+        "defaults everywhere"
+    )
     structured: bool = False
 
     async def run(self, setup: Setup) -> Outcome:
@@ -192,7 +200,13 @@ class PlainSdk:
         started = time.perf_counter()
         try:
             answer = await run_documented(
-                setup.base_url, setup.api_key, setup.model, setup.mcp_command, setup.question, setup.max_steps
+                setup.base_url,
+                setup.api_key,
+                setup.model,
+                setup.mcp_command,
+                setup.question,
+                setup.max_steps,
+                url=setup.mcp_url,
             )
         except Exception as error:  # boundary: however the SDK fails, it is this subject's outcome
             return Outcome(error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
@@ -203,7 +217,8 @@ class PlainSdk:
 class CommandAgent:
     """Any CLI agent: a command template with placeholders, run without a shell.
 
-    Placeholders: {base_url} {api_key} {model} {mcp_command} (one shell-quoted string) {question}
+    Placeholders: {base_url} {api_key} {model} {mcp_command} (one shell-quoted string; over HTTP
+    {mcp_url} instead, the server's Streamable HTTP URL) {question}
     {max_steps} {max_repeats} {report_format} (prose, json_schema or json_text) {workdir} (a scratch
     folder of the run, for config files) {answer_file} (when the template names it, the answer is
     read from that file; else from stdout).
@@ -223,6 +238,13 @@ class CommandAgent:
     def argv(self, setup: Setup) -> list[str]:
         """The command line for one run (each placeholder one argument, never split by the shell)."""
         values = placeholder_values(setup)
+        wanted, other = ("mcp_url", "mcp_command") if setup.mcp_url else ("mcp_command", "mcp_url")
+        if "{" + other + "}" in self.template and "{" + wanted + "}" not in self.template:
+            over = "over Streamable HTTP" if setup.mcp_url else "as a command (stdio)"
+            raise ConfigError(
+                f"--agent-cmd names {{{other}}}, but this contract serves the mock cluster {over}: "
+                f"name {{{wanted}}}"
+            )
         try:
             words = shlex.split(self.template)
         except ValueError as error:
@@ -247,6 +269,7 @@ def placeholder_values(setup: Setup) -> dict[str, str]:
         "api_key": setup.api_key,
         "model": setup.model,
         "mcp_command": shlex.join(setup.mcp_command),
+        "mcp_url": setup.mcp_url or "",
         "question": setup.question,
         "max_steps": str(setup.max_steps),
         "max_repeats": str(setup.max_repeats),

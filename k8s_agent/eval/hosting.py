@@ -32,16 +32,21 @@ Serve = Callable[[Incident], AbstractContextManager[str]]
 """Serves one incident's cluster for as long as the context lasts; yields its MCP URL."""
 
 
-@contextlib.contextmanager
-def serve_mock_cluster(incident: Incident) -> Iterator[str]:
+def serve_mock_cluster(incident: Incident) -> AbstractContextManager[str]:
     """The incident's mock cluster over Streamable HTTP on a free loopback port."""
     command = [*mock_cluster_command(cluster=incident.cluster), "--http", "127.0.0.1:0"]
+    return serve_command(command, f"the mock cluster of {incident.id}")
+
+
+@contextlib.contextmanager
+def serve_command(command: list[str], what: str) -> Iterator[str]:
+    """Run a server that prints `serving URL` once it listens; yields the URL; stops it at exit."""
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errors:
         process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, text=True
         )
         try:
-            yield _served_url(process, errors, f"the mock cluster of {incident.id}")
+            yield _served_url(process, errors, what)
         finally:
             stop(process)
 
