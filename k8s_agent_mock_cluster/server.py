@@ -5,6 +5,8 @@ Tool descriptions are prompts: they tell the model when a tool helps and when it
 
 from __future__ import annotations
 
+import contextvars
+import copy
 import inspect
 import os
 import time
@@ -39,15 +41,22 @@ class MockClusterServer(MCPServer[Any]):
     """MCPServer that logs every tools/call it receives and applies a fault plan.
 
     Served over HTTP, one process answers many clients at once, and each connection (MCP session)
-    is a cluster of its own to its client: the fault plan's counters are the connection's (a plan
+    (its `mcp-session-id`, or for a client without a session the name in its URL) is a cluster of
+    its own to its client: the fault plan's counters are the connection's (a plan
     that fails the second call fails every client's second call), and every logged call names its
     session (`mcp-session-id`) and the name its client was given (the URL `/mcp/NAME`), so that one
-    run's calls can be told from another's in a shared log. Over stdio there is one connection, and
-    the plan's counters persist across restarts.
+    run's calls can be told from another's in a shared log. With write tools, the cluster itself is
+    the connection's (a pod one client deletes is still there for the others). Over stdio there is
+    one connection, and the plan's counters persist across restarts.
     """
 
     def __init__(
-        self, call_log: Path | None, faults: FaultPlan | None, result_log: Path | None = None
+        self,
+        call_log: Path | None,
+        faults: FaultPlan | None,
+        result_log: Path | None = None,
+        cluster: Cluster | None = None,
+        writable: bool = False,
     ) -> None:
         super().__init__(
             "mock-cluster", instructions="A simulated Kubernetes cluster (read-only).", log_level="WARNING"
@@ -56,11 +65,27 @@ class MockClusterServer(MCPServer[Any]):
         self._result_log = result_log
         self._faults = faults
         self._session_faults: dict[str, FaultPlan] = {}
+        self._cluster = cluster
+        self._writable = writable
+        self._session_clusters: dict[str, Cluster] = {}
+
+    def cluster(self) -> Cluster:
+        """The cluster as the calling connection sees it: with write tools, each MCP session has a
+        copy of its own (one client's delete_pod is not another's); else the one cluster."""
+        assert self._cluster is not None
+        session = _SESSION.get()
+        if not self._writable or session is None:
+            return self._cluster
+        if session not in self._session_clusters:
+            self._session_clusters[session] = copy.deepcopy(self._cluster)
+        return self._session_clusters[session]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """Log the call, apply a planned fault if one fires, then answer it (and log the answer)."""
         session, client = _connection_of(context)
-        plan = self._plan_of(session)
+        # A client of the stateless protocol has no session: the name in its URL is its identity.
+        _SESSION.set(session or client)
+        plan = self._plan_of(session or client)
         fault = plan.next_fault(name) if plan else None
         self._log(name, arguments, fault, session, client)
         try:
@@ -121,6 +146,9 @@ class MockClusterServer(MCPServer[Any]):
             )
 
 
+_SESSION: contextvars.ContextVar[str | None] = contextvars.ContextVar("mock_cluster_session", default=None)
+"""The MCP session of the call being answered (None over stdio)."""
+
 CLIENT_HEADER = "x-mock-cluster-client"
 """Set by the server itself from the URL `/mcp/NAME` (a header a client sends is dropped)."""
 
@@ -176,7 +204,8 @@ def build_server(
 ) -> MCPServer[Any]:
     """The MCP server answering from `cluster`; `write_tools` adds destructive tools (delete_pod,
     restart_pod), for tests and demos; `result_log` gets what it answered each call."""
-    server = MockClusterServer(call_log, faults, result_log)
+    server = MockClusterServer(call_log, faults, result_log, cluster, writable=write_tools)
+    current = server.cluster
 
     def list_pods(
         namespace: Annotated[
@@ -188,7 +217,7 @@ def build_server(
         Start here. A pod is unhealthy when its STATUS is not Running or Completed, or when it is
         Running but not ready (READY 0/1): that one is easy to miss.
         """
-        return _answer(cluster.list_pods)(namespace)
+        return _answer(current().list_pods)(namespace)
 
     def describe_pod(name: PodName, namespace: Namespace) -> str:
         """Describe one pod: container state and last termination reason, probes, environment,
@@ -196,7 +225,7 @@ def build_server(
 
         Use it for every unhealthy pod: the events usually hold the evidence.
         """
-        return _answer(cluster.describe_pod)(name, namespace)
+        return _answer(current().describe_pod)(name, namespace)
 
     def get_pod_logs(
         name: PodName,
@@ -213,7 +242,7 @@ def build_server(
         for ImagePullBackOff or Pending pods: their containers never started, so there are no logs;
         describe_pod shows why.
         """
-        return _answer(cluster.get_pod_logs)(name, namespace, tail, previous, container)
+        return _answer(current().get_pod_logs)(name, namespace, tail, previous, container)
 
     def get_events(
         namespace: Annotated[str | None, Field(description="Only this namespace; omit for all.")] = None,
@@ -221,11 +250,11 @@ def build_server(
         type: Annotated[str | None, Field(description="Normal or Warning.")] = None,
     ) -> str:
         """List cluster events, optionally for one namespace, one pod, or one type (Warning, Normal)."""
-        return _answer(cluster.get_events)(namespace, pod, type)
+        return _answer(current().get_events)(namespace, pod, type)
 
     def list_nodes() -> str:
         """List nodes with their status and requested/allocatable CPU and memory."""
-        return _answer(cluster.list_nodes)()
+        return _answer(current().list_nodes)()
 
     def describe_node(
         name: Annotated[str, Field(description="Exact node name as listed by list_nodes.")],
@@ -234,7 +263,7 @@ def build_server(
 
         Use it when pods are Pending for lack of CPU or memory.
         """
-        return _answer(cluster.describe_node)(name)
+        return _answer(current().describe_node)(name)
 
     def search_logs(
         pattern: Annotated[
@@ -251,7 +280,7 @@ def build_server(
         far above the hits shown, the pattern is too broad: narrow it. Use it to find every pod that
         logs a given error, instead of guessing.
         """
-        return _answer(cluster.search_logs)(pattern, namespace, regex, ignore_case, max_hits)
+        return _answer(current().search_logs)(pattern, namespace, regex, ignore_case, max_hits)
 
     for tool in (list_pods, describe_pod, get_pod_logs, get_events, list_nodes, describe_node, search_logs):
         server.add_tool(
@@ -264,11 +293,11 @@ def build_server(
 
         def delete_pod(name: PodName, namespace: Namespace) -> str:
             """Delete a pod (its controller, if any, creates a new one). Destructive."""
-            return _answer(cluster.delete_pod)(name, namespace)
+            return _answer(current().delete_pod)(name, namespace)
 
         def restart_pod(name: PodName, namespace: Namespace) -> str:
             """Restart a pod's containers. Destructive: in-flight requests are lost."""
-            return _answer(cluster.restart_pod)(name, namespace)
+            return _answer(current().restart_pod)(name, namespace)
 
         for tool in (delete_pod, restart_pod):
             server.add_tool(

@@ -78,6 +78,39 @@ def test_our_agents_hold_every_item_and_the_command_exits_5_because_the_plain_sd
     assert ran.done.stdout.splitlines()[0] == "| item | behaviour | handwritten | sdk | plain-sdk |"
 
 
+@pytest.fixture(scope="module")
+def ran_over_http(tmp_path_factory: pytest.TempPathFactory) -> Ran:
+    folder = tmp_path_factory.mktemp("contract-http")
+    named = [argument for subject in SUBJECTS for argument in ("--subject", subject)]
+    done = contract(
+        *named, "--mcp-transport", "streamable-http", "--jobs", "3", "--out", "report.json",
+        "--work-dir", str(folder / "runs"), cwd=folder,
+    )  # fmt: skip
+    return Ran(done, json.loads((folder / "report.json").read_text()), folder / "report.html")
+
+
+def test_over_one_shared_http_server_every_subject_is_judged_as_over_stdio(
+    ran: Ran, ran_over_http: Ran
+) -> None:
+    """One mock cluster for all 48 runs, each at its own URL: the same verdicts, and each run the
+    same requests, server calls and answer as on a stdio server of its own."""
+    assert ran_over_http.done.returncode == ran.done.returncode == 5, ran_over_http.done.stderr[-2000:]
+    for subject in SUBJECTS:
+        assert verdicts(ran_over_http, subject) == verdicts(ran, subject), subject
+        over_http = next(s for s in ran_over_http.report["subjects"] if s["subject"] == subject)["runs"]
+        over_stdio = next(s for s in ran.report["subjects"] if s["subject"] == subject)["runs"]
+        fields = ("requests", "server_calls", "steps_left", "extra_requests", "answer", "error")
+        for scenario, run in over_stdio.items():
+            assert {f: over_http[scenario][f] for f in fields} == {f: run[f] for f in fields}, (
+                subject,
+                scenario,
+            )
+    logs = list((Path(ran_over_http.report["workdir"])).glob("server*/calls.jsonl"))
+    assert len(logs) == 2  # one server for the read-only scenarios, one with write tools
+    clients = {json.loads(line)["client"] for log in logs for line in log.read_text().splitlines()}
+    assert {client.split("--")[0] for client in clients} == set(SUBJECTS)
+
+
 def test_the_plain_sdk_s_defaults_are_judged_from_the_wire_with_their_evidence(ran: Ran) -> None:
     plain = verdicts(ran, "plain-sdk")
 
@@ -173,6 +206,11 @@ def test_any_cli_agent_runs_through_agent_cmd_with_its_placeholders(tmp_path: Pa
         (("--agent-name", "a"), "--agent-name names more subjects than there are --agent-cmd"),
         (("--subject", "mutant:nope"), "unknown mutant 'nope'"),
         (("--mutants", "--subject", "sdk"), "--mutants runs its own subjects"),
+        (
+            ("--mcp-transport", "streamable-http", "--agent-cmd", "x --mcp {mcp_command}"),
+            "--agent-cmd names {mcp_command}, but this contract serves the mock cluster over Streamable HTTP",
+        ),
+        (("--agent-cmd", "x --mcp {mcp_url}"), "--agent-cmd names {mcp_url}, but this contract serves"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
