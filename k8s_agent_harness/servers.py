@@ -59,7 +59,7 @@ version = "v1"
 kind = "Secret"
 """
 
-# Its HTTP mode: both transports at once, Streamable HTTP at /mcp and SSE at /sse, on loopback only.
+# Its HTTP mode: Streamable HTTP at /mcp, on loopback only.
 KUBERNETES_MCP_SERVER_HTTP = ("--port", "{port}", "--bind-address", "127.0.0.1")
 
 # mcp-server-kubernetes: its read-only set minus kubectl_context (operation "set" rewrites the
@@ -289,9 +289,13 @@ def _kubernetes_mcp_server(config: Config, environ: Mapping[str, str]) -> Server
     http = _over_http(config)
     served = ""
     if http is not None:
-        path = "/sse" if http.transport == SSE else "/mcp"
-        http = HttpStart(http.transport, path, KUBERNETES_MCP_SERVER_HTTP)
-        served = f"; serving {'SSE' if http.transport == SSE else 'Streamable HTTP'} on loopback"
+        if http.transport == SSE:  # its /sse answers 404 (0.0.67): Streamable HTTP only
+            raise ConfigError(
+                f"--mcp-transport sse: {KUBERNETES_MCP_SERVER} serves Streamable HTTP only: use --mcp-transport "
+                "streamable-http (or stdio)"
+            )
+        http = HttpStart(http.transport, "/mcp", KUBERNETES_MCP_SERVER_HTTP)
+        served = "; serving Streamable HTTP on loopback"
     return ServerLaunch(
         (str(binary), *KUBERNETES_MCP_SERVER_ARGUMENTS, "--config", str(settings)),
         env,
