@@ -171,8 +171,8 @@ class Config:
         None,
         "how to talk to the MCP server: stdio, streamable-http or sse. With --mcp-url the default is "
         "Streamable HTTP, falling back to SSE when the server does not speak it; sse forces SSE. With "
-        "--cluster-server (or the mock), streamable-http or sse starts the server listening on a loopback "
-        "port instead of on stdio",
+        "the mock or --cluster-server kubernetes-mcp-server, streamable-http (sse: the mock only) starts "
+        "the server listening on a loopback port instead of on stdio",
         env=("K8S_AGENT_MCP_TRANSPORT",),
         group=CLUSTER,
         choices=MCP_TRANSPORTS,

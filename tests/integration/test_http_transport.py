@@ -259,3 +259,21 @@ def test_a_lost_session_is_reopened_once_and_the_call_retried(impl: Impl, sse: b
     assert reconnect == {**reconnect, "ok": True, "reconnect": True, "attempts": 1}
     assert reconnect["reason"] == "MCP server lost the session (HTTP 404 for its session id)"
     assert run.answer == "Report."
+
+
+# -- the mock started in HTTP mode ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport", ["streamable-http", "sse"])
+def test_ask_starts_the_mock_over_http_and_stops_it_with_the_run(transport: str, tmp_path: Path) -> None:
+    done = ask(DEFAULT_QUESTION, "--mcp-transport", transport, cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert "Health report" in done.stdout
+    (trace,) = traces(tmp_path)
+    assert trace[0]["mcp_transport"] == transport and "--http" in trace[0]["mcp_command"]
+    (connected,) = [event for event in trace if event["kind"] == "mcp_connected"]
+    host, port = connected["url"].removeprefix("http://").split("/")[0].split(":")
+    assert host == "127.0.0.1" and connected["transport"] == transport
+    with socket.socket() as probe:
+        assert probe.connect_ex((host, int(port))) != 0  # nothing listens there any more
