@@ -195,6 +195,18 @@ class ProgressPrinter:
                 return f"  ! {_guardrail_words(event)}"
             case events.ReportChecked():
                 return f"  {_report_words(event)}"
+            case events.McpConnected():
+                how = {"sse": "SSE", "streamable-http": "Streamable HTTP"}.get(
+                    event.transport, event.transport
+                )
+                why = f" ({event.fallback})" if event.fallback else ""
+                return f"  MCP server: {event.url} over {how}{why}"
+            case events.McpRestart() if event.reconnect:
+                tried = f" ({event.attempts} attempts)" if event.attempts > 1 else ""
+                outcome = (
+                    f"opened a new session{tried}" if event.ok else f"could not reconnect: {event.error}"
+                )
+                return f"  ! MCP server: {event.reason}; {outcome}"
             case events.McpRestart():
                 outcome = "restarted it" if event.ok else f"could not restart it: {event.error}"
                 return f"  ! MCP server: {event.reason}; {outcome}"

@@ -187,10 +187,13 @@ def show(trace: events.Trace, *, full: bool = False) -> str:
         if isinstance(event, events.RunStart):
             lines.append(f"{stamp}{line}")
             lines.append(f"{indent}  trace {event.run_id} · started {event.started_at}")
+            over = {"streamable-http": " (Streamable HTTP)", "sse": " (SSE)"}.get(
+                event.mcp_transport or "", ""
+            )
             if event.mcp_command:
-                lines.append(f"{indent}  MCP server: {' '.join(event.mcp_command)}")
+                lines.append(f"{indent}  MCP server: {' '.join(event.mcp_command)}{over}")
             elif event.mcp_url:
-                lines.append(f"{indent}  MCP server: {event.mcp_url} (Streamable HTTP)")
+                lines.append(f"{indent}  MCP server: {event.mcp_url}{over or ' (Streamable HTTP, else SSE)'}")
             if event.budgets:
                 budgets = ", ".join(f"{k} {v}" for k, v in event.budgets.items())
                 lines.append(f"{indent}  budgets: {budgets}")

@@ -4,7 +4,8 @@
     vocabulary    the enums runs are described in (outcomes, rejections, guardrails, stop reasons)
     errors        the run failures and their exit codes
     servers       which MCP server a run starts (presets), with discovery.py and kubeconfig.py
-    mcp_client    the stdio MCP client: tools, calls, restarts; failures as data
+    served        a preset started listening over HTTP on loopback (--mcp-transport), stopped at the end
+    mcp_client    the MCP client (stdio, Streamable HTTP, SSE): tools, calls, restarts, reconnects; failures as data
     tools         tool specifications and their Chat Completions form
     gateway       the one path of every tool call: allowlist, JSON, schema, cache, call, redact, trace
     schemas       argument validation against a tool's JSON Schema

@@ -29,6 +29,9 @@ BASELINE_MODELS = ("baseline:parrot", "baseline:status")
 """Trivial models served in process like the offline model: the floor an eval is read against."""
 CLUSTER_SERVERS = ("kubernetes-mcp-server", "mcp-server-kubernetes", "mock")
 """Presets of `--cluster-server`; `servers` turns one into a command and its environment."""
+MCP_TRANSPORTS = ("stdio", "streamable-http", "sse")
+"""How the run talks to its MCP server; unset: stdio to a started server, Streamable HTTP (falling
+back to SSE) to --mcp-url."""
 DEFAULT_ENDPOINT_MODEL = "gpt-4o-mini"
 MIN_CONTEXT_BUDGET = 4_000
 
@@ -162,6 +165,17 @@ class Config:
         env=("K8S_AGENT_MCP_CA_FILE",),
         group=CLUSTER,
         metavar="FILE",
+        show_default=False,
+    )
+    mcp_transport: str | None = _setting(
+        None,
+        "how to talk to the MCP server: stdio, streamable-http or sse. With --mcp-url the default is "
+        "Streamable HTTP, falling back to SSE when the server does not speak it; sse forces SSE. With "
+        "the mock or --cluster-server kubernetes-mcp-server, streamable-http (sse: the mock only) starts "
+        "the server listening on a loopback port instead of on stdio",
+        env=("K8S_AGENT_MCP_TRANSPORT",),
+        group=CLUSTER,
+        choices=MCP_TRANSPORTS,
         show_default=False,
     )
     cluster: Path | None = _setting(
@@ -587,6 +601,8 @@ def _validated(raw: dict[str, Any], origins: Mapping[str, str] | None = None) ->
         raise ConfigError(f"{flag} is for a deployed MCP server: give --mcp-url too")
     if config.cluster_server is not None:
         _check_cluster_server(config)
+    if config.mcp_transport is not None:
+        _check_mcp_transport(config)
     if config.cluster is not None and not config.cluster.is_file():
         raise ConfigError(f"cluster fixture not found: {config.cluster}")
     if config.kubeconfig is not None and not config.kubeconfig.is_file():
@@ -664,6 +680,23 @@ def _check_cluster_server(config: Config) -> None:
         )
 
 
+def _check_mcp_transport(config: Config) -> None:
+    if config.mcp_transport not in MCP_TRANSPORTS:
+        raise ConfigError(
+            f"unknown MCP transport {config.mcp_transport!r}: choose one of {', '.join(MCP_TRANSPORTS)}"
+        )
+    if config.mcp_transport == "stdio" and config.mcp_url is not None:
+        raise ConfigError(
+            "--mcp-transport stdio talks to a server the run starts; --mcp-url names one to reach over HTTP: "
+            "use --mcp-transport streamable-http or sse (or leave it unset)"
+        )
+    if config.mcp_transport != "stdio" and config.mcp_command:
+        raise ConfigError(
+            f"--mcp-transport {config.mcp_transport} cannot start an --mcp-command server in HTTP mode (how it "
+            "listens is the command's own business): start it yourself and give its URL with --mcp-url"
+        )
+
+
 def _implementation(value: Any) -> Impl:
     try:
         return Impl(str(value).strip().lower())
@@ -738,7 +771,7 @@ def _coerce(name: str, value: Any) -> Any:
         return str(value).rstrip("/") or None
     if name in ("mcp_url", "mcp_token"):
         return str(value).strip() or None
-    if name == "cluster_server":
+    if name in ("cluster_server", "mcp_transport"):
         return str(value).strip().lower() or None
     if name == "context":
         return str(value).strip() or None

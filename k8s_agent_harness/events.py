@@ -147,6 +147,9 @@ class RunStart(_Event):
     command (never a user, password or token: those are refused or redacted)."""
     mcp_server: str | None = None
     """One line on which server that is, how it was found and what it is limited to."""
+    mcp_transport: str | None = None
+    """`stdio`, `streamable-http` or `sse` as the run was set to use; None for a deployed server
+    without --mcp-transport (Streamable HTTP, else SSE: `mcp_connected` says which)."""
     budgets: dict[str, int | float] = Field(default_factory=dict)
     """The budget settings of the run (max_steps, max_repeats, max_seconds, ...)."""
     report_format: ReportFormat | None = None
@@ -288,13 +291,31 @@ class ReportChecked(_Event):
     """False: a correction turn follows; True: this is the run's report (unverified parts marked)."""
 
 
+class McpConnected(_Event):
+    """The run reached its MCP server over HTTP: at which URL, over which transport, and why not
+    Streamable HTTP when it fell back to SSE."""
+
+    kind: Literal["mcp_connected"] = "mcp_connected"
+    url: str
+    """Without credentials (a URL with a user or password is refused)."""
+    transport: str
+    """`streamable-http` or `sse`."""
+    fallback: str | None = None
+    """Why SSE is used: the server answered the Streamable HTTP initialize with a 4xx."""
+
+
 class McpRestart(_Event):
-    """The MCP server died or stopped answering and was restarted (ok) or could not be (not ok)."""
+    """The MCP server died or stopped answering and was restarted (ok) or could not be (not ok); for
+    a server over HTTP, which cannot be restarted by us, a new session was opened (`reconnect`)."""
 
     kind: Literal["mcp_restart"] = "mcp_restart"
     reason: str
     ok: bool
     error: str | None = None
+    reconnect: bool = False
+    """A new session with a server over HTTP, not a restarted process."""
+    attempts: int = 1
+    """How many starts or connections were tried (HTTP: a few, with backoff, within the start timeout)."""
 
 
 class McpToolsChanged(_Event):
@@ -345,6 +366,7 @@ Event = Annotated[
     | ToolRetry
     | GuardrailFired
     | ReportChecked
+    | McpConnected
     | McpRestart
     | McpToolsChanged
     | HarnessWarning

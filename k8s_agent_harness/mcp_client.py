@@ -1,15 +1,20 @@
-"""The MCP client: starts a stdio server, lists its tools, calls them; never raises into the loop.
+"""The MCP client: starts a stdio server (or reaches one over HTTP), lists its tools, calls them;
+never raises into the loop.
 
 The connection lives in one background task that owns the `mcp.Client` context (anyio task
 groups must be entered and left by the same task, while the SDK runs tools in tasks of its
-own). Callers in any task send requests through it. A server that dies or stops answering is
-restarted once and the call retried; after that every call returns a failure at once.
+own). Callers in any task send requests through it. A stdio server that dies or stops answering
+is restarted once and the call retried; a server over HTTP (Streamable HTTP, or the older
+HTTP+SSE) that refuses connections, resets them, loses the session or stops answering gets one
+reconnect (a new session), tried a few times with backoff within the start timeout, and the call
+retried. After that every call returns a failure at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import os
 import re
@@ -34,6 +39,14 @@ from k8s_agent_harness.vocabulary import FailureKind
 CONNECTION_CLOSED = -32000
 REQUEST_TIMEOUT = -32001
 PING_TIMEOUT = 3.0
+RECONNECT_DELAYS = (0.1, 0.3, 1.0, 2.0)
+"""Pauses before the second, third, ... attempt to open a new session with a server over HTTP."""
+NOTIFY_TIMEOUT = 1.0
+"""How long a notification POST to a server over HTTP may take (a working server answers 202 at once)."""
+HTTP_CLOSE_GRACE = 2.0
+"""How long closing an HTTP session may take (its DELETE); a broken one is dropped at once."""
+STDIO, STREAMABLE_HTTP, SSE = "stdio", "streamable-http", "sse"
+_SDK_LOGS = logging.NullHandler()
 MAX_TOOL_PAGES = 50
 STDERR_TAIL_LINES = 12
 STDERR_TAIL_BYTES = 16_384
@@ -118,6 +131,12 @@ class _Connection:
     client: Client | None = None
     tools: list[ToolSpec] = field(default_factory=list)
     error: BaseException | None = None
+    refused: int | None = None
+    """The HTTP status of the last response that refused a request (4xx, 5xx)."""
+    session_lost: bool = False
+    """The server answered 404 to a request of this session: it no longer knows it."""
+    broken: bool = False
+    """Replaced after a failure: closing it need not say goodbye to the server."""
 
 
 class McpClient:
@@ -131,23 +150,30 @@ class McpClient:
         call_timeout: float = 30.0,
         start_timeout: float = 30.0,
         restarts: int = 1,
-        on_event: Callable[[events.McpRestart | events.McpToolsChanged], object] | None = None,
+        on_event: Callable[[events.McpConnected | events.McpRestart | events.McpToolsChanged], object]
+        | None = None,
         url: str | None = None,
         headers: Mapping[str, str] | None = None,
         ca_file: str | None = None,
+        transport: str | None = None,
     ) -> None:
         if not command and not url:
             raise McpServerError("no MCP server command given")
         self.command = tuple(command)
         self.url = url
-        """A deployed server's Streamable HTTP endpoint, reached instead of starting `command`."""
+        """A server's HTTP endpoint, reached instead of starting `command`."""
         self.headers = dict(headers or {})
         self.ca_file = ca_file
-        self._http_refusal: int | None = None
+        self._auto = url is not None and transport is None
+        self.transport = transport or (STREAMABLE_HTTP if url is not None else STDIO)
+        """The transport in use: `stdio`, `streamable-http` or `sse` (after a fallback, `sse`)."""
+        self.fallback: str | None = None
+        """Why SSE is used instead of Streamable HTTP, when the server did not speak it."""
         self.env = dict(env or {})
         self.call_timeout = call_timeout
         self.start_timeout = start_timeout
         self._restarts_left = restarts
+        """One restart (stdio) or reconnect (HTTP) per run, as docs/failures.md says."""
         # The server's stderr goes to a file (never the user's terminal); its tail explains failures.
         self._stderr = cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
         self._connection = _Connection(generation=0)
@@ -173,14 +199,23 @@ class McpClient:
     ) -> AsyncIterator[McpClient]:
         """Start the server, list its tools, and stop it on exit; raises McpServerError if it cannot start."""
         client = cls(command, env, **options)
+        # The SDK logs a dropped HTTP connection with its traceback; here it is a failure as data. A
+        # NullHandler only stops Python's last-resort printing: a configured logging still gets them.
+        logging.getLogger("mcp").addHandler(_SDK_LOGS)
         # A plain task, not a task group: errors of the caller's block must reach it unwrapped.
         owner = asyncio.create_task(client._own_connections())
         try:
             await client._started.wait()
             connection = client._connection
             if connection.client is None:
-                raise client._start_error(connection.error)
+                raise client._start_error(connection)
             client.tools = connection.tools
+            if client.url is not None:
+                client._tell(
+                    events.McpConnected(
+                        url=public_url(client.url), transport=client.transport, fallback=client.fallback
+                    )
+                )
             yield client
         finally:
             client._closing = True
@@ -227,6 +262,9 @@ class McpClient:
         try:
             result = await client.call_tool(name, dict(arguments), read_timeout_seconds=self.call_timeout)
         except MCPError as error:
+            if connection.session_lost:
+                reason = "MCP server lost the session (HTTP 404 for its session id)"
+                return ToolResult("", ToolFailure(reason, FailureKind.TRANSPORT))
             if error.code == REQUEST_TIMEOUT:
                 if await self._responsive(client):
                     reason = f"timed out after {self.call_timeout:g}s"
@@ -239,6 +277,9 @@ class McpClient:
                     "",
                     ToolFailure(self._describe_death("closed the connection", since), FailureKind.TRANSPORT),
                 )
+            if error.code == CONNECTION_CLOSED and self.url is not None:  # e.g. "SSE stream ended ..."
+                reason = f"MCP server closed the connection ({error.message})"
+                return ToolResult("", ToolFailure(reason, FailureKind.TRANSPORT))
             reason = f"{error.message} (JSON-RPC error {error.code})"
             return ToolResult("", classify_failure(reason, FailureKind.PROTOCOL_ERROR, error.data))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as error:
@@ -268,7 +309,7 @@ class McpClient:
         """Whether the server still answers at all (a slow tool, not a dead server)."""
         try:
             # tools/list, not ping: ping is deprecated in the 2026 protocol revision.
-            with anyio.fail_after(PING_TIMEOUT):
+            with anyio.fail_after(min(PING_TIMEOUT, self.call_timeout)):
                 await client.list_tools()
         except (MCPError, TimeoutError, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             return False
@@ -281,7 +322,10 @@ class McpClient:
     # -- connection ownership --------------------------------------------------------------
 
     async def _restart(self, failed: _Connection, reason: str) -> bool:
-        """Replace a dead connection once; returns whether a working one is in place."""
+        """Replace a dead connection once; returns whether a working one is in place.
+
+        A stdio server is started again; a server over HTTP cannot be restarted by us, so a new
+        session is opened, tried again with backoff while the start timeout lasts."""
         async with self._lock:
             if self._connection.generation != failed.generation:
                 return self._connection.client is not None  # another caller restarted it already
@@ -290,42 +334,88 @@ class McpClient:
                 return False
             self._restarts_left -= 1
             self.restarts += 1
-            next_connection = _Connection(generation=failed.generation + 1)
-            self._pending = next_connection
-            self._wake.set()
-            with anyio.move_on_after(self.start_timeout + 10):
-                await next_connection.ready.wait()
+            deadline = anyio.current_time() + self.start_timeout
+            attempts = 0
+            while True:
+                attempts += 1
+                failed.broken = True
+                next_connection = await self._replace(failed)
+                if next_connection.client is not None or self.url is None or self._closing:
+                    break
+                if attempts > len(RECONNECT_DELAYS):
+                    break
+                delay = RECONNECT_DELAYS[attempts - 1]
+                if anyio.current_time() + delay >= deadline:
+                    break
+                await anyio.sleep(delay)
+                failed = next_connection
+            reconnect = self.url is not None
             if next_connection.client is None:
-                self._gone_reason = f"{reason}; restart failed: {self._error_text(next_connection.error)}"
-                self._tell(events.McpRestart(reason=reason, ok=False, error=self._gone_reason))
+                how = "reconnect" if reconnect else "restart"
+                tried = f" ({attempts} attempts)" if attempts > 1 else ""
+                self._gone_reason = f"{reason}; {how} failed{tried}: {self._error_text(next_connection.error, next_connection)}"
+                self._tell(
+                    events.McpRestart(
+                        reason=reason,
+                        ok=False,
+                        error=self._gone_reason,
+                        reconnect=reconnect,
+                        attempts=attempts,
+                    )
+                )
                 return False
-            self._tell(events.McpRestart(reason=reason, ok=True))
+            self._tell(events.McpRestart(reason=reason, ok=True, reconnect=reconnect, attempts=attempts))
             if [t.signature() for t in next_connection.tools] != [t.signature() for t in self.tools]:
                 self._tools_changed("the restarted server lists other tools")
             return True
+
+    async def _replace(self, failed: _Connection) -> _Connection:
+        """Have the owner task drop `failed` and open the next connection; wait until it is ready."""
+        next_connection = _Connection(generation=failed.generation + 1)
+        self._pending = next_connection
+        self._wake.set()
+        with anyio.move_on_after(self.start_timeout + 10):
+            await next_connection.ready.wait()
+        return next_connection
 
     def _tools_changed(self, how: str) -> None:
         if not self.tools_changed:
             self.tools_changed = True
             self._tell(events.McpToolsChanged(detail=how))
 
-    def _tell(self, event: events.McpRestart | events.McpToolsChanged) -> None:
+    def _tell(self, event: events.McpConnected | events.McpRestart | events.McpToolsChanged) -> None:
         if self.on_event is not None:
             self.on_event(event)
 
     async def _own_connections(self) -> None:
-        """Owns each server process in turn: start it, serve until woken, then stop or restart."""
+        """Owns each connection in turn: open it, serve until woken, then close it or open the next."""
         connection = self._connection
         while True:
             try:
-                async with self._new_client() as client:
-                    connection.tools = await self._list_tools(client)
-                    connection.client = client
-                    connection.ready.set()
-                    self._started.set()
-                    await self._wake.wait()
+                with anyio.CancelScope() as bounded:
+                    if self.url is not None:  # the SSE stream's GET has no read timeout of its own
+                        bounded.deadline = anyio.current_time() + self.start_timeout
+                    async with self._new_client(connection) as client:
+                        connection.tools = await self._list_tools(client)
+                        connection.client = client
+                        bounded.deadline = math.inf
+                        connection.ready.set()
+                        self._started.set()
+                        await self._wake.wait()
+                        if self.url is not None:
+                            # Saying goodbye (DELETE) to a server that stopped answering must not hold
+                            # up the next session or the end of the run.
+                            grace = 0 if connection.broken else HTTP_CLOSE_GRACE
+                            bounded.deadline = anyio.current_time() + grace
+                if bounded.cancelled_caught and connection.client is None:
+                    connection.error = TimeoutError(
+                        f"the server did not answer within {self.start_timeout:g}s (--mcp-start-timeout)"
+                    )
             except Exception as error:  # boundary: a failed start or a dead server is data for the caller
                 connection.error = error
+                if self._falls_back_to_sse(connection):
+                    connection = self._connection = self._pending = _Connection(connection.generation)
+                    continue
             connection.client = None
             connection.ready.set()
             self._started.set()
@@ -335,9 +425,21 @@ class McpClient:
             self._wake = anyio.Event()
             connection = self._connection = self._pending
 
-    def _new_client(self) -> Client:
+    def _falls_back_to_sse(self, connection: _Connection) -> bool:
+        """The MCP spec's backwards compatibility: a server that answers the first Streamable HTTP
+        POST with a 4xx (404, 405, ...) may speak the older HTTP+SSE transport at the same URL."""
+        status = connection.refused
+        if not self._auto or self._started.is_set() or self.transport != STREAMABLE_HTTP or status is None:
+            return False
+        if not 400 <= status < 500 or status in (401, 403):
+            return False  # 401/403: the credentials are wrong whatever the transport
+        self.transport = SSE
+        self.fallback = f"the Streamable HTTP initialize was answered HTTP {status}"
+        return True
+
+    def _new_client(self, connection: _Connection) -> Client:
         if self.url is not None:
-            transport: Any = self._http_transport(self.url)
+            transport: Any = self._http_transport(self.url, connection)
         else:
             params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=self.env)
             transport = stdio_client(params, errlog=self._stderr)
@@ -350,23 +452,56 @@ class McpClient:
             message_handler=self._on_message,
         )
 
-    def _http_transport(self, url: str) -> Any:
-        """Streamable HTTP to `url`: the headers on every request, TLS verified (against `ca_file`
-        when given), connect and write bounded by the start timeout, reads by the call timeout."""
+    def _http_transport(self, url: str, connection: _Connection) -> Any:
+        """Streamable HTTP or SSE to `url`: the headers on every request, TLS verified (against
+        `ca_file` when given), connect and write bounded by the start timeout, reads by the call
+        timeout (SSE's event stream: by none, each call is bounded by the call timeout)."""
         import ssl
 
         import httpx2
-        from mcp.client.streamable_http import streamable_http_client
 
         verify: Any = ssl.create_default_context(cafile=self.ca_file) if self.ca_file else True
-        timeout = httpx2.Timeout(self.start_timeout, read=max(self.call_timeout, self.start_timeout) + 5)
 
-        async def note_status(response: Any) -> None:  # the transport reports any refusal as -32603
+        async def note_status(response: Any) -> None:  # the transports report a refusal as -32603
             if response.status_code >= 400:
-                self._http_refusal = response.status_code
+                connection.refused = response.status_code
+                if response.status_code == 404 and connection.client is not None:
+                    connection.session_lost = True
 
-        http = httpx2.AsyncClient(
-            headers=self.headers, timeout=timeout, verify=verify, event_hooks={"response": [note_status]}
+        notify_timeout = min(NOTIFY_TIMEOUT, self.call_timeout)
+
+        async def bound_notifications(request: Any) -> None:
+            # A notification (`notifications/cancelled` after a timed-out call, ...) is answered at once
+            # by a server that works; one that froze must not hold the session for a whole read timeout.
+            if request.method != "POST":
+                return
+            if b'"id"' not in request.content:
+                bound = notify_timeout
+            elif self.transport == SSE:
+                bound = self.call_timeout  # over SSE a POST is only acknowledged (202); the answer streams
+            else:
+                return
+            request.extensions["timeout"] = dict.fromkeys(("connect", "read", "write", "pool"), bound)
+
+        def http_client(timeout: Any) -> Any:
+            return httpx2.AsyncClient(
+                headers=self.headers,
+                timeout=timeout,
+                verify=verify,
+                event_hooks={"request": [bound_notifications], "response": [note_status]},
+            )
+
+        if self.transport == SSE:
+            from mcp.client.sse import sse_client
+
+            def sse_http_client(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
+                return http_client(httpx2.Timeout(self.start_timeout, read=None))
+
+            return sse_client(url, headers=self.headers, httpx_client_factory=sse_http_client)
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = http_client(
+            httpx2.Timeout(self.start_timeout, read=max(self.call_timeout, self.start_timeout) + 5)
         )
         return _closing_http(streamable_http_client(url, http_client=http), http)
 
@@ -419,10 +554,12 @@ class McpClient:
         last = self.stderr_tail(1, since)
         return f"MCP server {what}" + (f" (stderr: {last})" if last else "")
 
-    def _start_error(self, error: BaseException | None) -> McpServerError:
+    def _start_error(self, connection: _Connection) -> McpServerError:
+        error = connection.error
         if self.url is not None:
-            status = self._http_refusal
-            why = self._error_text(error) if status is None else _http_refusal_text(status)
+            why = self._error_text(error, connection)
+            if self.fallback is not None:
+                why = f"{self.fallback}, and over SSE {why}"
             return McpServerError(f"MCP server at {public_url(self.url)} cannot be used: {why}")
         command = " ".join(self.command)
         return McpServerError(
@@ -430,7 +567,9 @@ class McpClient:
         )
 
     @staticmethod
-    def _error_text(error: BaseException | None) -> str:
+    def _error_text(error: BaseException | None, connection: _Connection | None = None) -> str:
+        if connection is not None and connection.refused is not None:
+            return _http_refusal_text(connection.refused)  # the transport reports a refusal as -32603
         if error is None:
             return "unknown error"
         if isinstance(error, BaseExceptionGroup) and error.exceptions:
@@ -460,7 +599,8 @@ async def _closing_http(transport: Any, http: Any) -> AsyncIterator[Any]:
         async with transport as streams:
             yield streams
     finally:
-        await http.aclose()
+        with anyio.CancelScope(shield=True):  # also when closing was cut short: no socket left open
+            await http.aclose()
 
 
 def _http_refusal_text(status: int) -> str:

@@ -8,8 +8,13 @@
                             narrowed to the tools that cannot change anything, MASK_SECRETS=true;
                             it runs `kubectl` (found on PATH) for every call
 
-`--mcp-command` starts any other stdio server as given, with KUBECONFIG passed on. Whatever
-starts, the credentials in the kubeconfig go to the run's redactor (kubeconfig.py).
+`--mcp-command` starts any other stdio server as given, with KUBECONFIG passed on; `--mcp-url`
+reaches a deployed server instead. Whatever starts, the credentials in the kubeconfig go to the
+run's redactor (kubeconfig.py).
+
+With `--mcp-transport streamable-http` (or `sse`), the mock and kubernetes-mcp-server are started
+listening on a loopback port instead of on stdio (`ServerLaunch.http`); `served.py` starts them,
+waits until they listen and stops them.
 
 Resolving is read-only: it looks at the environment and the filesystem (discovery.py) and
 returns a `ServerLaunch`. The one write a preset needs (kubernetes-mcp-server's config file) is
@@ -33,6 +38,7 @@ from k8s_agent_harness.config import Config
 from k8s_agent_harness.discovery import KUBERNETES_MCP_SERVER, MCP_SERVER_KUBERNETES
 from k8s_agent_harness.errors import ConfigError
 
+STDIO, STREAMABLE_HTTP, SSE = "stdio", "streamable-http", "sse"
 MOCK = "mock"
 CUSTOM = "custom"
 REMOTE = "remote"
@@ -53,6 +59,9 @@ version = "v1"
 kind = "Secret"
 """
 
+# Its HTTP mode: Streamable HTTP at /mcp, on loopback only.
+KUBERNETES_MCP_SERVER_HTTP = ("--port", "{port}", "--bind-address", "127.0.0.1")
+
 # mcp-server-kubernetes: its read-only set minus kubectl_context (operation "set" rewrites the
 # kubeconfig and switches clusters), kubectl_reconnect (annotated not read-only) and ping.
 MCP_SERVER_KUBERNETES_TOOLS = (
@@ -67,6 +76,19 @@ MCP_SERVER_KUBERNETES_ENVIRONMENT = {
     "ALLOWED_TOOLS": ",".join(MCP_SERVER_KUBERNETES_TOOLS),
     "MASK_SECRETS": "true",
 }
+
+
+@dataclass(frozen=True)
+class HttpStart:
+    """How a started server listens over HTTP on loopback instead of talking on stdio."""
+
+    transport: str
+    """`streamable-http` or `sse`."""
+    path: str = ""
+    """The endpoint's path (`/mcp`, `/sse`) on the port given by `port_arguments`."""
+    port_arguments: tuple[str, ...] = ()
+    """Arguments that make it listen on a port the starter picks (`{port}` is replaced); none: the
+    server picks its own port and prints `serving URL` on stdout (the mock cluster)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +112,11 @@ class ServerLaunch:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Headers of every request to `url` (their values are among the secrets)."""
     ca_file: Path | None = None
+    transport: str | None = None
+    """`stdio`, `streamable-http` or `sse`; None for `--mcp-url` without `--mcp-transport`:
+    Streamable HTTP, falling back to SSE when the server answers its first POST with a 4xx."""
+    http: HttpStart | None = None
+    """Set when the run starts `command` as an HTTP server on loopback (`served.py`) instead of on stdio."""
 
     def prepare(self) -> None:
         """Write the files the command needs (atomically, only when their content differs)."""
@@ -116,12 +143,14 @@ def mock_cluster_command(
     result_log: Path | None = None,
     write_tools: bool = False,
     environ: Mapping[str, str] | None = None,
+    http: bool = False,
 ) -> tuple[str, ...]:
     """The embedded mock cluster's stdio command on this interpreter: `python -m
     k8s_agent_mock_cluster ARGS`, or, while $K8S_AGENT_MOCK_CLUSTER_WARM names a warm mock
     cluster's socket (`k8s_agent_mock_cluster.warm`), its launcher, which starts the same server
-    in milliseconds instead of a second of imports."""
-    command: list[str] = []
+    in milliseconds instead of a second of imports. With `http`, it serves Streamable HTTP on a free
+    loopback port instead and prints `serving URL`."""
+    command: list[str] = ["--http", "127.0.0.1:0"] if http else []
     if call_log is not None:
         command += ["--call-log", str(call_log)]
     if result_log is not None:
@@ -168,26 +197,45 @@ def _remote(config: Config) -> ServerLaunch:
     headers = config.mcp_http_headers()
     named = f"; headers: {', '.join(sorted(headers))}" if headers else ""
     ca = f"; CA {config.mcp_ca_file}" if config.mcp_ca_file else ""
+    how = {None: "Streamable HTTP, else SSE", STREAMABLE_HTTP: "Streamable HTTP", SSE: "SSE"}[
+        config.mcp_transport
+    ]
     return ServerLaunch(
         (),
         {},
         tuple(value for value in headers.values() if value),
-        f"deployed MCP server at {config.mcp_url} (Streamable HTTP{named}{ca})",
+        f"deployed MCP server at {config.mcp_url} ({how}{named}{ca})",
         REMOTE,
         url=config.mcp_url,
         headers=headers,
         ca_file=config.mcp_ca_file,
+        transport=config.mcp_transport,
     )
+
+
+def _over_http(config: Config) -> HttpStart | None:
+    """How a preset listens when --mcp-transport asks for HTTP; None for stdio (the default)."""
+    if config.mcp_transport in (None, STDIO):
+        return None
+    assert config.mcp_transport is not None
+    return HttpStart(config.mcp_transport)
 
 
 def _mock(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
     fixture = f"fixture {config.cluster}" if config.cluster else "shipped fixture"
+    http = _over_http(config)
+    command = mock_cluster_command(cluster=config.cluster, environ=environ, http=http is not None)
+    if http is not None and http.transport == SSE:
+        command = (*command, "--sse")
+    served = f", serving {'SSE' if http.transport == SSE else 'Streamable HTTP'} on loopback" if http else ""
     return ServerLaunch(
-        mock_cluster_command(cluster=config.cluster, environ=environ),
+        command,
         dict(config.mcp_env),
         (),
-        f"embedded mock cluster ({fixture})",
+        f"embedded mock cluster ({fixture}{served})",
         MOCK,
+        transport=config.mcp_transport or STDIO,
+        http=http,
     )
 
 
@@ -202,6 +250,7 @@ def _custom(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
         f"MCP server `{shlex.join(config.mcp_command)}`{_context_note(config)}",
         CUSTOM,
         files,
+        transport=STDIO,
     )
 
 
@@ -237,18 +286,36 @@ def _kubernetes_mcp_server(config: Config, environ: Mapping[str, str]) -> Server
     files = {settings: KUBERNETES_MCP_SERVER_CONFIG, **_select_context(config, env, kubeconfigs, environ)}
     version = discovery.version_of(binary, KUBERNETES_MCP_SERVER)
     context = f"context {config.context} only" if config.context else "current context only"
+    http = _over_http(config)
+    served = ""
+    if http is not None:
+        if http.transport == SSE:  # its /sse answers 404 (0.0.67): Streamable HTTP only
+            raise ConfigError(
+                f"--mcp-transport sse: {KUBERNETES_MCP_SERVER} serves Streamable HTTP only: use --mcp-transport "
+                "streamable-http (or stdio)"
+            )
+        http = HttpStart(http.transport, "/mcp", KUBERNETES_MCP_SERVER_HTTP)
+        served = "; serving Streamable HTTP on loopback"
     return ServerLaunch(
         (str(binary), *KUBERNETES_MCP_SERVER_ARGUMENTS, "--config", str(settings)),
         env,
         kubeconfig.kubeconfig_secrets(kubeconfigs, environ),
         f"{KUBERNETES_MCP_SERVER}{version} at {binary} (read-only tools of the core toolset, {context}, "
-        f"Secrets denied; kubeconfig {kubeconfig.describe(kubeconfigs)})",
+        f"Secrets denied; kubeconfig {kubeconfig.describe(kubeconfigs)}{served})",
         KUBERNETES_MCP_SERVER,
         files,
+        transport=config.mcp_transport or STDIO,
+        http=http,
     )
 
 
 def _mcp_server_kubernetes(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
+    if _over_http(config) is not None:
+        raise ConfigError(
+            f"--mcp-transport {config.mcp_transport}: k8s-agent starts {MCP_SERVER_KUBERNETES} on stdio only: "
+            "leave --mcp-transport unset (or stdio), or serve it over HTTP yourself and give its URL with "
+            "--mcp-url"
+        )
     env = dict(config.mcp_env)
     path = discovery.search_path(env, environ)
     script = discovery.find_mcp_server_kubernetes(environ, path)
@@ -280,4 +347,5 @@ def _mcp_server_kubernetes(config: Config, environ: Mapping[str, str]) -> Server
         f"kubectl from PATH; kubeconfig {kubeconfig.describe(kubeconfigs)}{_context_note(config)})",
         MCP_SERVER_KUBERNETES,
         files,
+        transport=STDIO,
     )

@@ -29,6 +29,7 @@ from k8s_agent_harness.mcp_client import McpClient
 from k8s_agent_harness.model_client import WireState, model_client
 from k8s_agent_harness.redact import Redactor, one_line, public_url
 from k8s_agent_harness.review import Accept, Checked, PushBack, Verdict, review, review_report
+from k8s_agent_harness.served import started_over_http
 from k8s_agent_harness.servers import resolve_server
 from k8s_agent_harness.supervisor import Supervisor
 from k8s_agent_harness.trace import Observer, Recorder, RunStats, TraceWriter, new_run_id, trace_path
@@ -281,6 +282,7 @@ async def open_session(
             mcp_command=list(launch.command),
             mcp_url=launch.url,
             mcp_server=launch.description,
+            mcp_transport=launch.transport,
             budgets=config.budgets(),
             report_format=config.report_mode,
         )
@@ -289,16 +291,21 @@ async def open_session(
         async with AsyncExitStack() as stack:
             if mcp is None:
                 launch.prepare()  # the files the server's command reads (kubernetes-mcp-server's config)
+                command, url = launch.command, launch.url
+                if launch.http is not None:  # started listening on loopback, reached over HTTP
+                    url = await stack.enter_async_context(started_over_http(launch, config.mcp_start_timeout))
+                    command = ()
                 mcp = await stack.enter_async_context(
                     McpClient.running(
-                        launch.command,
+                        command,
                         launch.env,
                         call_timeout=config.tool_timeout,
                         start_timeout=config.mcp_start_timeout,
                         on_event=recorder.emit,
-                        url=launch.url,
+                        url=url,
                         headers=launch.headers,
                         ca_file=str(launch.ca_file) if launch.ca_file else None,
+                        transport=launch.transport if url is not None else None,
                     )
                 )
             supervisor = Supervisor(

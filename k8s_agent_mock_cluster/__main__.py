@@ -1,5 +1,5 @@
 """`python -m k8s_agent_mock_cluster [--cluster FILE] [--call-log FILE] [--result-log FILE] [--faults FILE]
-[--with-write-tools]`: the stdio MCP server."""
+[--with-write-tools] [--http HOST:PORT [--sse] [--token-env VAR]]`: the MCP server, on stdio or HTTP."""
 
 from __future__ import annotations
 
@@ -38,6 +38,12 @@ def main(argv: list[str] | None = None) -> int:
         "prints `serving URL` once it listens)",
     )
     parser.add_argument(
+        "--sse",
+        action="store_true",
+        help="with --http: serve the older HTTP+SSE transport instead of Streamable HTTP (the event stream "
+        "at http://HOST:PORT/sse, messages at /messages/)",
+    )
+    parser.add_argument(
         "--token-env",
         metavar="VAR",
         help="with --http: answer 401 unless a request carries `Authorization: Bearer` and the value of "
@@ -58,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     server = build_server(
         cluster, args.call_log, faults, write_tools=args.with_write_tools, result_log=args.result_log
     )
+    if args.sse and args.http is None:
+        print("k8s_agent_mock_cluster: --sse serves over HTTP: give --http HOST:PORT too", file=sys.stderr)
+        return 2
     if args.http is None:
         server.run()
         return 0
@@ -74,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
-        serve_http(server, host.strip("[]"), int(port), token)
+        serve_http(server, host.strip("[]"), int(port), token, sse=args.sse)
     except OSError as error:
         print(
             f"k8s_agent_mock_cluster: cannot serve on {args.http}: {error.strerror or error}", file=sys.stderr

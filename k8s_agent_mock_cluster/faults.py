@@ -3,7 +3,7 @@
 A plan is a JSON file: {"faults": [{"tool": "list_pods", "action": "error", "times": 2, ...}]}.
 
     tool        tool name, or "*" for any (default "*")
-    action      error | hang | freeze | exit | delay
+    action      error | hang | freeze | exit | delay | lose_session
     after       let this many matching calls pass first (default 0)
     times       affect this many matching calls, then stop (default: every one)
     message     error text (action error)
@@ -14,7 +14,9 @@ A plan is a JSON file: {"faults": [{"tool": "list_pods", "action": "error", "tim
     exit_code   process exit status (action exit, default 1)
 
 `hang` never answers that one call; `freeze` stops the whole server answering; `exit` kills the
-process before it answers. Counters persist in a state file next to the plan, so a restarted
+process before it answers. `lose_session` (over HTTP) answers the call, then forgets every session
+opened so far, as a server restarted behind a load balancer does: their next request gets 404.
+Counters persist in a state file next to the plan, so a restarted
 server continues the plan instead of starting it over.
 """
 
@@ -27,7 +29,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-ACTIONS = ("error", "hang", "freeze", "exit", "delay")
+ACTIONS = ("error", "hang", "freeze", "exit", "delay", "lose_session")
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -68,6 +68,8 @@ class MockClusterServer(MCPServer[Any]):
         self._cluster = cluster
         self._writable = writable
         self._session_clusters: dict[str, Cluster] = {}
+        self.sessions_lost = False
+        """Set by a `lose_session` fault: the HTTP front forgets the sessions it has seen."""
 
     def cluster(self) -> Cluster:
         """The cluster as the calling connection sees it: with write tools, each MCP session has a
@@ -89,7 +91,9 @@ class MockClusterServer(MCPServer[Any]):
         fault = plan.next_fault(name) if plan else None
         self._log(name, arguments, fault, session, client)
         try:
-            if fault is not None:
+            if fault is not None and fault.action == "lose_session":
+                self.sessions_lost = True
+            elif fault is not None:
                 await _apply(fault)
             result = await super().call_tool(name, arguments, context)
         except Exception as error:
@@ -309,18 +313,27 @@ def build_server(
     return server
 
 
-def serve_http(server: MCPServer[Any], host: str, port: int, token: str | None = None) -> None:
+def serve_http(
+    server: MCPServer[Any], host: str, port: int, token: str | None = None, *, sse: bool = False
+) -> None:
     """Serve `server` over Streamable HTTP at http://HOST:PORT/mcp (port 0: a free one) until
     interrupted; prints `serving URL` on stdout once it listens. `URL/NAME` is the same server for
     a client that names itself (its calls are logged with that name). With `token`, a request without
-    `Authorization: Bearer TOKEN` is answered 401, as a deployed server behind a gateway answers."""
+    `Authorization: Bearer TOKEN` is answered 401, as a deployed server behind a gateway answers.
+    With `sse`, the older HTTP+SSE transport instead, and only it: the event stream at /sse (a POST
+    there is answered 405, as an SSE-only server answers), messages at /messages/."""
     import socket
     import sys
 
     import uvicorn
 
-    app = _named_clients(server.streamable_http_app(streamable_http_path="/mcp", host=host))
-    served: Any = app if token is None else _bearer_only(app, token)
+    app: Any
+    if sse:
+        app = server.sse_app(sse_path="/sse", message_path="/messages/", host=host)
+    else:
+        app = _named_clients(server.streamable_http_app(streamable_http_path="/mcp", host=host))
+    served: Any = _forgetful(app, server) if isinstance(server, MockClusterServer) else app
+    served = served if token is None else _bearer_only(served, token)
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))
@@ -329,7 +342,7 @@ def serve_http(server: MCPServer[Any], host: str, port: int, token: str | None =
     )  # connections wait in the backlog until the server accepts: "serving" is true at once
     bound = listener.getsockname()[1]
     config = uvicorn.Config(served, log_level="warning", lifespan="on")
-    print(f"serving http://{host}:{bound}/mcp", flush=True)
+    print(f"serving http://{host}:{bound}/{'sse' if sse else 'mcp'}", flush=True)
     try:
         uvicorn.Server(config).run(sockets=[listener])
     except KeyboardInterrupt:
@@ -353,6 +366,44 @@ def _named_clients(app: Any) -> Any:
         await app(scope, receive, send)
 
     return named
+
+
+def _forgetful(app: Any, server: MockClusterServer) -> Any:
+    """The app, in front of which a `lose_session` fault takes effect: every session seen so far
+    (its id in the `mcp-session-id` header, or SSE's `session_id` query) is answered 404."""
+    seen: set[str] = set()
+    forgotten: set[str] = set()
+
+    async def front(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        from urllib.parse import parse_qs
+
+        headers = dict(scope.get("headers") or [])
+        query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
+        session = (
+            headers.get(b"mcp-session-id", b"").decode("latin-1") or (query.get("session_id") or [""])[0]
+        )
+        if server.sessions_lost:
+            server.sessions_lost = False
+            forgotten.update(seen)
+        if session in forgotten:
+            body = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}'
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 404,
+                    "headers": [(b"content-type", b"application/json")],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        if session:
+            seen.add(session)
+        await app(scope, receive, send)
+
+    return front
 
 
 def _bearer_only(app: Any, token: str) -> Any:

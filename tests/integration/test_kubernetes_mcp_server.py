@@ -331,3 +331,48 @@ def served_over_http(launch: ServerLaunch, tmp_path: Path) -> Iterator[str]:
             server.kill()
             server.wait()
         log.close()
+
+
+@pytest.mark.parametrize("transport", ["streamable-http"])
+def test_started_in_http_mode_the_run_is_the_run_over_stdio(
+    impl: str,
+    transport: str,
+    kubernetes_mcp_server: Path,
+    cluster: FakeKubeAPI,
+    kubeconfig: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--cluster-server kubernetes-mcp-server --mcp-transport streamable-http` starts the
+    server with `--port` on loopback, reaches it over HTTP and stops it: the model sees what it sees
+    over stdio."""
+    script = [
+        call("pods_list_in_namespace", namespace="shop"),
+        call("pods_log", name=CRASHING, namespace="shop", previous=True),
+        text(REPORT),
+    ]
+    over_stdio = diagnose(
+        impl, tmp_path / "stdio", script, preset(kubernetes_mcp_server, kubeconfig, tmp_path)
+    )
+    monkeypatch.setenv("KUBERNETES_MCP_SERVER_BIN", str(kubernetes_mcp_server))
+    monkeypatch.setenv("K8S_AGENT_CACHE", str(tmp_path / "cache"))
+
+    over_http = run_scenario(
+        impl, script, tmp_path / "http" / impl, QUESTION,
+        mcp_command=(), cluster_server="kubernetes-mcp-server", mcp_transport=transport,
+        mcp_env={"KUBECONFIG": str(kubeconfig)},
+    )  # fmt: skip
+
+    assert over_http.error is None, over_http.error
+    assert offered(over_http) == offered(over_stdio)
+    assert over_http.tool_messages(2) == over_stdio.tool_messages(2)
+    assert over_http.answer == REPORT
+    (start,) = over_http.events("run_start")
+    assert start["mcp_transport"] == transport and "--port" not in start["mcp_command"]
+    (connected,) = over_http.events("mcp_connected")
+    assert connected["transport"] == transport and connected["url"].startswith("http://127.0.0.1:")
+    binary = str(kubernetes_mcp_server)
+    leftover = subprocess.run(
+        ["pgrep", "-f", f"{binary} .*--port"], capture_output=True, text=True, check=False
+    )
+    assert str(tmp_path / "cache") not in leftover.stdout  # stopped with the run

@@ -437,3 +437,36 @@ def test_a_kubeconfig_that_is_not_yaml_is_an_error_before_anything_starts(tmp_pa
 
     with pytest.raises(ConfigError, match="is not a valid kubeconfig"):
         kubeconfig_secrets([broken], {})
+
+
+@pytest.mark.parametrize(
+    ("preset", "transport", "said"),
+    [
+        ("mcp-server-kubernetes", "streamable-http", "starts mcp-server-kubernetes on stdio only"),
+        ("kubernetes-mcp-server", "sse", "serves Streamable HTTP only"),
+    ],
+)
+def test_a_preset_that_cannot_serve_the_transport_is_a_config_error(
+    preset: str, transport: str, said: str, tmp_path: Path
+) -> None:
+    kubeconfig_file = tmp_path / "kubeconfig"
+    kubeconfig_file.write_text("apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts: [{name: c}]\n")
+    binary = tmp_path / "kubernetes-mcp-server"
+    binary.write_text("#!/bin/sh\n")
+    binary.chmod(0o755)
+    environ = {"PATH": os.defpath, "KUBERNETES_MCP_SERVER_BIN": str(binary), "K8S_AGENT_CACHE": str(tmp_path)}
+    config = Config(
+        cluster_server=preset, mcp_transport=transport, mcp_env={"KUBECONFIG": str(kubeconfig_file)}
+    )
+
+    with pytest.raises(ConfigError, match=said):
+        resolve_server(config, environ)
+
+
+@pytest.mark.parametrize("transport", ["streamable-http", "sse"])
+def test_the_mock_started_in_http_mode_serves_on_loopback_and_announces_its_url(transport: str) -> None:
+    launch = resolve_server(Config(mcp_transport=transport), {})
+
+    assert launch.http is not None and launch.http.transport == transport
+    assert launch.command[3:5] == ("--http", "127.0.0.1:0") and launch.http.port_arguments == ()
+    assert ("--sse" in launch.command) == (transport == "sse")

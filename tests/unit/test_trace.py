@@ -151,6 +151,7 @@ def written(tmp_path: Path) -> Path:
         events.ReportChecked(
             format=ReportFormat.JSON_SCHEMA, parsed=False, problems=["not JSON"], accepted=True
         ),
+        events.McpConnected(url="http://127.0.0.1:1/sse", transport="sse", fallback="HTTP 405"),
         events.McpRestart(reason="died", ok=True),
         events.McpToolsChanged(detail="list_changed"),
         events.HarnessWarning(message="w"),
