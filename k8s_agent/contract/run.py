@@ -222,17 +222,15 @@ async def run_contract(
 @contextlib.asynccontextmanager
 async def _shared_mock(folder: Path, write_tools: bool) -> AsyncIterator[SharedMock]:
     """One mock cluster over Streamable HTTP with its call and result logs in `folder`."""
-    from k8s_agent.eval.hosting import serve_command
+    from k8s_agent.eval.hosting import serve_over_http
 
     await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
     call_log, result_log = folder / CALL_LOG, folder / RESULT_LOG
-    command = mock_cluster_command(call_log=call_log, result_log=result_log, write_tools=write_tools)
-    serving = serve_command([*command, "--http", "127.0.0.1:0"], "the shared mock cluster")
-    url = await asyncio.to_thread(serving.__enter__)
-    try:
+    command = mock_cluster_command(
+        call_log=call_log, result_log=result_log, write_tools=write_tools, http=True
+    )
+    async with serve_over_http(command) as url:
         yield SharedMock(url, call_log, result_log)
-    finally:
-        await asyncio.to_thread(serving.__exit__, None, None, None)
 
 
 async def _run_all(
