@@ -8,9 +8,11 @@ comes first so that no measured run pays for the process's first use of anything
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,10 +25,10 @@ from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import AgentError, ConfigError
 from k8s_agent_harness.events import read_trace
 from k8s_agent_harness.report import plural
-from k8s_agent_harness.servers import mock_cluster_command
+from k8s_agent_harness.servers import STREAMABLE_HTTP, mock_cluster_command
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_mock_cluster import FixtureError, load_fixture
-from k8s_agent_mock_cluster.call_log import read_call_log
+from k8s_agent_mock_cluster.call_log import of_client, read_call_log
 from k8s_agent_scripted_llm import ScriptedModelServer, offline_model, responder_for
 
 WARM_UP = "c1-forced-first-step"
@@ -215,15 +217,20 @@ def run_repeated(
 
     async def run_all() -> dict[tuple[int, Impl], RunRecord]:
         slots = asyncio.Semaphore(jobs)
+        async with contextlib.AsyncExitStack() as stack:
+            shared: SharedMock | None = None
+            if _on_mock(config) and config.mcp_transport == STREAMABLE_HTTP:
+                shared = await stack.enter_async_context(_shared_mock(config, root / "server"))
 
-        async def one(number: int, impl: Impl) -> tuple[tuple[int, Impl], RunRecord]:
-            async with slots:
-                record = await run_configured(impl, config, question, root / f"round-{number}" / impl)
-            if progress is not None:
-                progress.finished(f"round {number}", record)
-            return (number, impl), record
+            async def one(number: int, impl: Impl) -> tuple[tuple[int, Impl], RunRecord]:
+                async with slots:
+                    workdir = root / f"round-{number}" / impl
+                    record = await run_configured(impl, config, question, workdir, shared)
+                if progress is not None:
+                    progress.finished(f"round {number}", record)
+                return (number, impl), record
 
-        done = await asyncio.gather(*(one(number, impl) for pairs in rounds for number, impl in pairs))
+            done = await asyncio.gather(*(one(number, impl) for pairs in rounds for number, impl in pairs))
         return dict(done)
 
     records = asyncio.run(run_all())
@@ -250,15 +257,43 @@ def run_repeated(
     )
 
 
-async def run_configured(impl: Impl, config: Config, question: str, workdir: Path) -> RunRecord:
+@dataclass(frozen=True)
+class SharedMock:
+    """The mock cluster over Streamable HTTP that every run of a comparison shares, and its log."""
+
+    url: str
+    call_log: Path
+
+
+def _on_mock(config: Config) -> bool:
+    return not config.mcp_command and not config.mcp_url and config.cluster_server in (None, "mock")
+
+
+@contextlib.asynccontextmanager
+async def _shared_mock(config: Config, folder: Path) -> AsyncIterator[SharedMock]:
+    """One mock cluster (the configured fixture) over Streamable HTTP, logging every call."""
+    from k8s_agent.eval.hosting import serve_over_http
+
+    await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+    call_log = folder / CALL_LOG
+    async with serve_over_http(
+        mock_cluster_command(call_log=call_log, cluster=config.cluster, http=True)
+    ) as url:
+        yield SharedMock(url, call_log)
+
+
+async def run_configured(
+    impl: Impl, config: Config, question: str, workdir: Path, shared: SharedMock | None = None
+) -> RunRecord:
     """One run with the configured endpoint (the offline model when none) and MCP server.
 
-    On the mock cluster the run gets a call log, to check the gateway against; any other server
-    (`--mcp-command`, a `--cluster-server` preset) is left to the session to start, as `ask` does.
+    On the mock cluster the run gets a call log, to check the gateway against: a stdio server of
+    its own, or its own URL on `shared` (whose log holds its calls under that name). Any other
+    server (`--mcp-command`, a `--cluster-server` preset) is left to the session to start, as
+    `ask` does.
     """
     await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
-    on_mock = not config.mcp_command and config.cluster_server in (None, "mock")
-    call_log = workdir / CALL_LOG if on_mock else None
+    call_log = workdir / CALL_LOG if _on_mock(config) and shared is None else None
     server = (
         ScriptedModelServer(responder=responder_for(config.model), model=config.model).start()
         if config.offline
@@ -267,7 +302,10 @@ async def run_configured(impl: Impl, config: Config, question: str, workdir: Pat
     run_config = dataclasses.replace(
         config, impl=impl, trace_dir=workdir, base_url=server.url if server else config.base_url
     )
-    if call_log is not None:
+    client = "-".join(workdir.parts[-2:])  # round-N-IMPL
+    if shared is not None:
+        run_config = dataclasses.replace(run_config, mcp_url=f"{shared.url}/{client}", cluster=None)
+    elif call_log is not None:
         run_config = dataclasses.replace(
             run_config,
             mcp_command=mock_cluster_command(call_log=call_log, cluster=config.cluster),
@@ -285,6 +323,10 @@ async def run_configured(impl: Impl, config: Config, question: str, workdir: Pat
     return record_run(
         impl,
         read_trace(trace_path).events if trace_path else (),
-        calls=read_call_log(call_log) if call_log else None,
+        calls=of_client(read_call_log(shared.call_log), client)
+        if shared
+        else read_call_log(call_log)
+        if call_log
+        else None,
         trace_path=trace_path,
     )

@@ -114,8 +114,13 @@ def empty_env_file(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.parametrize(
+    "transport",
+    [(), ("--mcp-transport", "streamable-http")],
+    ids=["a-server-per-run", "one-shared-http-server"],
+)
 def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    transport: tuple[str, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "repeat.json"
     # A real endpoint as far as the agents can tell: an OpenAI-compatible server on loopback.
@@ -142,6 +147,7 @@ def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
                 "--out",
                 str(out),
                 "--quiet",
+                *transport,
             ]
         )
         assert len(endpoint.requests) == 2 * 2 * 3  # two rounds, two implementations, three requests each
@@ -162,7 +168,7 @@ def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
         assert 0 < wall["min"] <= wall["median"] <= wall["max"]
         assert summary["distinct_answers"] == 1
         for row in report["rows"]:
-            assert row["runs"][impl]["server_calls"] == 8  # the mock cluster's call log
+            assert row["runs"][impl]["server_calls"] == 8  # the mock cluster's call log (this run's lines)
     assert report["summary"]["rounds_with_identical_answers"] == 2
     assert "| model requests | 3 [3-3] | 3 [3-3] |" in captured.out
     assert "sk-test-compare-000" not in out.read_text(encoding="utf-8")
