@@ -1586,6 +1586,13 @@ class FakeKubeAPI:
         self._thread.start()
         return self
 
+    def replace(self, fixtures: JSON, *, now: _dt.datetime | None = None) -> None:
+        """Serve other objects from now on (the request log is kept): another cluster behind the
+        same address, certificate and token."""
+        self._fixtures, self._now = fixtures, now
+        if self._server is not None:
+            self._server.state = _build_state(fixtures, now)
+
     def stop(self) -> None:
         if self._server is None:
             return

@@ -149,8 +149,9 @@ def _pod(pod: JSON, now: datetime, addresses: dict[str, Any], events: list[JSON]
         status["hostIP"] = addresses.get(str(node)) or "10.0.0.1"
         status["startTime"] = created
         if init:
-            status["initContainerStatuses"] = [_container_status(c, name, namespace) for c in init]
-        status["containerStatuses"] = [_container_status(c, name, namespace) for c in app]
+            status["initContainerStatuses"] = [_container_status(c, name, namespace, None) for c in init]
+        running = created if status["phase"] == "Running" else None
+        status["containerStatuses"] = [_container_status(c, name, namespace, running) for c in app]
     if pod.get("ip"):
         status["podIP"] = pod["ip"]
         status["podIPs"] = [{"ip": pod["ip"]}]
@@ -276,9 +277,12 @@ def _probe(text: Any) -> JSON | None:
     return probe
 
 
-def _container_status(container: JSON, pod: str, namespace: str) -> JSON:
+def _container_status(container: JSON, pod: str, namespace: str, running_since: str | None) -> JSON:
+    """The container's status; one with no state in a running pod has run since `running_since`."""
     image = str(container["image"])
     state = _state(container.get("state"))
+    if not state and running_since:
+        state = {"running": {"startedAt": running_since}}
     last = _state(container.get("last_state"))
     waiting = _waiting(container)
     started = "running" in state
