@@ -759,7 +759,9 @@ def _table_for(res: _Res, items: list[JSON], now: _dt.datetime) -> tuple[list[JS
             rows.append(
                 [
                     _age(
-                        e.get("lastTimestamp") or e.get("eventTime") or e["metadata"].get("creationTimestamp"),
+                        e.get("lastTimestamp")
+                        or e.get("eventTime")
+                        or e["metadata"].get("creationTimestamp"),
                         now,
                     ),
                     e.get("type", ""),
@@ -1300,7 +1302,10 @@ class _Handler(BaseHTTPRequestHandler):
         rv = str(10000 + len(self.server.requests))
         if self._wants_table():
             self._send(
-                rec, 200, _as_table(res, items, q.get("includeObject", "Metadata"), rv, self.server.state.clock()), "application/json"
+                rec,
+                200,
+                _as_table(res, items, q.get("includeObject", "Metadata"), rv, self.server.state.clock()),
+                "application/json",
             )
             return
         self._send(
