@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
                 mock = on_mock_surface(incident, Path(traces)) if args.surface != "kube" else skipped
                 kube = on_kube_surface(incident, binary, Path(traces)) if args.surface != "mock" else skipped
                 rows.append((corpus.name, mock, kube))
-                mark = lambda o: "✓" if o.solved else f"✗ {o.why}"  # noqa: E731
+                mark = lambda o: "-" if o.surface == "skipped" else "✓" if o.solved else f"✗ {o.why}"  # noqa: E731
                 print(f"{corpus.name}/{incident.id}: mock {mark(mock)} | kube {mark(kube)}", flush=True)
     for corpus in dict.fromkeys(name for name, _, _ in rows):
         mine = [(m, k) for name, m, k in rows if name == corpus]

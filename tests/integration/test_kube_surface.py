@@ -23,13 +23,11 @@ from k8s_agent_mock_cluster.kube_api import FakeKubeAPI
 from tests.integration.kube_surface_eval import ask_over_http
 
 CORPUS = Path(__file__).resolve().parents[2] / "k8s_agent" / "eval" / "corpus"
-# One of each kind: a crash read from the logs, an OOM read from the container's last state, an image
-# pull and a scheduling failure read from events, a node read from its events, a healthy cluster.
+# One of each kind (a crash read from the logs is the shared server's, below): an OOM read from the
+# container's last state, an image pull read from events, a node read from its events, a healthy cluster.
 SOLVED_THROUGH_THE_GO_SERVER = (
-    "crashloop-missing-env",
     "oomkilled-jvm-heap-over-limit",
     "image-tag-not-found",
-    "pending-insufficient-cpu",
     "node-not-ready",
     "healthy-completed-jobs",
 )
