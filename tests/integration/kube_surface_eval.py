@@ -109,10 +109,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{corpus.name}/{incident.id}: mock {mark(mock)} | kube {mark(kube)}", flush=True)
     for corpus in dict.fromkeys(name for name, _, _ in rows):
         mine = [(m, k) for name, m, k in rows if name == corpus]
-        print(
-            f"{corpus}: {len(mine)} incidents; solved on the mock cluster {sum(m.solved for m, _ in mine)}, "
-            f"through kubernetes-mcp-server {sum(k.solved for _, k in mine)}"
-        )
+        counts = [
+            f"solved {where} {sum(o.solved for o in runs)}"
+            for where, runs in (
+                ("on the mock cluster", [m for m, _ in mine]),
+                ("through kubernetes-mcp-server", [k for _, k in mine]),
+            )
+            if any(o.surface != "skipped" for o in runs)
+        ]
+        print(f"{corpus}: {len(mine)} incidents; " + ", ".join(counts))
     if args.out:
         args.out.write_text(
             json.dumps([{"corpus": c, "mock": m.__dict__, "kube": k.__dict__} for c, m, k in rows], indent=1)
