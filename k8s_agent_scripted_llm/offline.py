@@ -46,8 +46,9 @@ that restarted is described and unhealthy only with a recent Warning event, and 
 (ContainerCreating, Init:N/M) with no Warning event is not unhealthy.
 
 It speaks the mock cluster's tools (list_pods, describe_pod, get_pod_logs, get_events, list_nodes,
-describe_node). Given other tools it says so instead of guessing. Any request without `tools`
-gets the report of what it has.
+describe_node), and kubernetes-mcp-server's (pods_list, pods_get, pods_log, events_list, resources_*:
+offline_kube.py) when those are what it is offered. Given other tools it says so instead of
+guessing. Any request without `tools` gets the report of what it has.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from k8s_agent_scripted_llm.offline_kube import kube_surface, on_kube_surface
 from k8s_agent_scripted_llm.offline_scope import (
     NOT_ABOUT_THE_CLUSTER,
     about_the_cluster,
@@ -341,7 +343,15 @@ class Conversation:
 
 
 def offline_model(body: dict[str, Any]) -> Step:
-    """Answer one chat-completions request body with the playbook's next move."""
+    """Answer one chat-completions request body with the playbook's next move: on the mock
+    cluster's tools, or through kubernetes-mcp-server's when those are what it is offered."""
+    if on_kube_surface(body):
+        return kube_surface(body, playbook)
+    return playbook(body)
+
+
+def playbook(body: dict[str, Any]) -> Step:
+    """The playbook's next move on the mock cluster's tools."""
     chat = Conversation.parse(body)
     may_call = bool(body.get("tools"))
     if not about_the_cluster(chat.question):

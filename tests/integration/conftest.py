@@ -18,8 +18,8 @@ import pytest
 from k8s_agent_harness.discovery import find_kubernetes_mcp_server, find_mcp_server_kubernetes
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.servers import ServerLaunch
+from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, make_event, make_node, make_pod
 from tests.conftest import AgentRun, run_scenario
-from tests.integration.fake_kube_api import FAKE_TOKEN, FakeKubeAPI, make_event, make_node, make_pod
 
 QUESTION = "Which pods in the shop namespace are unhealthy, and why?"
 CRASHING = "checkout-7d9f8c-x1z2"

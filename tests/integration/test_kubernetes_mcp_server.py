@@ -20,10 +20,10 @@ import pytest
 from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.servers import KUBERNETES_MCP_SERVER_ARGUMENTS, ServerLaunch, resolve_server
+from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
 from k8s_agent_scripted_llm import call, raw_call, text
 from tests.conftest import run_scenario
 from tests.integration.conftest import CRASHING, LEAKY, LOG_LINE, NODE, QUESTION, diagnose, leaked, offered
-from tests.integration.fake_kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
 
 WRITE_TOOLS = {
     "pods_delete",

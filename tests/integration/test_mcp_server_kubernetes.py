@@ -17,9 +17,9 @@ from k8s_agent_harness.servers import (
     ServerLaunch,
     resolve_server,
 )
+from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
 from k8s_agent_scripted_llm import call, text
 from tests.integration.conftest import CRASHING, LOG_LINE, diagnose, leaked, offered
-from tests.integration.fake_kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
 
 REPORT = (
     f"{CRASHING} in namespace shop is in CrashLoopBackOff: its previous log ends with '{LOG_LINE}' "

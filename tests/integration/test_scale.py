@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from k8s_agent_harness.context import BYTES_PER_TOKEN, SEARCH_TOOL
+from k8s_agent_mock_cluster.kube_api import FakeKubeAPI, make_namespace, make_pod
 from k8s_agent_scripted_llm import call, raw_call, text
 from tests.integration.conftest import diagnose
-from tests.integration.fake_kube_api import FakeKubeAPI, make_namespace, make_pod
 from tests.integration.test_kubernetes_mcp_server import preset
 
 CRASHING = "ledger-7c9d8e-k4m2p"

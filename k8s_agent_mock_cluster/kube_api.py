@@ -1,4 +1,4 @@
-"""A small fake Kubernetes API server for integration tests (standard library only).
+"""A small fake Kubernetes API server (standard library only): a cluster for real Kubernetes clients.
 
 It serves read-only GETs from a fixture dict, well enough for client-go based
 tools (kubernetes-mcp-server), ``kubectl get/describe/logs`` and
@@ -226,11 +226,11 @@ def _human_duration(seconds: float) -> str:
     return f"{d // 365}y"
 
 
-def _age(ts: Any) -> str:
+def _age(ts: Any, now: _dt.datetime) -> str:
     t = _parse_ts(ts)
     if t is None:
         return "<unknown>"
-    return _human_duration((_now() - t).total_seconds())
+    return _human_duration((now - t).total_seconds())
 
 
 def _get_path(obj: Any, dotted: str) -> Any:
@@ -706,7 +706,7 @@ def _pod_status_reason(pod: JSON) -> tuple[str, int, str]:
     return reason, restarts, f"{ready_count}/{total}"
 
 
-def _table_for(res: _Res, items: list[JSON]) -> tuple[list[JSON], list[list[Any]]]:
+def _table_for(res: _Res, items: list[JSON], now: _dt.datetime) -> tuple[list[JSON], list[list[Any]]]:
     if res.plural == "pods" and res.group == "":
         cols = [
             _col("Name", fmt="name"),
@@ -729,7 +729,7 @@ def _table_for(res: _Res, items: list[JSON]) -> tuple[list[JSON], list[list[Any]
                     ready,
                     reason,
                     restarts,
-                    _age(p["metadata"].get("creationTimestamp")),
+                    _age(p["metadata"].get("creationTimestamp"), now),
                     st.get("podIP") or "<none>",
                     (p.get("spec") or {}).get("nodeName") or "<none>",
                     st.get("nominatedNodeName") or "<none>",
@@ -759,7 +759,10 @@ def _table_for(res: _Res, items: list[JSON]) -> tuple[list[JSON], list[list[Any]
             rows.append(
                 [
                     _age(
-                        e.get("lastTimestamp") or e.get("eventTime") or e["metadata"].get("creationTimestamp")
+                        e.get("lastTimestamp")
+                        or e.get("eventTime")
+                        or e["metadata"].get("creationTimestamp"),
+                        now,
                     ),
                     e.get("type", ""),
                     e.get("reason", ""),
@@ -767,7 +770,7 @@ def _table_for(res: _Res, items: list[JSON]) -> tuple[list[JSON], list[list[Any]
                     inv.get("fieldPath", ""),
                     ", ".join(x for x in (src.get("component"), src.get("host")) if x),
                     e.get("message") or e.get("note") or "",
-                    _age(e.get("firstTimestamp") or e["metadata"].get("creationTimestamp")),
+                    _age(e.get("firstTimestamp") or e["metadata"].get("creationTimestamp"), now),
                     int(e.get("count") or e.get("deprecatedCount") or 1),
                     e["metadata"]["name"],
                 ]
@@ -805,7 +808,7 @@ def _table_for(res: _Res, items: list[JSON]) -> tuple[list[JSON], list[list[Any]
                     n["metadata"]["name"],
                     s,
                     ",".join(roles),
-                    _age(n["metadata"].get("creationTimestamp")),
+                    _age(n["metadata"].get("creationTimestamp"), now),
                     info.get("kubeletVersion", ""),
                     addrs.get("InternalIP", "<none>"),
                     addrs.get("ExternalIP", "<none>"),
@@ -821,18 +824,18 @@ def _table_for(res: _Res, items: list[JSON]) -> tuple[list[JSON], list[list[Any]
             [
                 n["metadata"]["name"],
                 (n.get("status") or {}).get("phase", "Active"),
-                _age(n["metadata"].get("creationTimestamp")),
+                _age(n["metadata"].get("creationTimestamp"), now),
             ]
             for n in items
         ]
         return cols, rows
     cols = [_col("Name", fmt="name"), _col("Age")]
-    rows = [[o["metadata"]["name"], _age(o["metadata"].get("creationTimestamp"))] for o in items]
+    rows = [[o["metadata"]["name"], _age(o["metadata"].get("creationTimestamp"), now)] for o in items]
     return cols, rows
 
 
-def _as_table(res: _Res, items: list[JSON], include: str, rv: str) -> JSON:
-    cols, rows = _table_for(res, items)
+def _as_table(res: _Res, items: list[JSON], include: str, rv: str, now: _dt.datetime) -> JSON:
+    cols, rows = _table_for(res, items, now)
     out_rows = []
     for obj, cells in zip(items, rows, strict=False):
         row: dict[str, Any] = {"cells": cells}
@@ -907,6 +910,11 @@ class _State:
     version: JSON = field(default_factory=lambda: dict(DEFAULT_VERSION))
     store: dict[tuple[str, str], list[JSON]] = field(default_factory=dict)
     logs: dict[str, Any] = field(default_factory=dict)
+    now: _dt.datetime | None = None
+    """The cluster's clock, when it is not the wall clock (ages are counted from it)."""
+
+    def clock(self) -> _dt.datetime:
+        return self.now or _now()
 
 
 def _res_lookup(group: str, version: str, plural: str) -> _Res | None:
@@ -916,9 +924,9 @@ def _res_lookup(group: str, version: str, plural: str) -> _Res | None:
     return None
 
 
-def _build_state(fixtures: JSON | None) -> _State:
+def _build_state(fixtures: JSON | None, now: _dt.datetime | None = None) -> _State:
     fx = copy.deepcopy(fixtures or {})
-    st = _State(fixtures=fx)
+    st = _State(fixtures=fx, now=now)
     if "version" in fx:
         st.version.update(fx["version"])
     st.logs = dict(fx.get("logs") or {})
@@ -983,7 +991,7 @@ def _build_state(fixtures: JSON | None) -> _State:
                     "spec": {
                         "holderIdentity": name,
                         "leaseDurationSeconds": 40,
-                        "renewTime": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000000Z"),
+                        "renewTime": st.clock().strftime("%Y-%m-%dT%H:%M:%S.000000Z"),
                     },
                 }
             )
@@ -1294,7 +1302,10 @@ class _Handler(BaseHTTPRequestHandler):
         rv = str(10000 + len(self.server.requests))
         if self._wants_table():
             self._send(
-                rec, 200, _as_table(res, items, q.get("includeObject", "Metadata"), rv), "application/json"
+                rec,
+                200,
+                _as_table(res, items, q.get("includeObject", "Metadata"), rv, self.server.state.clock()),
+                "application/json",
             )
             return
         self._send(
@@ -1333,6 +1344,7 @@ class _Handler(BaseHTTPRequestHandler):
                     [obj],
                     q.get("includeObject", "Metadata"),
                     obj["metadata"].get("resourceVersion", "1"),
+                    self.server.state.clock(),
                 ),
             )
             return
@@ -1345,7 +1357,9 @@ class _Handler(BaseHTTPRequestHandler):
         if pod is None:
             self._not_found(rec, "x", name, "pods")
             return
-        containers = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
+        spec = pod.get("spec") or {}
+        containers = [c["name"] for c in spec.get("containers") or []]
+        init_containers = [c["name"] for c in spec.get("initContainers") or []]
         container = q.get("container") or ""
         if not container:
             if len(containers) != 1:
@@ -1361,12 +1375,17 @@ class _Handler(BaseHTTPRequestHandler):
                 )
                 return
             container = containers[0]
-        elif container not in containers:
+        elif container not in containers + init_containers:
             self._send(
                 rec, 400, _status(400, "BadRequest", f"container {container} is not valid for pod {name}")
             )
             return
         previous = q.get("previous") in ("true", "1")
+        waiting = _waiting_reason(pod, container)
+        if waiting and not previous:
+            message = f'container "{container}" in pod "{name}" is waiting to start: {waiting}'
+            self._send(rec, 400, _status(400, "BadRequest", message))
+            return
         logs = self.server.state.logs
         entry = logs.get(f"{namespace}/{name}/{container}")
         if entry is None and len(containers) == 1:
@@ -1405,6 +1424,23 @@ class _Handler(BaseHTTPRequestHandler):
             except ValueError:
                 pass
         self._send(rec, 200, text, "text/plain")
+
+
+# Waiting reasons of a container that never started: the API server has no log to give.
+_NOT_STARTED = frozenset(
+    {"ContainerCreating", "PodInitializing", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError"}
+)
+
+
+def _waiting_reason(pod: JSON, container: str) -> str | None:
+    """Why `container` has not started yet (its waiting reason), or None when it has run."""
+    status = pod.get("status") or {}
+    for entry in (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or []):
+        if entry.get("name") == container:
+            reason = ((entry.get("state") or {}).get("waiting") or {}).get("reason")
+            has_run = entry.get("restartCount") or (entry.get("lastState") or {}).get("terminated")
+            return str(reason) if reason in _NOT_STARTED and not has_run else None
+    return None
 
 
 class _Server(ThreadingHTTPServer):
@@ -1474,6 +1510,9 @@ class FakeKubeAPI:
 
     ``allowed_verbs`` decides SelfSubjectAccessReview answers (reads only, by
     default). All writes (POST/PUT/PATCH/DELETE) are refused with 405.
+
+    ``now`` stops the cluster's clock at that moment (ages in tables are counted from it), for
+    objects whose times are those of another moment (an incident's ``now``).
     """
 
     def __init__(
@@ -1485,8 +1524,10 @@ class FakeKubeAPI:
         token: str = FAKE_TOKEN,
         tls: bool = False,
         allowed_verbs: Iterable[str] = ("get", "list", "watch"),
+        now: _dt.datetime | None = None,
     ) -> None:
         self._fixtures = fixtures or {}
+        self._now = now
         self._host = host
         self._port = port
         self.token = token
@@ -1537,7 +1578,7 @@ class FakeKubeAPI:
             return self
         self._server = _Server(
             (self._host, self._port),
-            _build_state(self._fixtures),
+            _build_state(self._fixtures, self._now),
             allowed_verbs=self._allowed_verbs,
             ssl_context=self._ssl_context() if self.tls else None,
         )
@@ -1549,6 +1590,13 @@ class FakeKubeAPI:
         )
         self._thread.start()
         return self
+
+    def replace(self, fixtures: JSON, *, now: _dt.datetime | None = None) -> None:
+        """Serve other objects from now on (the request log is kept): another cluster behind the
+        same address, certificate and token."""
+        self._fixtures, self._now = fixtures, now
+        if self._server is not None:
+            self._server.state = _build_state(fixtures, now)
 
     def stop(self) -> None:
         if self._server is None:

@@ -1,0 +1,100 @@
+"""Any mock-cluster fixture as Kubernetes objects (k8s_agent_mock_cluster.kube_objects): what the fake
+Kubernetes API then serves says what the mock cluster says, for every incident and synthetic cluster."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from k8s_agent_mock_cluster import load_fixture
+from k8s_agent_mock_cluster.cluster import Cluster
+from k8s_agent_mock_cluster.fixture import _minutes, read_yaml
+from k8s_agent_mock_cluster.kube_api import (
+    _as_table,
+    _build_state,
+    _human_duration,
+    _res_lookup,
+    _waiting_reason,
+)
+from k8s_agent_mock_cluster.kube_objects import cluster_moment, kube_objects
+from k8s_agent_mock_cluster.synthetic import cluster as synthetic_cluster
+
+ROOT = Path(__file__).resolve().parents[2]
+INCIDENTS = sorted((ROOT / "k8s_agent" / "eval" / "corpus").glob("*.yaml")) + sorted(
+    (ROOT / "k8s_agent" / "eval" / "holdout").glob("*.yaml")
+)
+NOW = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
+
+
+def fixtures() -> list[Any]:
+    cases = [pytest.param(path, id=path.stem) for path in INCIDENTS]
+    return cases + [pytest.param(size, id=f"synthetic-{size}") for size in (5, 40, 250)]
+
+
+def load(case: Path | int) -> tuple[dict[str, Any], datetime]:
+    if isinstance(case, int):
+        return synthetic_cluster(case), NOW
+    return load_fixture(case), cluster_moment(read_yaml(case)["cluster"].get("now"), NOW)
+
+
+def expected_status(pod: dict[str, Any]) -> str:
+    """The STATUS a real kubectl prints for the pod: the mock's, except that an evicted pod whose
+    container ended with a reason shows that reason (kubectl prints the container's, not the pod's)."""
+    if pod["status"] == "Evicted":
+        ended = (pod["containers"][0].get("state") or {}).get("terminated") or {}
+        return str(ended.get("reason") or "Evicted")
+    return str(pod["status"])
+
+
+@pytest.mark.parametrize("case", fixtures())
+def test_the_api_serves_every_pod_event_log_line_and_node_condition_as_the_mock_cluster_does(
+    case: Path | int,
+) -> None:
+    fixture, now = load(case)
+    state = _build_state(kube_objects(fixture, now), now)
+    pods = _res_lookup("", "v1", "pods")
+    assert pods is not None
+
+    table = _as_table(pods, state.store[("", "pods")], "None", "1", now)
+
+    listed = {row["cells"][0]: row["cells"] for row in table["rows"]}
+    assert set(listed) == {pod["name"] for pod in fixture["pods"]}
+    for pod in fixture["pods"]:
+        _, ready, status, restarts, age, *_ = listed[pod["name"]]
+        assert status == expected_status(pod), pod["name"]
+        assert restarts == sum(int(c.get("restarts", 0)) for c in pod["containers"]), pod["name"]
+        # READY counts the app containers only (kubectl's), the mock every container listed
+        assert ready.split("/")[0] == str(sum(1 for c in pod["containers"] if c.get("ready"))), pod["name"]
+        if pod.get("age"):
+            assert age == _human_duration(_minutes(pod["age"]) * 60), pod["name"]
+    served_events = {
+        (e["involvedObject"]["kind"].lower(), e["involvedObject"]["name"], e["reason"], e["message"])
+        for e in state.store[("", "events")]
+    }
+    for event in fixture.get("events") or []:
+        kind, _, name = event["object"].partition("/")
+        assert (kind.lower(), name, event["reason"], event["message"]) in served_events
+    for pod in fixture["pods"]:
+        for container in pod["containers"]:
+            entry = state.logs[f"{pod['namespace']}/{pod['name']}/{container['name']}"]
+            assert entry["current"].splitlines() == list(container.get("logs") or [])
+            assert entry.get("previous", "").splitlines() == list(container.get("previous_logs") or [])
+    nodes = {n["metadata"]["name"]: n for n in state.store[("", "nodes")]}
+    for node in fixture["nodes"]:
+        conditions = {c["type"]: c["status"] for c in nodes[node["name"]]["status"]["conditions"]}
+        assert conditions.items() >= (node.get("conditions") or {}).items()
+
+
+def test_a_container_that_never_started_has_no_logs_and_the_api_says_why() -> None:
+    fixture = load_fixture(ROOT / "k8s_agent" / "eval" / "corpus" / "image-tag-not-found.yaml")
+    pulling = next(p for p in fixture["pods"] if p["status"] == "ImagePullBackOff")
+    mock = Cluster(fixture)
+    state = _build_state(kube_objects(fixture, NOW), NOW)
+    pod = next(o for o in state.store[("", "pods")] if o["metadata"]["name"] == pulling["name"])
+
+    assert _waiting_reason(pod, pulling["containers"][0]["name"]) == "ImagePullBackOff"
+    with pytest.raises(Exception, match="waiting to start: ImagePullBackOff"):
+        mock.get_pod_logs(pulling["name"], pulling["namespace"])
