@@ -111,6 +111,15 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N slices of the corpus")
     parser.add_argument(
+        "--cluster-server",
+        dest="served_by",
+        choices=("mock", "kubernetes-mcp-server"),
+        default="mock",
+        help="what serves each incident's cluster: the mock cluster (default) or kubernetes-mcp-server over "
+        "a fake Kubernetes API holding the same cluster (the real server's tool names and output formats; "
+        "the binary as `ask --cluster-server` finds it)",
+    )
+    parser.add_argument(
         "--server-per-run",
         action="store_true",
         help="start a stdio MCP server for each run, as `ask` does (default: one server per incident, "
@@ -157,6 +166,26 @@ def _same_incidents(done: dict[str, Any], incidents: list[Any], results: Path) -
             "changed since; --fresh starts the file again (or write to another --results file; "
             "`k8s-agent eval report` rescores the old runs against the incidents as they are now)"
         )
+
+
+def _serve(args: argparse.Namespace) -> Any:
+    """How the eval serves each incident (None: a stdio mock cluster per run)."""
+    import os
+
+    from k8s_agent.eval.hosting import serve_mock_cluster, serve_through_kubernetes_mcp_server
+
+    if args.served_by == "kubernetes-mcp-server":
+        from k8s_agent_harness.discovery import find_kubernetes_mcp_server
+
+        if args.server_per_run:
+            raise ConfigError(
+                "--server-per-run starts a stdio mock cluster per run; kubernetes-mcp-server is served once "
+                "per incident: leave out one of them"
+            )
+        return serve_through_kubernetes_mcp_server(
+            find_kubernetes_mcp_server(os.environ, os.environ.get("PATH", os.defpath))
+        )
+    return None if args.server_per_run else serve_mock_cluster
 
 
 def _output_flags(parser: argparse.ArgumentParser) -> None:
@@ -290,7 +319,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     import asyncio
 
     from k8s_agent.cli import config_from
-    from k8s_agent.eval.hosting import serve_mock_cluster
     from k8s_agent.eval.report import build
     from k8s_agent.eval.runner import Progress, Results, model_endpoints, plan, run_jobs, shard
     from k8s_agent_harness.vocabulary import Impl
@@ -321,6 +349,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         incidents = shard(incidents, args.shard)
         if not incidents:
             raise ConfigError("no incident matches " + (" ".join(args.incident or []) or "the corpus"))
+        serve = _serve(args)
         results = Results(args.results)
         done, notes = results.read()
         if done and not args.resume and not args.fresh:
@@ -345,7 +374,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     for name, why in problems:
         print(f"skipped corpus entry {name}: {why}", file=sys.stderr)
-    jobs = [job for job in plan(impls, models, incidents, args.repeat) if job.key not in done]
+    jobs = [job for job in plan(impls, models, incidents, args.repeat, args.served_by) if job.key not in done]
     progress = Progress(len(jobs), quiet=args.quiet)
     progress.say(
         f"eval: {len(incidents)} incidents x {len(impls)} implementations x {len(models)} models x "
@@ -353,6 +382,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         + (f" ({len(done)} already in {args.results})" if done else "")
         + f", {args.concurrency} at a time, "
         + ("each run its own MCP server" if args.server_per_run else "one MCP server per incident")
+        + (" (kubernetes-mcp-server)" if args.served_by != "mock" else "")
         + f"; results in {args.results}, traces in {traces}"
     )
     with model_endpoints(configs) as (pointed, gates):
@@ -364,7 +394,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 traces,
                 concurrency=args.concurrency,
                 progress=progress,
-                serve=None if args.server_per_run else serve_mock_cluster,
+                serve=serve,
             )
         )
         for gate in gates:
@@ -374,7 +404,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     f"{gate.paused_seconds:.0f} s in all"
                 )
     records, notes = results.read()
-    wanted = {job.key for job in plan(impls, models, incidents, args.repeat)}
+    wanted = {job.key for job in plan(impls, models, incidents, args.repeat, args.served_by)}
     chosen = [record for key, record in records.items() if key in wanted]
     report = build(chosen, incidents, problems, notes)
     status = _emit(report, args)

@@ -16,10 +16,11 @@ import asyncio
 import contextlib
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from pathlib import Path
 
 from k8s_agent.eval.corpus import Incident
-from k8s_agent_harness.errors import McpServerError
+from k8s_agent_harness.errors import AgentError
 from k8s_agent_harness.servers import STREAMABLE_HTTP, HttpStart, ServerLaunch, mock_cluster_command
 
 START_TIMEOUT = 60.0
@@ -41,6 +42,24 @@ def serve_over_http(command: tuple[str, ...]) -> AbstractAsyncContextManager[str
     return started_over_http(ServerLaunch(command, http=HttpStart(STREAMABLE_HTTP)), START_TIMEOUT)
 
 
+def serve_through_kubernetes_mcp_server(binary: Path) -> Serve:
+    """Each incident through kubernetes-mcp-server (`kube_surface.serve_incident`): the real
+    server's tool names and output formats over the incident's cluster."""
+    from k8s_agent.eval.kube_surface import serve_incident
+
+    return lambda incident: _in_a_thread(serve_incident(incident, binary))
+
+
+@contextlib.asynccontextmanager
+async def _in_a_thread(serving: AbstractContextManager[str]) -> AsyncIterator[str]:
+    """A blocking server context, entered and left in a worker thread."""
+    url = await asyncio.to_thread(serving.__enter__)
+    try:
+        yield url
+    finally:
+        await asyncio.to_thread(serving.__exit__, None, None, None)
+
+
 class SharedServers:
     """Each incident's server, started on its first run and stopped after its last (by count)."""
 
@@ -49,13 +68,14 @@ class SharedServers:
         self._left: Counter[str] = Counter(incident.id for incident in incidents)
         self._open: dict[str, tuple[AbstractAsyncContextManager[str], str]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._failed: dict[str, McpServerError] = {}
+        self._failed: dict[str, AgentError] = {}
         self.started = 0
         """Servers started so far."""
 
     @contextlib.asynccontextmanager
     async def url(self, incident: Incident) -> AsyncIterator[str]:
-        """The URL of the incident's server for one run; raises McpServerError if it cannot start."""
+        """The URL of the incident's server for one run; raises the AgentError (McpServerError,
+        ConfigError) that kept it from starting."""
         try:
             async with self._locks.setdefault(incident.id, asyncio.Lock()):
                 if incident.id in self._failed:  # the incident's other runs fail alike, at once
@@ -64,7 +84,7 @@ class SharedServers:
                     serving = self._serve(incident)
                     try:
                         self._open[incident.id] = (serving, await _entered(serving))
-                    except McpServerError as error:
+                    except AgentError as error:  # cannot start: McpServerError, ConfigError
                         self._failed[incident.id] = error
                         raise
                     self.started += 1

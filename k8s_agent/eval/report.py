@@ -125,6 +125,13 @@ class EvalReport:
         return [g for g in self.groups if g.baseline]
 
 
+def model_label(record: dict[str, Any]) -> str:
+    """The model a run is grouped under: its name, and the server of its cluster unless the mock's
+    (the same model through kubernetes-mcp-server is scored apart)."""
+    surface = record.get("cluster_server") or "mock"
+    return str(record["model"]) if surface == "mock" else f"{record['model']} via {surface}"
+
+
 def build(
     records: Sequence[dict[str, Any]],
     incidents: Sequence[Incident],
@@ -150,8 +157,9 @@ def build(
             verdicts_changed += bool(fresh["solved"]) != bool((record.get("score") or {}).get("solved"))
             record = {**record, "score": fresh}
         digests[incident.id].append(record.get("incident_digest"))
-        by_group[(record["impl"], record["model"])].append(record)
-        cells[record["incident"]][f"{record['impl']} · {record['model']}"].append(record)
+        model = model_label(record)
+        by_group[(record["impl"], model)].append(record)
+        cells[record["incident"]][f"{record['impl']} · {model}"].append(record)
     order = sorted(by_group, key=lambda key: (is_baseline(key[1]), key))
     groups = [_group(impl, model, by_group[(impl, model)], known) for impl, model in order]
     _margins(groups)

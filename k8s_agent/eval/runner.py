@@ -51,24 +51,32 @@ class Job:
     model: str
     incident: Incident
     repeat: int
+    surface: str = "mock"
+    """What serves the incident's cluster: `mock` or `kubernetes-mcp-server`."""
 
     @property
     def key(self) -> str:
-        return key_of(self.impl.value, self.model, self.incident.id, self.repeat)
+        return key_of(self.impl.value, self.model, self.incident.id, self.repeat, self.surface)
 
 
-def key_of(impl: str, model: str, incident: str, repeat: int) -> str:
-    return f"{impl}|{model}|{incident}|{repeat}"
+def key_of(impl: str, model: str, incident: str, repeat: int, surface: str = "mock") -> str:
+    """A run's key in the results (the surface named unless it is the mock cluster's)."""
+    key = f"{impl}|{model}|{incident}|{repeat}"
+    return key if surface == "mock" else f"{key}|{surface}"
 
 
 def plan(
-    impls: Sequence[Impl], models: Sequence[str], incidents: Sequence[Incident], repeat: int
+    impls: Sequence[Impl],
+    models: Sequence[str],
+    incidents: Sequence[Incident],
+    repeat: int,
+    surface: str = "mock",
 ) -> list[Job]:
     """Every job, incident-major: an incident's runs (repeats, models, implementations) run close
     together, so its shared server lives only while they run. A baseline is deterministic: it runs
     once per incident and implementation, whatever `repeat`."""
     return [
-        Job(impl, model, incident, number)
+        Job(impl, model, incident, number, surface)
         for incident in incidents
         for number in range(1, repeat + 1)
         for model in models
@@ -403,6 +411,7 @@ async def run_one(
         "report_format": run_config.report_mode.value,
         "incident": job.incident.id,
         "incident_digest": job.incident.digest,
+        "cluster_server": job.surface,
         "repeat": job.repeat,
         "error": error,
         "score": scored.as_dict(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from k8s_agent_harness.servers import ServerLaunch
 from k8s_agent_mock_cluster import load_fixture
 from k8s_agent_mock_cluster.kube_api import FakeKubeAPI
 from tests.integration.kube_surface_eval import ask_over_http
+from tests.processes import k8s_agent
 
 CORPUS = Path(__file__).resolve().parents[2] / "k8s_agent" / "eval" / "corpus"
 # One of each kind (a crash read from the logs is the shared server's, below): an OOM read from the
@@ -69,27 +71,43 @@ def test_two_runs_at_once_on_one_served_incident_get_the_same_answer(served: str
     assert score(first, incident("init-migration-crashloop"), None).solved
 
 
-@pytest.mark.parametrize("name", SOLVED_THROUGH_THE_GO_SERVER)
-def test_the_offline_playbook_solves_the_incident_through_the_go_servers_tools(
-    name: str, kubernetes_mcp_server: Path, tmp_path: Path
+def test_eval_through_kubernetes_mcp_server_solves_incidents_of_each_kind_on_both_agents(
+    kubernetes_mcp_server: Path, tmp_path: Path
 ) -> None:
-    case = incident(name)
-    with serve_incident(case, kubernetes_mcp_server) as url:
-        result, error = ask_over_http(url, case.question, tmp_path)
+    """`eval --cluster-server kubernetes-mcp-server`: one Go server per incident, shared by both
+    agents' runs; the offline playbook on the Go server's tools solves each, quoting its results."""
+    chosen = [argument for name in SOLVED_THROUGH_THE_GO_SERVER for argument in ("--incident", name)]
+    done = k8s_agent(
+        "eval", "--cluster-server", "kubernetes-mcp-server", *chosen, "--no-baselines",
+        "--results", "r.jsonl", "--concurrency", "4", "-q", cwd=tmp_path,
+        env={"KUBERNETES_MCP_SERVER_BIN": str(kubernetes_mcp_server)},
+    )  # fmt: skip
 
-    scored = score(result, case, error)
-    assert scored.solved, scored.as_dict()
-    assert result is not None
-    tools = {q["tool"] for f in result["report"]["findings"] for q in f["evidence"]}
-    assert tools <= {
-        "pods_list",
-        "pods_list_in_namespace",
-        "pods_get",
-        "pods_log",
-        "events_list",
-        "resources_get",
-        "resources_list",
-    }
+    assert done.returncode == 0, done.stderr[-2000:]
+    records = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert sorted((r["impl"], r["incident"]) for r in records) == sorted(
+        (impl, name) for impl in ("handwritten", "sdk") for name in SOLVED_THROUGH_THE_GO_SERVER
+    )
+    for record in records:
+        assert record["score"]["solved"], (record["incident"], record["score"])
+        assert record["cluster_server"] == "kubernetes-mcp-server" and record["key"].endswith(
+            "|kubernetes-mcp-server"
+        )
+        tools = {q["tool"] for f in record["report"]["findings"] for q in f["evidence"]}
+        assert tools <= {
+            "pods_list", "pods_list_in_namespace", "pods_get", "pods_log", "events_list", "resources_get",
+            "resources_list",
+        }  # fmt: skip
+    assert "| handwritten | offline via kubernetes-mcp-server | 4 | 100%" in done.stdout
+
+
+def test_eval_through_kubernetes_mcp_server_is_served_per_incident_only(tmp_path: Path) -> None:
+    done = k8s_agent(
+        "eval", "--cluster-server", "kubernetes-mcp-server", "--server-per-run", "--incident", "node-not-ready",
+        cwd=tmp_path,
+    )  # fmt: skip
+
+    assert done.returncode == 2 and "--server-per-run starts a stdio mock cluster per run" in done.stderr
 
 
 def test_a_missing_binary_is_a_config_error(tmp_path: Path) -> None:
