@@ -28,6 +28,8 @@ examples:
   k8s-agent eval --incident 'pending-*' --repeat 3 --out eval.html
   k8s-agent eval --model gpt-4o-mini --repeat 5 --concurrency 8 --results gpt.jsonl --out gpt.html
                                                    a real model (OPENAI_API_KEY, OPENAI_BASE_URL or the flags)
+  k8s-agent eval --cluster-server kubernetes-mcp-server
+                                                   the corpus through kubernetes-mcp-server's tools
   k8s-agent eval --shard 2/4 --results part2.jsonl one quarter of the corpus (CI jobs, machines)
   k8s-agent eval merge part*.jsonl --out all.jsonl then: k8s-agent eval report all.jsonl --out all.html
   k8s-agent eval list                              the incidents, one line each
@@ -35,6 +37,7 @@ examples:
 Results append to --results (default eval-results.jsonl), one line per finished run; --resume
 continues an interrupted eval where it stopped, --fresh replaces the file. A 429 from the endpoint
 pauses every run for its Retry-After. Traces of every run go to --traces (default: RESULTS-traces/).
+Each incident's cluster is one MCP server shared by all its runs (--server-per-run: one per run).
 
 exit codes: 0 done, 5 some run ended in an error (scored as failed), 2 bad input, 130 interrupted
 """
