@@ -19,6 +19,7 @@ from typing import Any
 
 from k8s_agent.compare_report import Comparison, Row, RunRecord, record_run
 from k8s_agent.implementations import ask_function
+from k8s_agent.pool import RateGate, run_pool
 from k8s_agent.scenarios import SCENARIOS, Scenario
 from k8s_agent.scripted_run import CALL_LOG, run_scripted
 from k8s_agent_harness.config import Config
@@ -136,15 +137,16 @@ def run_comparison(
     started = time.perf_counter()
 
     async def run_all() -> list[RunRecord]:
-        slots = asyncio.Semaphore(jobs)
+        async def one(pair: tuple[Case, Impl]) -> RunRecord:
+            case, impl = pair
+            return await run_case(case, impl, root / case.name / impl, settings or {})
 
-        async def one(case: Case, impl: Impl) -> RunRecord:
-            record = await run_case(case, impl, root / case.name / impl, settings or {}, slots)
+        def finished(pair: tuple[Case, Impl], record: RunRecord) -> None:
             if progress is not None:
-                progress.finished(case.name, record)
-            return record
+                progress.finished(pair[0].name, record)
 
-        return await asyncio.gather(*(one(case, impl) for case in cases for impl in IMPLEMENTATIONS))
+        pairs = [(case, impl) for case in cases for impl in IMPLEMENTATIONS]
+        return await run_pool(pairs, one, concurrency=jobs, on_done=finished)
 
     records = iter(asyncio.run(run_all()))
     rows = [
@@ -179,10 +181,8 @@ def warm_up(root: Path, progress: Progress | None = None) -> None:
     asyncio.run(both())
 
 
-async def run_case(
-    case: Case, impl: Impl, workdir: Path, settings: dict[str, Any], slot: asyncio.Semaphore | None = None
-) -> RunRecord:
-    """One implementation on one scenario, measured and checked; the run holds `slot` while it goes."""
+async def run_case(case: Case, impl: Impl, workdir: Path, settings: dict[str, Any]) -> RunRecord:
+    """One implementation on one scenario, measured and checked."""
     scenario = case.scenario
     done = await run_scripted(
         impl,
@@ -192,7 +192,6 @@ async def run_case(
         question=scenario.question,
         cluster=case.cluster,
         settings={**settings, **scenario.overrides, "model": "offline" if scenario.offline else "scripted"},
-        slot=slot,
     )
     return record_run(
         impl,
@@ -216,22 +215,26 @@ def run_repeated(
     ]
 
     async def run_all() -> dict[tuple[int, Impl], RunRecord]:
-        slots = asyncio.Semaphore(jobs)
         async with contextlib.AsyncExitStack() as stack:
             shared: SharedMock | None = None
             if _on_mock(config) and config.mcp_transport == STREAMABLE_HTTP:
                 shared = await stack.enter_async_context(_shared_mock(config, root / "server"))
+            gated = config
+            if not config.offline:  # a 429 pauses every run of the comparison instead of failing one
+                gate = stack.enter_context(RateGate(config.base_url or "https://api.openai.com/v1"))
+                gated = dataclasses.replace(config, base_url=gate.url)
 
-            async def one(number: int, impl: Impl) -> tuple[tuple[int, Impl], RunRecord]:
-                async with slots:
-                    workdir = root / f"round-{number}" / impl
-                    record = await run_configured(impl, config, question, workdir, shared)
+            async def one(pair: tuple[int, Impl]) -> RunRecord:
+                number, impl = pair
+                return await run_configured(impl, gated, question, root / f"round-{number}" / impl, shared)
+
+            def finished(pair: tuple[int, Impl], record: RunRecord) -> None:
                 if progress is not None:
-                    progress.finished(f"round {number}", record)
-                return (number, impl), record
+                    progress.finished(f"round {pair[0]}", record)
 
-            done = await asyncio.gather(*(one(number, impl) for pairs in rounds for number, impl in pairs))
-        return dict(done)
+            order = [pair for pairs in rounds for pair in pairs]
+            records = await run_pool(order, one, concurrency=jobs, on_done=finished)
+        return dict(zip(order, records, strict=True))
 
     records = asyncio.run(run_all())
     rows = [

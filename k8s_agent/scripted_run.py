@@ -8,7 +8,6 @@ cluster is the mock cluster over stdio, with a call log of every `tools/call` it
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,15 +70,13 @@ async def run_scripted(
     cluster: Path | None = None,
     faults: Path | None = None,
     settings: Mapping[str, Any] | None = None,
-    slot: asyncio.Semaphore | None = None,
     write_tools: bool = False,
 ) -> ScriptedRun:
     """Run `impl` on a script (or responder) in `workdir` (call log and trace go there).
 
     Without `mcp_command` the mock cluster runs with a call log (and its write tools with
     `write_tools`). `settings` are Config fields
-    over `SCRIPTED_SETTINGS`. A run failure is kept in the result, never raised. With `slot`, the
-    run itself holds it (not the model server's shutdown).
+    over `SCRIPTED_SETTINGS`. A run failure is kept in the result, never raised.
     """
     await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
     call_log = workdir / CALL_LOG
@@ -104,8 +101,7 @@ async def run_scripted(
         result: RunResult | None = None
         error: AgentError | None = None
         try:
-            async with slot or contextlib.nullcontext():
-                result = await ask(config, question)
+            result = await ask(config, question)
         except AgentError as failure:
             error = failure
         problems = _script_problems(server)

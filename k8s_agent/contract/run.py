@@ -24,6 +24,7 @@ from typing import Any
 
 from k8s_agent.contract.judge import FAILS, ITEMS, Judgement, Observed, judge_all
 from k8s_agent.contract.subjects import MockCluster, Setup, Subject
+from k8s_agent.pool import run_pool
 from k8s_agent.scenarios import JUDGED_SCENARIOS, QUESTION, Scenario
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.servers import mock_cluster_command
@@ -242,28 +243,32 @@ async def _run_all(
     shared: dict[bool, SharedMock],
     started: float,
 ) -> ContractReport:
-    slot = asyncio.Semaphore(jobs)
     total = len(subjects) * len(scenarios)
     done = 0
 
-    async def one(subject: Subject, scenario: Scenario) -> tuple[Observed, dict[str, Any]]:
+    async def one(pair: tuple[Subject, Scenario]) -> tuple[Observed, dict[str, Any]]:
+        subject, scenario = pair
+        return await observe(
+            subject, scenario, workdir / subject.name / scenario.name, shared.get(scenario.write_tools)
+        )
+
+    def said(pair: tuple[Subject, Scenario], run: tuple[Observed, dict[str, Any]]) -> None:
         nonlocal done
-        async with slot:
-            observed, record = await observe(
-                subject, scenario, workdir / subject.name / scenario.name, shared.get(scenario.write_tools)
-            )
         done += 1
+        subject, scenario = pair
+        record = run[1]
         outcome = f"error: {record['error']}" if record["error"] else "answered"
         progress(
             f"[{done:>{len(str(total))}}/{total}] {subject.name:<12} {scenario.name:<26} "
             f"{record['requests']} requests, {len(record['server_calls'])} server calls, "
             f"{record['seconds']:.1f} s · {outcome[:120]}"
         )
-        return observed, record
 
+    pairs = [(subject, scenario) for subject in subjects for scenario in scenarios]
+    observed_runs = await run_pool(pairs, one, concurrency=jobs, on_done=said)
     results = []
-    for subject in subjects:
-        runs = await asyncio.gather(*(one(subject, scenario) for scenario in scenarios))
+    for number, subject in enumerate(subjects):
+        runs = observed_runs[number * len(scenarios) : (number + 1) * len(scenarios)]
         observed = {o.scenario: o for o, _ in runs}
         budgets = {s.name: int(s.overrides["max_steps"]) for s in scenarios if "max_steps" in s.overrides}
         judgements = judge_all(observed, budgets)

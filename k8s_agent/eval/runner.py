@@ -1,13 +1,10 @@
 """Running an eval: every (implementation, model, incident, repeat) once, concurrently in one process.
 
-- A bounded pool (`concurrency` investigations at a time), each on its incident's cluster and the
-  model. The cluster: one server per incident over Streamable HTTP, shared by every run of the
-  incident (`hosting`), or with `serve=None` a stdio server of each run's own, reaped when the run
-  ends. The model: the offline model from one shared in-process server, or a real endpoint through
-  the rate-limit gate.
-- The gate (`RateGate`) is a loopback proxy every run's requests go through: a 429 pauses the whole
-  pool for the endpoint's `Retry-After` (else a doubling backoff) and the request is retried there,
-  so one run's rate limit slows every run instead of failing it.
+- The run pool of every command (k8s_agent.pool), `concurrency` investigations at a time, each on
+  its incident's cluster and the model. The cluster: one server per incident over Streamable HTTP,
+  shared by every run of the incident (`hosting`), or with `serve=None` a stdio server of each
+  run's own, reaped when the run ends. The model: the offline model from one shared in-process
+  server, or a real endpoint through the pool's rate-limit gate (a 429 pauses every run).
 - Results append to a JSONL file, one complete line per finished run (flushed), so an interrupted
   eval loses only the runs in flight; `--resume` skips the keys already there.
 """
@@ -17,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import email.utils
 import json
 import os
 import sys
@@ -28,13 +24,13 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from k8s_agent.eval.corpus import Incident
 from k8s_agent.eval.hosting import Serve, SharedServers, serve_mock_cluster
 from k8s_agent.eval.score import score
+from k8s_agent.pool import RateGate, run_pool
 from k8s_agent_harness.config import BASELINE_MODELS, Config
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.vocabulary import Impl
@@ -168,128 +164,6 @@ def read_results(path: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
             )
         records.setdefault(str(record.get("key")), record)
     return records, notes
-
-
-# -- the rate-limit gate --------------------------------------------------------------------------------
-
-
-class RateGate:
-    """A loopback proxy to one endpoint that turns a 429 into a pause of every request through it."""
-
-    def __init__(self, upstream: str, *, max_waits: int = 8, first_wait: float = 1.0, max_wait: float = 60.0):
-        self.upstream = upstream.rstrip("/")
-        self.max_waits, self.first_wait, self.max_wait = max_waits, first_wait, max_wait
-        self._until = 0.0
-        self._lock = threading.Lock()
-        self.rate_limited = 0
-        """429s received."""
-        self.paused_seconds = 0.0
-        gate = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length)
-                headers = {
-                    k: v
-                    for k, v in self.headers.items()
-                    if k.lower() not in ("host", "content-length", "connection", "accept-encoding")
-                }
-                status, reply_headers, data = gate.forward(self.path, body, headers)
-                self.send_response(status)
-                for name, value in reply_headers:
-                    if name.lower() not in (
-                        "content-length",
-                        "transfer-encoding",
-                        "connection",
-                        "content-encoding",
-                    ):
-                        self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="eval-rate-gate", daemon=True)
-
-    @property
-    def url(self) -> str:
-        """The base URL the runs use: the upstream's path on the gate."""
-        host, port = self._server.server_address[:2]
-        path = urllib.parse.urlsplit(self.upstream).path
-        return f"http://{host!s}:{port}{path}"
-
-    def __enter__(self) -> RateGate:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def _wait_turn(self) -> None:
-        while True:
-            with self._lock:
-                left = self._until - time.monotonic()
-            if left <= 0:
-                return
-            time.sleep(min(left, 0.5))
-
-    def _pause(self, retry_after: str | None, attempt: int) -> None:
-        seconds = _retry_after(retry_after)
-        if seconds is None:
-            seconds = min(self.max_wait, self.first_wait * 2**attempt)
-        seconds = min(self.max_wait, max(0.0, seconds))
-        with self._lock:
-            self.rate_limited += 1
-            until = time.monotonic() + seconds
-            if until > self._until:
-                self.paused_seconds += until - max(self._until, time.monotonic())
-                self._until = until
-
-    def forward(
-        self, path: str, body: bytes, headers: dict[str, str]
-    ) -> tuple[int, list[tuple[str, str]], bytes]:
-        parts = urllib.parse.urlsplit(self.upstream)
-        target = f"{parts.scheme}://{parts.netloc}{path}"
-        for attempt in range(self.max_waits + 1):
-            self._wait_turn()
-            request = urllib.request.Request(target, data=body, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=600) as response:
-                    return response.status, list(response.headers.items()), response.read()
-            except urllib.error.HTTPError as error:
-                data = error.read()
-                if error.code == 429 and attempt < self.max_waits:
-                    self._pause(error.headers.get("Retry-After"), attempt)
-                    continue
-                return error.code, list(error.headers.items()), data
-            except (urllib.error.URLError, OSError) as error:
-                reason = getattr(error, "reason", error)
-                message = json.dumps({"error": {"message": f"eval gate: upstream unreachable: {reason}"}})
-                return 502, [("Content-Type", "application/json")], message.encode()
-        raise AssertionError("unreachable")
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Retry-After in seconds (delta or HTTP date), None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return moment.timestamp() - time.time()
 
 
 # -- the pool -------------------------------------------------------------------------------------------
@@ -446,26 +320,21 @@ async def run_jobs(
     """Run the jobs `concurrency` at a time, appending each record as it finishes. `serve` serves
     an incident to all its runs from one server (None: each run starts its own stdio server)."""
     jobs = list(jobs)
-    slot = asyncio.Semaphore(concurrency)
     servers = SharedServers((job.incident for job in jobs), serve) if serve is not None else None
 
-    async def one(job: Job) -> None:
-        async with slot:
-            folder = trace_root / job.impl.value / _safe(job.model)
-            await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
-            record = await run_one(job, configs[job.model], folder, servers)
+    async def one(job: Job) -> dict[str, Any]:
+        folder = trace_root / job.impl.value / _safe(job.model)
+        await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+        return await run_one(job, configs[job.model], folder, servers)
+
+    async def done(job: Job, record: dict[str, Any]) -> None:
         await asyncio.to_thread(results.append, record)
         on_record(record)
         progress.finished(job, record)
 
-    tasks = [asyncio.ensure_future(one(job)) for job in jobs]
     try:
-        await asyncio.gather(*tasks)
+        await run_pool(jobs, one, concurrency=concurrency, on_done=done)
     finally:
-        for task in tasks:
-            task.cancel()
-        with contextlib.suppress(BaseException):
-            await asyncio.gather(*tasks, return_exceptions=True)
         if servers is not None:
             await servers.aclose()
 

@@ -8,12 +8,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from k8s_agent.cli import main
 from k8s_agent.scenarios import QUESTION, SCENARIOS
-from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
+from k8s_agent_scripted_llm import HttpError, ScriptedModelServer, Step, offline_model
 
 DEFAULT_FIXTURE = Path(__file__).resolve().parents[2] / "k8s_agent_mock_cluster" / "fixtures" / "default.json"
 
@@ -172,6 +173,34 @@ def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
     assert report["summary"]["rounds_with_identical_answers"] == 2
     assert "| model requests | 3 [3-3] | 3 [3-3] |" in captured.out
     assert "sk-test-compare-000" not in out.read_text(encoding="utf-8")
+
+
+def test_a_429_pauses_every_run_of_a_repeated_question_and_no_run_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen = {"requests": 0}
+
+    def limited(body: dict[str, Any]) -> Step:
+        seen["requests"] += 1
+        if seen["requests"] <= 2:
+            return HttpError(429, "slow down", {"Retry-After": "1"})
+        return offline_model(body)
+
+    with ScriptedModelServer(responder=limited, model="playbook") as endpoint:
+        code = main(
+            [
+                "compare", "--question", QUESTION, "--repeat", "2", "--jobs", "4", "--base-url", endpoint.url,
+                "--model", "playbook", "--api-key", "sk-test-compare-000", "--max-retries", "0",
+                "--env-file", str(empty_env_file(tmp_path)), "--trace-dir", str(tmp_path / "traces"),
+                "--format", "json", "--out", str(tmp_path / "r.json"), "--quiet",
+            ]
+        )  # fmt: skip
+
+    assert code == 0, capsys.readouterr().err
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    for impl in ("handwritten", "sdk"):
+        assert report["summary"][impl]["report"] == 2 and report["summary"][impl]["invariants_held"] == 2
+    assert seen["requests"] == 2 + 2 * 2 * 3  # the two refused, then every run's three
 
 
 def test_registering_compare_and_trace_imports_nothing_heavy() -> None:
