@@ -472,11 +472,7 @@ def parse_trace(lines: Iterable[str], source: str = "trace", path: Path | None =
         try:
             events.append(parse_event(data))
         except ValidationError as error:
-            problem = error.errors()[0]
-            where = ".".join(str(part) for part in problem["loc"]) or "<event>"
-            raise TraceError(
-                f"{source}:{number}: not a valid trace event ({where}: {problem['msg']})"
-            ) from None
+            raise _not_an_event(source, number, error) from None
     return Trace(tuple(events), path)
 
 
@@ -509,12 +505,14 @@ def _resolved(parsed: list[tuple[int, Any]], source: str) -> list[tuple[int, Any
                 f"{source}:{number}: names a stored text ({missing.args[0]}) no earlier line holds"
             ) from None
         except ValidationError as error:
-            problem = error.errors()[0]
-            where = ".".join(str(part) for part in problem["loc"]) or "<event>"
-            raise TraceError(
-                f"{source}:{number}: not a valid trace event ({where}: {problem['msg']})"
-            ) from None
+            raise _not_an_event(source, number, error) from None
     return events
+
+
+def _not_an_event(source: str, number: int, error: ValidationError) -> TraceError:
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"]) or "<event>"
+    return TraceError(f"{source}:{number}: not a valid trace event ({where}: {problem['msg']})")
 
 
 def resolve(data: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:

@@ -71,7 +71,7 @@ from k8s_agent_scripted_llm.offline_scope import (
     question_namespaces,
     workload_of,
 )
-from k8s_agent_scripted_llm.script import Reply, Step, ToolCall
+from k8s_agent_scripted_llm.script import Reply, Step, ToolCall, message_text, requested_call
 
 HEADER = "deterministic offline model: a scripted SRE playbook, not an LLM"
 JSON_REPORT_INSTRUCTIONS = "Write the final report as one JSON object"
@@ -292,15 +292,7 @@ class Conversation:
         call_ids = []
         for message in messages:
             for call in message.get("tool_calls") or []:
-                function = call.get("function") or {}
-                try:
-                    arguments = json.loads(function.get("arguments") or "{}")
-                except ValueError:
-                    arguments = {}
-                calls[call.get("id")] = (
-                    function.get("name", ""),
-                    arguments if isinstance(arguments, dict) else {},
-                )
+                calls[call.get("id")] = requested_call(call)
             if message.get("role") == "tool" and message.get("tool_call_id") in calls:
                 name, arguments = calls[message["tool_call_id"]]
                 results.append((name, arguments, _text(message.get("content"))))
@@ -1877,7 +1869,4 @@ def _report_header(chat: Conversation, namespaces: Sequence[str] | None = None) 
     return f"Health report for {_scope_text(namespaces)} ({HEADER})"
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, list):  # content parts
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return str(content or "")
+_text = message_text

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from k8s_agent_scripted_llm.script import Reply, Step, ToolCall
+from k8s_agent_scripted_llm.script import Reply, Step, ToolCall, message_text, requested_call
 
 Playbook = Callable[[dict[str, Any]], Step]
 
@@ -142,16 +142,7 @@ class _KubeChat:
             if message.get("tool_calls"):
                 rounds += 1
             for call in message.get("tool_calls") or []:
-                function = call.get("function") or {}
-                try:
-                    arguments = json.loads(function.get("arguments") or "{}")
-                except ValueError:
-                    arguments = {}
-                requested[str(call.get("id"))] = (
-                    str(function.get("name", "")),
-                    arguments if isinstance(arguments, dict) else {},
-                    rounds,
-                )
+                requested[str(call.get("id"))] = (*requested_call(call), rounds)
             if message.get("role") == "tool" and str(message.get("tool_call_id")) in requested:
                 call_id = str(message["tool_call_id"])
                 tool, arguments, round_ = requested[call_id]
@@ -830,7 +821,4 @@ def _prose(report: str) -> str:
     return report
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return str(content or "")
+_text = message_text

@@ -112,3 +112,24 @@ def hang(seconds: float = 3600.0) -> Delay:
 def malformed(body: str, status: int = 200) -> Malformed:
     """A body that is not a usable chat completion."""
     return Malformed(body, status)
+
+
+# -- reading a Chat Completions request (the offline model's playbooks) ---------------------------
+
+
+def requested_call(tool_call: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The name and arguments of a tool call in a request's messages (arguments {} when they are
+    not a JSON object)."""
+    function = tool_call.get("function") or {}
+    try:
+        arguments = json.loads(function.get("arguments") or "{}")
+    except ValueError:
+        arguments = {}
+    return str(function.get("name", "")), arguments if isinstance(arguments, dict) else {}
+
+
+def message_text(content: Any) -> str:
+    """A message's content as text (content parts joined)."""
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content or "")

@@ -38,8 +38,9 @@ def register(commands: Any) -> None:
         "--eval",
         type=int,
         metavar="N",
-        help="instead: N offline investigations of the eval corpus in one process (memory, file descriptors, "
-        "child processes, throughput against one process per run); exit 1 if a target is missed",
+        help="instead: N offline investigations of the eval corpus in one process, one shared mock cluster per "
+        "incident (memory, file descriptors, child processes; throughput against a server per run, target "
+        "3x, and against one process per run); exit 1 if a target is missed",
     )
     parser.add_argument(
         "--concurrency", type=int, default=16, help="with --eval: investigations at a time (default 16)"
@@ -49,7 +50,8 @@ def register(commands: Any) -> None:
         type=int,
         default=64,
         metavar="M",
-        help="with --eval: investigations run as one process each, for the throughput ratio (default 64)",
+        help="with --eval: the first M investigations run again with a server per run and as one process "
+        "each, for the throughput ratios (default 64)",
     )
     parser.set_defaults(handler=_handle)
 
