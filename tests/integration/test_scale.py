@@ -1,5 +1,6 @@
-"""kubernetes-mcp-server listing 5,000 pods from the fake API: the request after the listing stays
-within the context budget, and the harness's search finds the crashing pod in the stored result."""
+"""kubernetes-mcp-server listing 5,000 pods from the fake API, over stdio and over Streamable HTTP:
+the request after the listing stays within the context budget, and the harness's search finds the
+crashing pod in the stored result."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 from k8s_agent_harness.context import BYTES_PER_TOKEN, SEARCH_TOOL
 from k8s_agent_mock_cluster.kube_api import FakeKubeAPI, make_namespace, make_pod
 from k8s_agent_scripted_llm import call, raw_call, text
-from tests.integration.conftest import diagnose
+from tests.conftest import run_scenario
+from tests.integration.conftest import QUESTION, diagnose
 from tests.integration.test_kubernetes_mcp_server import preset
 
 CRASHING = "ledger-7c9d8e-k4m2p"
@@ -29,8 +31,14 @@ def big_cluster() -> Iterator[FakeKubeAPI]:
         yield api
 
 
+@pytest.mark.parametrize("transport", ["stdio", "streamable-http"])
 def test_a_5000_pod_listing_stays_within_the_budget_and_the_search_finds_the_crash(
-    impl: str, kubernetes_mcp_server: Path, big_cluster: FakeKubeAPI, tmp_path: Path
+    impl: str,
+    transport: str,
+    kubernetes_mcp_server: Path,
+    big_cluster: FakeKubeAPI,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     kubeconfig = big_cluster.write_kubeconfig(tmp_path / "kubeconfig")
     script = [
@@ -39,7 +47,18 @@ def test_a_5000_pod_listing_stays_within_the_budget_and_the_search_finds_the_cra
         text(f"{CRASHING} is in CrashLoopBackOff (found by searching the stored listing)."),
     ]
 
-    run = diagnose(impl, tmp_path, script, preset(kubernetes_mcp_server, kubeconfig, tmp_path))
+    if transport == "stdio":
+        run = diagnose(impl, tmp_path, script, preset(kubernetes_mcp_server, kubeconfig, tmp_path))
+    else:  # the preset started listening on loopback, reached over HTTP
+        monkeypatch.setenv("KUBERNETES_MCP_SERVER_BIN", str(kubernetes_mcp_server))
+        monkeypatch.setenv("K8S_AGENT_CACHE", str(tmp_path / "cache"))
+        run = run_scenario(
+            impl, script, tmp_path / impl, QUESTION,
+            mcp_command=(), cluster_server="kubernetes-mcp-server", mcp_transport=transport,
+            mcp_env={"KUBECONFIG": str(kubeconfig)},
+        )  # fmt: skip
+        (connected,) = run.events("mcp_connected")
+        assert connected["transport"] == transport
 
     listing = run.tool_messages(1)[0]["content"]
     assert (
