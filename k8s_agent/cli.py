@@ -87,18 +87,32 @@ def version_line() -> str:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error and exit code 2, never a traceback.
+    """argparse with a one-line error and exit code 2, never a traceback, and no abbreviations.
 
     An argument the top-level parser cannot place (`k8s-agent ask Q --bogus`) is reported by the
-    subcommand it was given to, so the hint names that subcommand's `--help`.
+    subcommand it was given to, so the hint names that subcommand's `--help`. A flag is taken only
+    as spelled in full: argparse would otherwise read `--api X` as `--api-key X` (any unique
+    prefix), and a mistyped or newer flag would quietly set another one.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
+        unknown = [
+            word
+            for word in getattr(self, "_given", [])
+            if word.startswith("--") and word.split("=", 1)[0] not in self._option_string_actions
+        ]
+        if unknown and "invalid choice" in message:  # `--scen X`: X was taken for a subcommand
+            message = f"unrecognized arguments: {' '.join(unknown)}"
         self.exit(2, f"error: {message}\n(see '{self.prog} --help')\n")
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
+        self._given = list(sys.argv[1:] if args is None else args)
         parsed, extras = super().parse_known_args(args, namespace)
         if extras and self._subparsers is not None:
             self._innermost(parsed).error(f"unrecognized arguments: {' '.join(extras)}")

@@ -124,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`python -m poc`."""
     parser = argparse.ArgumentParser(
         prog="python -m poc",
+        allow_abbrev=False,
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

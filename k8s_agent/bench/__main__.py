@@ -5,7 +5,9 @@ import sys
 
 from k8s_agent.bench.run import main
 
-parser = argparse.ArgumentParser(prog="python -m k8s_agent.bench", description="k8s-agent benchmarks")
+parser = argparse.ArgumentParser(
+    prog="python -m k8s_agent.bench", allow_abbrev=False, description="k8s-agent benchmarks"
+)
 parser.add_argument("--quick", action="store_true")
 parser.add_argument("--json", action="store_true")
 args = parser.parse_args()

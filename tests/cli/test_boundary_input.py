@@ -190,6 +190,25 @@ def test_max_steps_that_is_not_a_whole_number_says_so(tmp_path: Path) -> None:
     assert replayed.stderr.splitlines()[0] == "error: argument --max-steps: must be a whole number, got '2.5'"
 
 
+@pytest.mark.parametrize(
+    ("command", "flag"),
+    [
+        (("ask", DEFAULT_QUESTION), ("--api", "responses")),  # a prefix of --api-key
+        (("ask", DEFAULT_QUESTION), ("--max-step", "3")),  # of --max-steps
+        (("compare",), ("--scen", "c1-forced-first-step")),  # of --scenario
+        (("trace", "replay", "x.jsonl"), ("--keep", "3")),  # of --keep-traces
+    ],
+)
+def test_a_flag_is_taken_only_as_spelled_in_full(
+    command: tuple[str, ...], flag: tuple[str, ...], tmp_path: Path
+) -> None:
+    done = cli(*command, *flag, cwd=tmp_path)
+
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[0].startswith(f"error: unrecognized arguments: {flag[0]}")
+    assert not (tmp_path / "traces").exists()  # nothing ran
+
+
 def test_a_bad_value_from_the_environment_names_the_variable_and_the_flag(tmp_path: Path) -> None:
     done = cli("ask", DEFAULT_QUESTION, cwd=tmp_path, env={"K8S_AGENT_MAX_STEPS": "many"})
 
