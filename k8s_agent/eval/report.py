@@ -125,11 +125,14 @@ class EvalReport:
         return [g for g in self.groups if g.baseline]
 
 
+SURFACE_JOIN = " via "
+
+
 def model_label(record: dict[str, Any]) -> str:
     """The model a run is grouped under: its name, and the server of its cluster unless the mock's
     (the same model through kubernetes-mcp-server is scored apart)."""
     surface = record.get("cluster_server") or "mock"
-    return str(record["model"]) if surface == "mock" else f"{record['model']} via {surface}"
+    return str(record["model"]) if surface == "mock" else f"{record['model']}{SURFACE_JOIN}{surface}"
 
 
 def build(
@@ -237,15 +240,22 @@ def _group(impl: str, model: str, runs: list[dict[str, Any]], known: dict[str, I
 
 
 def _margins(groups: list[Group]) -> None:
-    """Each real group's solved rate over the best baseline's: of its implementation when there is one."""
+    """Each real group's solved rate over the best baseline's: of its implementation and its cluster
+    server when there is one (a model through kubernetes-mcp-server against the floor there)."""
     floors = [g for g in groups if g.baseline and g.runs]
     for group in groups:
         if group.baseline or not floors or group.rate is None:
             continue
-        mine = [g for g in floors if g.impl == group.impl] or floors
+        here = [g for g in floors if _surface(g.model) == _surface(group.model)] or floors
+        mine = [g for g in here if g.impl == group.impl] or here
         best = max(mine, key=lambda g: (g.rate or 0.0, g.label))
         group.margin = 100 * (group.rate - (best.rate or 0.0))
         group.margin_over = best.label
+
+
+def _surface(model: str) -> str:
+    """The cluster server a group's label names (`offline via kubernetes-mcp-server`), "" for the mock."""
+    return model.partition(SURFACE_JOIN)[2]
 
 
 def _rates(runs: list[dict[str, Any]]) -> dict[str, float]:

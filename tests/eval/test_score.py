@@ -464,6 +464,24 @@ def test_baselines_are_floor_rows_and_every_model_shows_its_margin_over_the_best
     assert report.pairs == []  # baselines are no subject of the paired comparison
 
 
+def test_the_same_model_through_another_cluster_server_is_scored_apart_against_its_own_floor() -> None:
+    corpus = incidents(4)
+    kube = {"cluster_server": "kubernetes-mcp-server"}
+    records = [record(i, RIGHT, model="gpt") for i in corpus]
+    records += [{**record(i, RIGHT if n < 3 else run(), model="gpt"), **kube} for n, i in enumerate(corpus)]
+    records += [record(i, RIGHT if n < 2 else run(), model="baseline:status") for n, i in enumerate(corpus)]
+    records += [{**record(i, run(), model="baseline:status"), **kube} for i in corpus]
+
+    report = build(records, corpus)
+
+    mock, through = report.real
+    assert (mock.model, through.model) == ("gpt", "gpt via kubernetes-mcp-server")
+    assert (mock.runs, mock.rate, through.runs, through.rate) == (4, 1.0, 4, 0.75)
+    assert mock.margin == pytest.approx(50) and mock.margin_over == "handwritten · baseline:status"
+    assert through.margin == pytest.approx(75)
+    assert through.margin_over == "handwritten · baseline:status via kubernetes-mcp-server"
+
+
 def test_without_baselines_every_format_says_so_in_one_line() -> None:
     report = build([record(INCIDENT, RIGHT)], [INCIDENT])
 
