@@ -9,8 +9,9 @@
   healthy, with a cause read off the STATUS column alone and the row as its evidence.
 
 A real model that does not beat both on the eval has learnt nothing a listing does not say. Both
-answer in the report format the request asks for (the JSON schema, JSON text, or prose) and ignore
-`tool_choice`: they do what they do whatever the harness asks.
+read a Chat Completions or a Responses request, answer in the report format it asks for (the JSON
+schema, JSON text, or prose) and ignore `tool_choice`: they do what they do whatever the harness
+asks.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from k8s_agent_scripted_llm.responses_api import chat_request
 from k8s_agent_scripted_llm.script import Reply, Step, ToolCall
 
 PARROT = "baseline:parrot"
@@ -124,6 +126,7 @@ def _report(body: dict[str, Any], scope: str, findings: list[dict[str, Any]], he
 
 def parrot(body: dict[str, Any]) -> Step:
     """Answer from the question's words alone, with no tool call."""
+    body = chat_request(body)
     question = _question(body)
     namespace = _namespace(question)
     cause = next((cause for pattern, cause in _QUESTION_CAUSES if pattern.search(question)), None)
@@ -148,6 +151,7 @@ def parrot(body: dict[str, Any]) -> Step:
 
 def status(body: dict[str, Any]) -> Step:
     """One listing, then every row whose STATUS or READY is not healthy, its cause from STATUS alone."""
+    body = chat_request(body)
     question = _question(body)
     nodes = bool(_NODES.search(question)) and not re.search(r"(?i)\bpods?\b", question)
     tool = "list_nodes" if nodes else "list_pods"

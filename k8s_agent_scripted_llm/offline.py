@@ -71,6 +71,7 @@ from k8s_agent_scripted_llm.offline_scope import (
     question_namespaces,
     workload_of,
 )
+from k8s_agent_scripted_llm.responses_api import chat_request
 from k8s_agent_scripted_llm.script import Reply, Step, ToolCall, message_text, requested_call
 
 HEADER = "deterministic offline model: a scripted SRE playbook, not an LLM"
@@ -335,8 +336,9 @@ class Conversation:
 
 
 def offline_model(body: dict[str, Any]) -> Step:
-    """Answer one chat-completions request body with the playbook's next move: on the mock
-    cluster's tools, or through kubernetes-mcp-server's when those are what it is offered."""
+    """Answer one request body (Chat Completions or Responses) with the playbook's next move: on
+    the mock cluster's tools, or through kubernetes-mcp-server's when those are what it is offered."""
+    body = chat_request(body)
     if on_kube_surface(body):
         return kube_surface(body, playbook)
     return playbook(body)

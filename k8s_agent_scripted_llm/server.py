@@ -1,6 +1,8 @@
-"""An OpenAI-compatible Chat Completions server on loopback that plays a script, or a responder.
+"""An OpenAI-compatible model server on loopback that plays a script, or a responder.
 
-Every request body is recorded. A script is a queue of steps: a request with no step left is an
+It answers `POST /v1/chat/completions` and `POST /v1/responses` (a JSON body, or Server-Sent Events
+when the request asks for `"stream": true`); the same steps play on either wire
+(`responses_api.py`). Every request body is recorded, as received, with the wire it came on. A script is a queue of steps: a request with no step left is an
 error (answered with HTTP 400, which the client does not retry), and so is a step left unused;
 `assert_done()` says which. Sockets use TCP_NODELAY: without it every request pays ~40 ms of
 delayed ACK.
@@ -18,13 +20,19 @@ from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from k8s_agent_scripted_llm import responses_api
 from k8s_agent_scripted_llm.script import Delay, HttpError, Malformed, Reply, Step
 
 Responder = Callable[[dict[str, Any]], Step]
+"""Answers a request body (as received, on either wire) with the next step."""
+
+CHAT = "chat"
+RESPONSES = "responses"
+_ROUTES = {"/chat/completions": CHAT, "/responses": RESPONSES}
 
 
 class ScriptedModelServer:
-    """A chat-completions endpoint on 127.0.0.1 (free port), served from a thread."""
+    """A Chat Completions and Responses endpoint on 127.0.0.1 (free port), served from a thread."""
 
     def __init__(
         self,
@@ -42,8 +50,11 @@ class ScriptedModelServer:
         self.count = 0
         """Requests received."""
         self.requests: list[dict[str, Any]] = []
+        self.wires: list[str] = []
+        """The wire of every request, in order: `chat` or `responses`."""
         self.replies: list[dict[str, Any]] = []
-        """The assistant message of every completion sent, in order (call ids as assigned)."""
+        """Every reply sent, in order, as a Chat assistant message (call ids as assigned), whichever
+        wire it went out on."""
         self.headers: list[dict[str, str]] = []
         self.extra_requests: list[int] = []
         self.errors: list[str] = []
@@ -92,6 +103,7 @@ class ScriptedModelServer:
             self._script = deque(script)
             self.count = 0
             self.requests.clear()
+            self.wires.clear()
             self.replies.clear()
             self.headers.clear()
             self.extra_requests.clear()
@@ -113,13 +125,22 @@ class ScriptedModelServer:
 
     # -- called from the handler thread ---------------------------------------------------------
 
-    def _next_step(self, body: dict[str, Any], headers: dict[str, str]) -> Step | None:
+    def _received(self, body: dict[str, Any], headers: dict[str, str], wire: str) -> int:
+        """Count and record a request; its number."""
         with self._lock:
             self.count += 1
-            number = self.count
             if self.record:
                 self.requests.append(body)
                 self.headers.append(headers)
+                self.wires.append(wire)
+            return self.count
+
+    def _refused(self, number: int, reason: str) -> None:
+        with self._lock:
+            self.errors.append(f"request {number} refused: {reason}")
+
+    def _next_step(self, body: dict[str, Any], number: int) -> Step | None:
+        with self._lock:
             if self._script:
                 return self._script.popleft()
             if self._responder is None:
@@ -131,7 +152,10 @@ class ScriptedModelServer:
             self.errors.append(f"responder failed on request {number}: {type(error).__name__}: {error}")
             return HttpError(500, f"responder failed: {error}", {"x-should-retry": "false"})
 
-    def _completion(self, reply: Reply, body: dict[str, Any], raw_size: int) -> dict[str, Any]:
+    def _answer(
+        self, reply: Reply, body: dict[str, Any], raw_size: int, wire: str, number: int
+    ) -> dict[str, Any]:
+        """The body of a reply on `wire`: a chat completion or a Response."""
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             message["tool_calls"] = [
@@ -151,9 +175,13 @@ class ScriptedModelServer:
             "prompt_tokens": raw_size // 4,
             "completion_tokens": written // 4 + 1,
         }
+        if wire == RESPONSES:
+            return responses_api.response(
+                message, body, number=number, model=self.model, finish_reason=finish, usage=usage
+            )
         usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
         return {
-            "id": f"chatcmpl-scripted-{self.count}",
+            "id": f"chatcmpl-scripted-{number}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": str(body.get("model") or self.model),
@@ -192,7 +220,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        route = self.path.split("?", 1)[0].rstrip("/")
+        wire = next((wire for suffix, wire in _ROUTES.items() if route.endswith(suffix)), None)
+        if wire is None:
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
         try:
@@ -203,13 +233,22 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         owner = self.server.owner
-        step = owner._next_step(body, {k.lower(): v for k, v in self.headers.items()})
+        number = owner._received(body, {k.lower(): v for k, v in self.headers.items()}, wire)
+        reason = responses_api.refusal(body) if wire == RESPONSES else None
+        if reason is not None:
+            owner._refused(number, reason)
+            self._send(
+                400,
+                {"error": {"message": reason, "type": "invalid_request_error"}},
+                {"x-should-retry": "false"},
+            )
+            return
+        step = owner._next_step(body, number)
         while isinstance(step, Delay):
             if owner._stopping.wait(step.seconds):
                 return
             step = step.then
         if step is None:
-            number = owner.count
             self._send(
                 400,
                 {
@@ -226,16 +265,21 @@ class _Handler(BaseHTTPRequestHandler):
             )
         elif isinstance(step, Malformed):
             self._send_raw(step.status, step.body.encode("utf-8"), {})
+        elif wire == RESPONSES and body.get("stream"):
+            answer = owner._answer(step, body, len(raw), wire, number)
+            self._send_raw(200, responses_api.stream(answer), {}, "text/event-stream")
         else:
-            self._send(200, owner._completion(step, body, len(raw)))
+            self._send(200, owner._answer(step, body, len(raw), wire, number))
 
     def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         self._send_raw(status, json.dumps(payload).encode("utf-8"), headers or {})
 
-    def _send_raw(self, status: int, data: bytes, headers: dict[str, str]) -> None:
+    def _send_raw(
+        self, status: int, data: bytes, headers: dict[str, str], content_type: str = "application/json"
+    ) -> None:
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for key, value in headers.items():
                 self.send_header(key, value)
