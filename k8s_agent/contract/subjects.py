@@ -307,6 +307,10 @@ async def run_command(
     finally:
         if process.returncode is None:  # cancelled (Ctrl-C): its own session would outlive us otherwise
             _kill_group(process.pid)
+            # Reaped here, while the event loop runs: a process left to the garbage collector after
+            # the loop has closed prints a traceback on the user's terminal.
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(process.wait()), 5)
     seconds = time.perf_counter() - started
     (setup.workdir / "stdout.txt").write_bytes(stdout)
     (setup.workdir / "stderr.txt").write_bytes(stderr)
