@@ -14,6 +14,7 @@ from agents import (
     set_tracing_disabled,
 )
 from agents.mcp import MCPServerStdio, MCPServerStreamableHttp
+from agents.models.openai_provider import OpenAIProvider
 from openai import AsyncOpenAI
 
 from k8s_agent_harness.prompts import SYSTEM_PROMPT
@@ -47,6 +48,7 @@ async def run_documented(
     max_turns: int,
     *,
     url: str | None = None,
+    api: str = "chat",
 ) -> str:
     """The `plain-sdk` subject of `k8s-agent contract`: Agent + MCPServerStdio + Runner as the SDK's
     documentation shows them, on a Chat Completions endpoint; the final output as text. With `url`,
@@ -54,6 +56,11 @@ async def run_documented(
 
     The only choices are the ones any user makes: the endpoint and model, our system prompt (the
     same question asked the same way), `max_turns` (the scenario's step budget) and tracing off.
+
+    `api="responses"`: the SDK's default wire. The agent names its model by name only and the run's
+    model provider (the SDK's own `OpenAIProvider` with this client) resolves it, as it does by
+    default, to `OpenAIResponsesModel` (the provider is passed per run, not set globally: runs of
+    this process go to different servers at once).
     """
     set_tracing_disabled(True)
     set_trace_processors([])
@@ -63,10 +70,13 @@ async def run_documented(
         agent: Agent[Any] = Agent(
             name="plain",
             instructions=SYSTEM_PROMPT,
-            model=OpenAIChatCompletionsModel(model=model, openai_client=client),
+            model=model
+            if api == "responses"
+            else OpenAIChatCompletionsModel(model=model, openai_client=client),
             mcp_servers=[server],
         )
-        result = await Runner.run(
-            agent, question, max_turns=max_turns, run_config=RunConfig(tracing_disabled=True)
-        )
+        config = RunConfig(tracing_disabled=True)
+        if api == "responses":
+            config = RunConfig(tracing_disabled=True, model_provider=OpenAIProvider(openai_client=client))
+        result = await Runner.run(agent, question, max_turns=max_turns, run_config=config)
     return str(result.final_output)

@@ -46,6 +46,9 @@ model server's requests and replies) and what reached the mock cluster (its call
 before any validation, and its result log): holds, fails (with every violation and its evidence)
 or not observable (with the reason). Exit status 5 when an item fails for a subject, or, with
 --mutants, when the reference agent does not hold or a mutant is not caught on its item alone.
+--api responses runs the contract on the Responses wire (POST /v1/responses): plain-sdk on the
+SDK's default model (OpenAIResponsesModel) and --agent-cmd subjects; the other subjects speak Chat
+Completions only and are refused (exit 2). The scorecard names each subject's wire.
 With no --subject, the subjects are our two agents: exit 0 means both hold every item, so the
 command gates CI. plain-sdk fails some items by design (the SDK's defaults): judge it by name.
 """
@@ -91,6 +94,14 @@ def register(commands: Any) -> None:
     add_output_flags(parser)
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2)")
     parser.add_argument(
+        "--api",
+        choices=("chat", "responses"),
+        default="chat",
+        help="the wire the subjects speak to the model: chat (Chat Completions, default) or responses "
+        "(the Responses API: plain-sdk on the SDK's default OpenAIResponsesModel, --agent-cmd as its "
+        "template says); the judge reads either",
+    )
+    parser.add_argument(
         "--mcp-transport",
         choices=("stdio", "streamable-http"),
         default="stdio",
@@ -118,7 +129,7 @@ def cmd_contract(args: argparse.Namespace) -> int:
 
     from k8s_agent.contract.render import html, markdown
     from k8s_agent.contract.run import as_json, run_contract, select_scenarios
-    from k8s_agent.contract.subjects import DEFAULT_SUBJECTS, CommandAgent, builtin
+    from k8s_agent.contract.subjects import DEFAULT_SUBJECTS, ON_RESPONSES, CommandAgent, builtin
     from k8s_agent.outputs import emit
 
     if args.mutants:
@@ -131,6 +142,12 @@ def cmd_contract(args: argparse.Namespace) -> int:
         if len(names) > len(commands):
             raise ConfigError("--agent-name names more subjects than there are --agent-cmd")
         chosen = args.subject or ([] if commands else list(DEFAULT_SUBJECTS))
+        chat_only = [name for name in dict.fromkeys(chosen) if name not in ON_RESPONSES]
+        if args.api == "responses" and chat_only:
+            raise ConfigError(
+                f"--api responses: not for {', '.join(chat_only)} (Chat Completions only); on the "
+                f"Responses wire run {', '.join(ON_RESPONSES)} or --agent-cmd"
+            )
         subjects = [builtin(name, args.cache_dir) for name in dict.fromkeys(chosen)]
         for number, template in enumerate(commands):
             name = names[number] if number < len(names) else f"agent-cmd-{number + 1}"
@@ -163,7 +180,13 @@ def cmd_contract(args: argparse.Namespace) -> int:
         try:
             report = asyncio.run(
                 run_contract(
-                    subjects, scenarios, workdir, jobs=args.jobs, progress=say, transport=args.mcp_transport
+                    subjects,
+                    scenarios,
+                    workdir,
+                    jobs=args.jobs,
+                    progress=say,
+                    transport=args.mcp_transport,
+                    api=args.api,
                 )
             )
         except McpServerError as error:
@@ -188,6 +211,12 @@ def _mutants(args: argparse.Namespace) -> int:
     from k8s_agent.contract.mutation import mutation_json, render_table, run_mutation
     from k8s_agent.outputs import emit
 
+    if args.api != "chat":
+        print(
+            "error: --mutants runs the reference agent, which speaks Chat Completions only: drop --api",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if args.subject or args.agent_cmd or args.scenario:
         print(
             "error: --mutants runs its own subjects on every scenario: drop --subject, --agent-cmd, --scenario",

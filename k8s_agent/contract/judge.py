@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
@@ -30,6 +30,7 @@ from jsonschema.exceptions import SchemaError
 
 from k8s_agent import scenarios
 from k8s_agent_harness.provenance import normalised
+from k8s_agent_scripted_llm.responses_api import chat_request, is_responses_request
 
 Verdict = Literal["holds", "fails", "not observable"]
 HOLDS: Verdict = "holds"
@@ -73,6 +74,24 @@ class Observed:
     server_schemas: Mapping[str, Any] = field(default_factory=dict)
     """The argument schemas of the server's tools, by name: what a call must fit to be valid (a
     subject may offer the model a stricter copy; the server's is the one that counts)."""
+    sent: Sequence[Mapping[str, Any]] = ()
+    """The request bodies as sent, when some came on the Responses wire (`requests` then holds the
+    Chat Completions form of each, which the rules read); empty when every request was Chat."""
+
+    def on_chat(self) -> Observed:
+        """This run with every request read as Chat Completions: a Responses body (`input` items,
+        `function_call` / `function_call_output` paired by `call_id`, `tool_choice`, `text.format`)
+        becomes the Chat body it amounts to; the bodies as sent are kept in `sent`."""
+        if self.sent or not any(is_responses_request(dict(body)) for body in self.requests):
+            return self
+        return replace(
+            self, requests=[chat_request(dict(body)) for body in self.requests], sent=self.requests
+        )
+
+    def choice_sent(self, number: int) -> Any:
+        """Request `number`'s `tool_choice` as sent (absent: the string `absent`)."""
+        bodies = self.sent or self.requests
+        return bodies[number - 1].get("tool_choice", "absent")
 
 
 @dataclass(frozen=True)
@@ -359,7 +378,8 @@ class _Check:
 
 
 def _runs(observed: Runs) -> list[Observed]:
-    return [observed] if isinstance(observed, Observed) else list(observed)
+    """The runs, each read as Chat Completions whichever wire its requests came on."""
+    return [run.on_chat() for run in ([observed] if isinstance(observed, Observed) else observed)]
 
 
 def _ran(check: _Check, runs: Iterable[Observed]) -> list[Observed]:
@@ -402,7 +422,7 @@ def c1(observed: Runs) -> Judgement:
     for run in _ran(check, _runs(observed)):
         check.applied.append(run.scenario)
         first = run.requests[0]
-        said = f"tools {len(tool_names(first))}, tool_choice {json.dumps(first.get('tool_choice', 'absent'))}"
+        said = f"tools {len(tool_names(first))}, tool_choice {json.dumps(run.choice_sent(1))}"
         if not (forces_tool(first) and offers_tools(first)):
             check.fail(run.scenario, "the first request does not force a tool call", _request(1, said))
         else:
@@ -411,7 +431,7 @@ def c1(observed: Runs) -> Judgement:
             if not forces_tool(body):
                 continue
             if not body.get("tools"):
-                choice = json.dumps(body.get("tool_choice"))
+                choice = json.dumps(run.choice_sent(number))
                 check.fail(
                     run.scenario,
                     f"request {number} forces a tool but offers none",
@@ -421,7 +441,7 @@ def c1(observed: Runs) -> Judgement:
                 check.fail(
                     run.scenario,
                     f"request {number} forces a tool call again",
-                    _request(number, f"tool_choice {json.dumps(body.get('tool_choice'))}"),
+                    _request(number, f"tool_choice {json.dumps(run.choice_sent(number))}"),
                 )
     return check.judgement("every first request forces a tool; no later one does")
 

@@ -5,16 +5,28 @@ from __future__ import annotations
 from html import escape
 
 from k8s_agent.contract.judge import FAILS, HOLDS, ITEMS, UNOBSERVABLE, Judgement
-from k8s_agent.contract.run import ContractReport
+from k8s_agent.contract.run import ContractReport, SubjectResult
 
 MARKS = {HOLDS: "✓ holds", FAILS: "✗ fails", UNOBSERVABLE: "○ not observable"}
+
+
+def heading(result: SubjectResult) -> str:
+    """A subject's column: its name, and the wire its requests came on when that is not Chat
+    Completions (`plain-sdk (responses)`)."""
+    return result.subject if result.wire == "chat" else f"{result.subject} ({result.wire})"
+
+
+def wires_line(report: ContractReport) -> str:
+    """Which wire was asked for and which each subject's requests came on."""
+    seen = ", ".join(f"{result.subject} {result.wire}" for result in report.results)
+    return f"Wire: --api {report.api}; the requests came on: {seen}."
 
 
 def markdown(report: ContractReport) -> str:
     """The matrix (items x subjects), then per subject each failing item with its evidence."""
     names = [result.subject for result in report.results]
     lines = [
-        "| item | behaviour | " + " | ".join(names) + " |",
+        "| item | behaviour | " + " | ".join(heading(result) for result in report.results) + " |",
         "|---|---|" + "---|" * len(names),
     ]
     by_subject = {result.subject: {j.item: j for j in result.judgements} for result in report.results}
@@ -46,6 +58,7 @@ def markdown(report: ContractReport) -> str:
         "",
         f"{len(report.scenarios)} scenarios x {len(names)} subjects in {report.wall_seconds:.1f} s; "
         f"each run's files in {report.workdir}.",
+        wires_line(report),
     ]
     return "\n".join(lines) + "\n"
 
@@ -78,7 +91,9 @@ def html(report: ContractReport) -> str:
     """One self-contained HTML file: the matrix, each cell opening its verdict's evidence."""
     names = [result.subject for result in report.results]
     by_subject = {result.subject: {j.item: j for j in result.judgements} for result in report.results}
-    head = "".join(f"<th>{escape(name)}</th>" for name in names)
+    head = "".join(
+        f'<th data-wire="{escape(result.wire)}">{escape(heading(result))}</th>' for result in report.results
+    )
     rows = []
     for item, behaviour in ITEMS.items():
         cells = "".join(_cell(by_subject[name][item], name) for name in names)
@@ -94,6 +109,7 @@ def html(report: ContractReport) -> str:
         "<h1>The loop contract, black-box</h1>"
         f"<p>{len(report.scenarios)} scenarios x {len(names)} subjects in {report.wall_seconds:.1f} s; "
         f'<span id="failed">{failed}</span> failing items. Open a cell for its evidence.</p>'
+        f'<p id="wire">{escape(wires_line(report))}</p>'
         f"<ul>{subjects}</ul>"
         f'<table id="matrix"><tr><th>item</th><th>behaviour</th>{head}</tr>{"".join(rows)}</table>'
         "</body></html>\n"

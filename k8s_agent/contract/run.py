@@ -87,7 +87,10 @@ class SubjectResult:
     description: str
     judgements: list[Judgement]
     runs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per scenario: requests, server calls, answer, error, seconds, workdir."""
+    """Per scenario: requests, server calls, answer, error, seconds, workdir, wires."""
+    wire: str = "chat"
+    """The wire its requests came on, as the model server saw them: `chat`, `responses`, both
+    (`chat+responses`) or `none` (no request)."""
 
     @property
     def failed(self) -> list[Judgement]:
@@ -103,6 +106,8 @@ class ContractReport:
     scenarios: list[str]
     wall_seconds: float
     workdir: Path
+    api: str = "chat"
+    """The wire the subjects were asked to speak (`--api`)."""
 
     @property
     def any_failed(self) -> bool:
@@ -133,7 +138,11 @@ class SharedMock:
 
 
 async def observe(
-    subject: Subject, scenario: Scenario, workdir: Path, shared: SharedMock | None = None
+    subject: Subject,
+    scenario: Scenario,
+    workdir: Path,
+    shared: SharedMock | None = None,
+    api: str = "chat",
 ) -> tuple[Observed, dict[str, Any]]:
     """One run of a subject on one scenario, and what it left on the wire and at the server (its
     own mock cluster, or its connection to `shared`)."""
@@ -164,9 +173,10 @@ async def observe(
             overrides=dict(scenario.overrides),
             mock=mock,
             mcp_url=f"{shared.url}/{client}" if shared else None,
+            api=api,
         )
         outcome = await subject.run(setup)
-        requests, replies = list(server.requests), list(server.replies)
+        requests, replies, wires = list(server.requests), list(server.replies), list(server.wires)
     finally:
         await asyncio.to_thread(server.stop)
     named = client if shared is not None else None
@@ -195,6 +205,7 @@ async def observe(
         "error": outcome.error,
         "seconds": round(outcome.seconds, 3),
         "workdir": str(workdir),
+        "wires": sorted(set(wires)),
     }
     return observed, record
 
@@ -207,9 +218,11 @@ async def run_contract(
     jobs: int = 2,
     progress: Callable[[str], None] = lambda line: None,
     transport: str = "stdio",
+    api: str = "chat",
 ) -> ContractReport:
     """Every scenario for every subject (`jobs` runs at a time), judged per subject; over
-    Streamable HTTP, every run on one shared mock cluster (two: with and without write tools)."""
+    Streamable HTTP, every run on one shared mock cluster (two: with and without write tools).
+    `api`: the wire the subjects are asked to speak (the judge reads either)."""
     started = time.perf_counter()
     async with contextlib.AsyncExitStack() as stack:
         shared: dict[bool, SharedMock] = {}
@@ -217,7 +230,8 @@ async def run_contract(
             for write_tools in sorted({scenario.write_tools for scenario in scenarios}):
                 folder = workdir / ("server-with-write-tools" if write_tools else "server")
                 shared[write_tools] = await stack.enter_async_context(_shared_mock(folder, write_tools))
-        return await _run_all(subjects, scenarios, workdir, max(1, jobs), progress, shared, started)
+        report = await _run_all(subjects, scenarios, workdir, max(1, jobs), progress, shared, started, api)
+        return replace(report, api=api)
 
 
 @contextlib.asynccontextmanager
@@ -242,6 +256,7 @@ async def _run_all(
     progress: Callable[[str], None],
     shared: dict[bool, SharedMock],
     started: float,
+    api: str,
 ) -> ContractReport:
     total = len(subjects) * len(scenarios)
     done = 0
@@ -249,7 +264,7 @@ async def _run_all(
     async def one(pair: tuple[Subject, Scenario]) -> tuple[Observed, dict[str, Any]]:
         subject, scenario = pair
         return await observe(
-            subject, scenario, workdir / subject.name / scenario.name, shared.get(scenario.write_tools)
+            subject, scenario, workdir / subject.name / scenario.name, shared.get(scenario.write_tools), api
         )
 
     def said(pair: tuple[Subject, Scenario], run: tuple[Observed, dict[str, Any]]) -> None:
@@ -272,8 +287,15 @@ async def _run_all(
         observed = {o.scenario: o for o, _ in runs}
         budgets = {s.name: int(s.overrides["max_steps"]) for s in scenarios if "max_steps" in s.overrides}
         judgements = judge_all(observed, budgets)
+        seen = sorted({wire for _, record in runs for wire in record["wires"]})
         results.append(
-            SubjectResult(subject.name, subject.description, judgements, {o.scenario: r for o, r in runs})
+            SubjectResult(
+                subject.name,
+                subject.description,
+                judgements,
+                {o.scenario: r for o, r in runs},
+                "+".join(seen) or "none",
+            )
         )
     return ContractReport(
         results, [s.name for s in scenarios], round(time.perf_counter() - started, 3), workdir
@@ -284,6 +306,7 @@ def as_json(report: ContractReport) -> dict[str, Any]:
     """The report as one JSON object."""
     return {
         "kind": "k8s-agent-contract",
+        "api": report.api,
         "items": ITEMS,
         "scenarios": report.scenarios,
         "wall_seconds": report.wall_seconds,
@@ -292,6 +315,7 @@ def as_json(report: ContractReport) -> dict[str, Any]:
             {
                 "subject": result.subject,
                 "description": result.description,
+                "wire": result.wire,
                 "verdicts": {j.item: j.verdict for j in result.judgements},
                 "judgements": [
                     {

@@ -85,6 +85,8 @@ class Setup:
     mcp_url: str | None = None
     """The mock cluster's Streamable HTTP URL when the contract serves it over HTTP (one server for
     many runs); `mcp_command` is then empty."""
+    api: str = "chat"
+    """The wire the subject is asked to speak (`contract --api`): `chat` or `responses`."""
 
     @property
     def max_steps(self) -> int:
@@ -207,6 +209,7 @@ class PlainSdk:
                 setup.question,
                 setup.max_steps,
                 url=setup.mcp_url,
+                api=setup.api,
             )
         except Exception as error:  # boundary: however the SDK fails, it is this subject's outcome
             return Outcome(error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
@@ -331,6 +334,10 @@ def _kill_group(pid: int) -> None:
 
 
 BUILTIN = ("handwritten", "sdk", "plain-sdk", "holmesgpt", "reference", "reference-prose")
+APIS = ("chat", "responses")
+"""The wires the contract runs on (`--api`): Chat Completions, or the Responses API."""
+ON_RESPONSES = ("plain-sdk",)
+"""The shipped subjects that can speak the Responses API (`--agent-cmd` too: its template says how)."""
 DEFAULT_SUBJECTS = ("handwritten", "sdk")
 """Our two agents: the contract with no --subject is a gate (exit 0 when both hold every item)."""
 MUTANT_PREFIX = "mutant:"
