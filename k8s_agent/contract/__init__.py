@@ -131,6 +131,7 @@ def cmd_contract(args: argparse.Namespace) -> int:
     from k8s_agent.contract.run import as_json, run_contract, select_scenarios
     from k8s_agent.contract.subjects import DEFAULT_SUBJECTS, ON_RESPONSES, CommandAgent, builtin
     from k8s_agent.outputs import emit
+    from k8s_agent_harness.report import plural
 
     if args.mutants:
         return _mutants(args)
@@ -176,7 +177,9 @@ def cmd_contract(args: argparse.Namespace) -> int:
     listed = ", ".join(s.name for s in subjects)
     with _workdir(args.work_dir, "k8s-agent-contract-") as workdir:
         kept = f"; files in {workdir}" if args.work_dir else ""
-        say(f"contract: {len(scenarios)} scenarios x {len(subjects)} subjects ({listed}){kept}")
+        say(
+            f"contract: {plural(len(scenarios), 'scenario')} x {plural(len(subjects), 'subject')} ({listed}){kept}"
+        )
         try:
             report = asyncio.run(
                 run_contract(

@@ -6,6 +6,7 @@ from html import escape
 
 from k8s_agent.contract.judge import FAILS, HOLDS, ITEMS, UNOBSERVABLE, Judgement
 from k8s_agent.contract.run import ContractReport, SubjectResult
+from k8s_agent_harness.report import plural
 
 MARKS = {HOLDS: "✓ holds", FAILS: "✗ fails", UNOBSERVABLE: "○ not observable"}
 
@@ -56,7 +57,7 @@ def markdown(report: ContractReport) -> str:
         lines += [f"- {subject} {j.item}: {j.summary}" for subject, j in unobservable]
     lines += [
         "",
-        f"{len(report.scenarios)} scenarios x {len(names)} subjects in {report.wall_seconds:.1f} s; "
+        f"{plural(len(report.scenarios), 'scenario')} x {plural(len(names), 'subject')} in {report.wall_seconds:.1f} s; "
         f"each run's files in {report.workdir}.",
         wires_line(report),
     ]
@@ -107,7 +108,7 @@ def html(report: ContractReport) -> str:
         "<title>k8s-agent contract</title>"
         f"<style>{STYLE}</style></head><body>"
         "<h1>The loop contract, black-box</h1>"
-        f"<p>{len(report.scenarios)} scenarios x {len(names)} subjects in {report.wall_seconds:.1f} s; "
+        f"<p>{plural(len(report.scenarios), 'scenario')} x {plural(len(names), 'subject')} in {report.wall_seconds:.1f} s; "
         f'<span id="failed">{failed}</span> failing items. Open a cell for its evidence.</p>'
         f'<p id="wire">{escape(wires_line(report))}</p>'
         f"<ul>{subjects}</ul>"
