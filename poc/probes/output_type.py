@@ -60,6 +60,9 @@ async def observe(models: ScriptedModels) -> Observations:
             agent, "check", run_config=run_config(), error_handlers={"invalid_final_output": unread}
         )
         formats = [body.get("response_format", ABSENT) for body in llm.requests[:2]]
+        raw = llm.raw_requests[0]
+        fields = ["response_format"] if "response_format" in raw else []
+        fields += ["text.format"] if "format" in (raw.get("text") or {}) else []
         history = result.to_input_list()
         kept = [item for item in history if isinstance(item, dict) and item.get("role") == "assistant"]
 
@@ -70,6 +73,7 @@ async def observe(models: ScriptedModels) -> Observations:
         first = formats[0] if isinstance(formats[0], dict) else {}
         schema = first.get("json_schema") or {}
         return {
+            "format_field_on_wire": fields,
             "response_format_type": first.get("type", ABSENT),
             "response_format_name": schema.get("name", ABSENT),
             "response_format_strict": schema.get("strict", ABSENT),
@@ -93,9 +97,10 @@ def judge(observations: Observations) -> Judgement:
         and observations["history_keeps_answer"] is True
         and observations["sentinel_passes"] is True
     )
+    field = " ".join(observations.get("format_field_on_wire") or ["response_format"])
     return Judgement(
         "ok" if ok else "differs",
-        f"response_format {observations['response_format_type']} strict={observations['response_format_strict']}, "
+        f"{field} {observations['response_format_type']} strict={observations['response_format_strict']}, "
         f"handler {observations['handler_error']}",
     )
 
