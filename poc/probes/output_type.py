@@ -1,8 +1,8 @@
 """Probe 14: the structured report as an output type (C11, C12).
 
 The port declares `AgentOutputSchema(HealthReport, strict_json_schema=False)`: does the SDK send
-that schema as `response_format` (non-strict, named `final_output`) on every request, tool turns
-included? When the answer does not validate, does `error_handlers["invalid_final_output"]` get
+that schema as `response_format` (`text.format` on the Responses model; non-strict, named
+`final_output`) on every request, tool turns included? When the answer does not validate, does `error_handlers["invalid_final_output"]` get
 the model's text, and does to_input_list() keep that text for the correction re-run? And does the
 forced-summary sentinel still pass `tool_use_behavior` unvalidated with a structured output type?
 """
