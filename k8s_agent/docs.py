@@ -93,10 +93,11 @@ def scorecard_table() -> str:
 
     import poc
     from poc.render import scorecard_markdown
+    from poc.report import pinned_wires
     from poc.scorecard import scorecard
 
     pinned = Path(poc.__file__).resolve().parent / "expected" / "0.24.0.json"
-    return scorecard_markdown(scorecard(json.loads(pinned.read_text(encoding="utf-8"))["probes"]))
+    return scorecard_markdown(scorecard(pinned_wires(json.loads(pinned.read_text(encoding="utf-8")))["chat"]))
 
 
 def fixture_schema() -> str:

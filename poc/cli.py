@@ -26,6 +26,9 @@ SDK's return values, and a verdict relative to what the SDK port relies on.
 """
 
 EPILOG = """\
+Every probe runs on both wires (--wire): the Chat Completions model and the Responses model, against
+  the same scripted server and script; the table shows both and marks where they differ.
+--scorecard-md prints the scorecard of the first --wire (chat unless told).
 --versions builds one virtual environment per SDK version (needs the package registry) under
   ${K8S_AGENT_CACHE:-~/.cache/k8s-agent}/sdk-venvs/, finds the openai release each one works with
   by probing, caches both, and runs the probes there in a subprocess. A version that cannot be
@@ -52,6 +55,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The probe command's flags."""
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument("--only", nargs="+", metavar="PROBE", default=[], help="run only these probes")
+    parser.add_argument(
+        "--wire",
+        nargs="+",
+        choices=("chat", "responses"),
+        default=["chat", "responses"],
+        help="the SDK models to probe: chat (OpenAIChatCompletionsModel), responses (OpenAIResponsesModel,"
+        " the SDK's default); default both",
+    )
     parser.add_argument(
         "--versions",
         nargs="+",
@@ -87,13 +98,14 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     _disable_tracing()
-    report = collect(args.only)
+    report = collect(args.only, tuple(dict.fromkeys(args.wire)))
     if args.scorecard_md:
         from poc.render import scorecard_markdown
         from poc.report import observations_of
         from poc.scorecard import scorecard
 
-        print(scorecard_markdown(scorecard(observations_of(report["probes"]))))
+        first = next(iter(report["wires"].values()))
+        print(scorecard_markdown(scorecard(observations_of(first["probes"]))))
         return 0
     print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else probe_table(report))
     return 0

@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from poc.compat import release
-from poc.render import differing_observations, scorecard_matrix, table, version_matrix
+from poc.render import (
+    WIRE_TITLES,
+    differing_observations,
+    scorecard_matrix,
+    table,
+    version_matrix,
+    wire_matrix,
+    wire_view,
+)
 from poc.steps import Progress, run_step
 from poc.venvs import BuildSettings, SdkEnv, build, child_environ, source_dir
 
@@ -54,19 +62,25 @@ EXIT_NOT_PROBED = 5
 
 
 def render(columns: list[dict[str, Any]]) -> str:
-    """The matrix, the observations that differ, the scorecards and the builds, as text."""
-    return "\n\n".join(
-        [
-            "probe verdicts per openai-agents version",
-            version_matrix(columns),
-            "observations that differ between versions",
-            differing_observations(columns),
-            "migration scorecard per version (cleanly / redesign / NO = does not move)",
-            scorecard_matrix(columns),
-            "environments",
-            _builds(columns),
+    """Per wire: the matrix, the observations that differ between versions and the scorecards;
+    then the behaviour that differs between the wires per version, and the builds, as text."""
+    parts: list[str] = []
+    for wire, title in WIRE_TITLES.items():
+        view = wire_view(columns, wire)
+        parts += [
+            f"probe verdicts per openai-agents version: {wire} wire ({title})",
+            version_matrix(view),
+            f"observations that differ between versions: {wire} wire",
+            differing_observations(view),
         ]
-    )
+    parts += ["behaviour that differs between the wires, per version", wire_matrix(columns)]
+    for wire in WIRE_TITLES:
+        parts += [
+            f"migration scorecard per version: {wire} wire (cleanly / redesign / NO = does not move)",
+            scorecard_matrix(wire_view(columns, wire)),
+        ]
+    parts += ["environments", _builds(columns)]
+    return "\n\n".join(parts)
 
 
 def _column(version: str, settings: BuildSettings, progress: Progress) -> dict[str, Any]:

@@ -25,20 +25,156 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence
     return "\n".join(lines)
 
 
+NOT_BEHAVIOUR = frozenset({"sdk_said"})
+"""Observation keys that are not behaviour (the SDK's log lines): never a difference between wires."""
+
+FIELD_NAMES = frozenset({("output_type", "format_field_on_wire")})
+"""Observations that name a wire's fields: they differ by design, shown apart from behaviour."""
+
+WIRE_TITLES = {"chat": "Chat Completions model", "responses": "Responses model"}
+
+
+def wire_sections(report: dict[str, Any]) -> dict[str, Any]:
+    """{wire: {"probes", "scorecard"}} of a report; a single-wire report is its "chat" section."""
+    if "wires" in report:
+        sections: dict[str, Any] = report["wires"]
+        return sections
+    return {"chat": {"probes": report.get("probes", {}), "scorecard": report.get("scorecard", [])}}
+
+
+def wire_differences(report: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(probe, key, chat value, responses value) for every observation whose value differs
+    between the two wires (behaviour only: log lines and field names left out)."""
+    sections = wire_sections(report)
+    if not {"chat", "responses"} <= set(sections):
+        return []
+    chat, responses = sections["chat"]["probes"], sections["responses"]["probes"]
+    found = []
+    for name in [*chat, *(n for n in responses if n not in chat)]:
+        left = (chat.get(name) or {}).get("observations", {})
+        right = (responses.get(name) or {}).get("observations", {})
+        for key in [*left, *(k for k in right if k not in left)]:
+            if key in NOT_BEHAVIOUR or (name, key) in FIELD_NAMES:
+                continue
+            if left.get(key, "-") != right.get(key, "-"):
+                found.append((name, key, _text(left.get(key, "-")), _text(right.get(key, "-"))))
+    return found
+
+
 def probe_table(report: dict[str, Any]) -> str:
-    """One report as `probe | observed | verdict`, then its scorecard."""
+    """One report as `probe | observed | verdict` per wire, the behaviour that differs between the
+    wires, then the scorecard per wire."""
     versions = report["versions"]
     title = "  ".join(f"{name} {version}" for name, version in versions.items())
-    rows = [(name, result["headline"], result["verdict"]) for name, result in report["probes"].items()]
-    card = [(row["id"], row["guardrail"], row["verdict"], row["reason"]) for row in report["scorecard"]]
+    sections = wire_sections(report)
+    if len(sections) == 1:
+        wire, section = next(iter(sections.items()))
+        rows = [(name, result["headline"], result["verdict"]) for name, result in section["probes"].items()]
+        card = [(row["id"], row["guardrail"], row["verdict"], row["reason"]) for row in section["scorecard"]]
+        return "\n\n".join(
+            [
+                f"{title}  wire {wire}",
+                table(("probe", "observed", "verdict"), rows, (16, 90, 8)),
+                "migration scorecard",
+                table(("", "guardrail", "verdict", "because"), card, (4, 30, 22, 400)),
+            ]
+        )
+    differences = wire_differences(report)
     return "\n\n".join(
         [
             title,
-            table(("probe", "observed", "verdict"), rows, (16, 90, 8)),
-            "migration scorecard",
-            table(("", "guardrail", "verdict", "because"), card, (4, 30, 22, 400)),
+            _two_wire_probes(sections, {name for name, *_ in differences}),
+            "behaviour that differs between the wires (chat = OpenAIChatCompletionsModel,"
+            " responses = OpenAIResponsesModel)",
+            _difference_lines(differences, sections),
+            "migration scorecard (chat | responses; << where the wires differ)",
+            _two_wire_scorecard(sections),
         ]
     )
+
+
+def _two_wire_probes(sections: dict[str, Any], differing: set[str]) -> str:
+    chat, responses = sections["chat"]["probes"], sections["responses"]["probes"]
+    rows = []
+    for name in [*chat, *(n for n in responses if n not in chat)]:
+        left, right = chat.get(name), responses.get(name)
+        rows.append(
+            (
+                name,
+                left["headline"] if left else "-",
+                left["verdict"] if left else "-",
+                right["headline"] if right else "-",
+                right["verdict"] if right else "-",
+                "DIFFERS" if name in differing else "same",
+            )
+        )
+    header = ("probe", "chat: observed", "chat", "responses: observed", "responses", "wires")
+    return table(header, rows, (16, 60, 8, 60, 9, 7))
+
+
+def _difference_lines(differences: list[tuple[str, str, str, str]], sections: dict[str, Any]) -> str:
+    lines = []
+    for name, key, left, right in differences:
+        lines += [f"{name}.{key}", f"    chat       {_cut(left, 150)}", f"    responses  {_cut(right, 150)}"]
+    for name, key in sorted(FIELD_NAMES):
+        left = (sections["chat"]["probes"].get(name) or {}).get("observations", {}).get(key)
+        right = (sections["responses"]["probes"].get(name) or {}).get("observations", {}).get(key)
+        if left is not None and right is not None and left != right:
+            lines.append(f"(by design: {name}.{key} chat {_text(left)}, responses {_text(right)})")
+    return "\n".join(lines) or "(every probed behaviour is the same on both wires)"
+
+
+def _two_wire_scorecard(sections: dict[str, Any]) -> str:
+    chat, responses = sections["chat"]["scorecard"], sections["responses"]["scorecard"]
+    rows = []
+    for left, right in zip(chat, responses, strict=False):
+        differs = left["verdict"] != right["verdict"]
+        reason = left["reason"] if not differs else f"chat: {left['reason']} / responses: {right['reason']}"
+        rows.append(
+            (
+                left["id"],
+                left["guardrail"],
+                SHORT_VERDICT.get(left["verdict"], "?"),
+                SHORT_VERDICT.get(right["verdict"], "?"),
+                "<<" if differs else "",
+                reason,
+            )
+        )
+    return table(("", "guardrail", "chat", "responses", "", "because"), rows, (4, 30, 9, 9, 2, 400))
+
+
+def wire_view(columns: Sequence[dict[str, Any]], wire: str) -> list[dict[str, Any]]:
+    """Version-matrix columns narrowed to one wire (a column whose report lacks it did not run)."""
+    narrowed = []
+    for column in columns:
+        report = column.get("report")
+        section = wire_sections(report).get(wire) if report else None
+        narrowed.append({**column, "report": section})
+    return narrowed
+
+
+def wire_matrix(columns: Sequence[dict[str, Any]]) -> str:
+    """Per version, the behaviour that differs between the wires (probe.key: chat | responses)."""
+    lines = []
+    for column in columns:
+        report = column.get("report")
+        if not report:
+            continue
+        differences = wire_differences(report)
+        if "responses" not in wire_sections(report):
+            lines.append(f"{column['label']}: responses wire not probed")
+            continue
+        if not differences:
+            lines.append(f"{column['label']}: the same on both wires")
+            continue
+        lines.append(f"{column['label']}:")
+        for name, key, left, right in differences:
+            lines.append(f"    {name}.{key}: chat {_cut(left, 70)} | responses {_cut(right, 70)}")
+    return "\n".join(lines) or "(no version ran)"
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def version_matrix(columns: Sequence[dict[str, Any]]) -> str:

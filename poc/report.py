@@ -1,4 +1,9 @@
-"""Run the probes against the installed SDK and gather one report (what `--json` prints)."""
+"""Run the probes against the installed SDK and gather one report (what `--json` prints).
+
+A report holds one section per wire: `{"versions": ..., "wires": {"chat": {"probes", "scorecard"},
+"responses": {...}}}`. `wire_sections` also reads the older single-wire shape (top-level "probes"
+and "scorecard", Chat Completions only).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,9 @@ from typing import Any
 
 from poc.probe import ABSENT, Observations, Probe, judge, run_probe
 from poc.probes import PROBES
+from poc.render import wire_sections
 from poc.scorecard import as_json, scorecard
-from poc.scripted import ScriptedModels
+from poc.scripted import WIRES, ScriptedModels, Wire
 
 PACKAGES = ("openai-agents", "openai", "mcp")
 
@@ -27,18 +33,18 @@ def installed_versions() -> dict[str, str]:
     return versions
 
 
-def collect(only: Sequence[str] = ()) -> dict[str, Any]:
-    """Run the probes (all, or those named) and return versions, per-probe results and scorecard."""
-    probes: dict[str, Any] = {}
-    with ScriptedModels() as models:
-        for probe in PROBES:
-            if not only or probe.name in only:
-                probes[probe.name] = _result(probe, run_probe(probe, models))
-    return {
-        "versions": installed_versions(),
-        "probes": probes,
-        "scorecard": as_json(scorecard(observations_of(probes))),
-    }
+def collect(only: Sequence[str] = (), wires: Sequence[Wire] = WIRES) -> dict[str, Any]:
+    """Run the probes (all, or those named) on each wire; versions, and per wire the per-probe
+    results and the scorecard."""
+    sections: dict[str, Any] = {}
+    for wire in wires:
+        probes: dict[str, Any] = {}
+        with ScriptedModels(wire) as models:
+            for probe in PROBES:
+                if not only or probe.name in only:
+                    probes[probe.name] = _result(probe, run_probe(probe, models))
+        sections[wire] = {"probes": probes, "scorecard": as_json(scorecard(observations_of(probes)))}
+    return {"versions": installed_versions(), "wires": sections}
 
 
 def _result(probe: Probe, observations: Observations) -> dict[str, Any]:
@@ -54,3 +60,17 @@ def _result(probe: Probe, observations: Observations) -> dict[str, Any]:
 def observations_of(probes: dict[str, Any]) -> dict[str, Any]:
     """{probe: observations} from a report's "probes" section."""
     return {name: result["observations"] for name, result in probes.items()}
+
+
+def pinned_wires(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """{wire: {probe: {observation: value}}} of a pinned file (poc/expected/<version>.json).
+
+    The current shape pins each wire (`{"wires": {"chat": {"probes": ...}, "responses": {...}}}`);
+    a file with a top-level "probes" (the older shape) pins the chat wire alone.
+    """
+    if "wires" in document:
+        return {wire: dict(section.get("probes", {})) for wire, section in document["wires"].items()}
+    return {"chat": dict(document.get("probes", {}))}
+
+
+__all__ = ["collect", "installed_versions", "observations_of", "pinned_wires", "wire_sections"]

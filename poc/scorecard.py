@@ -208,8 +208,14 @@ def r1_one_retry_layer(fact: _Facts) -> tuple[str, str]:
 def r2_endpoint_failure(fact: _Facts) -> tuple[str, str]:
     outcome = str(fact("empty_choices", "outcome"))
     if not outcome.startswith("final_output"):
-        return CLEAN, f"a completion with no choices raises {outcome.split(':')[0]} (empty_choices.outcome)"
-    return REDESIGN, f"a completion with no choices ends the run quietly ({outcome}): check it in the port"
+        return (
+            CLEAN,
+            f"an empty reply (no choices / no output) raises {outcome.split(':')[0]} (empty_choices.outcome)",
+        )
+    return (
+        REDESIGN,
+        f"an empty reply (no choices / no output) ends the run quietly ({outcome}): check it in the port",
+    )
 
 
 def _outer_loop(fact: _Facts, what: str) -> tuple[str, str]:

@@ -1,7 +1,12 @@
 """A scripted model for probes: the scripted server, an OpenAI client on it, and wire readers.
 
-Always Chat Completions (`OpenAIChatCompletionsModel`), never the Responses API; the client gets a
-dummy key and loopback URL, and every run disables tracing, so nothing leaves the machine.
+Every probe runs on both wires: Chat Completions (`OpenAIChatCompletionsModel`) and the Responses
+API (`OpenAIResponsesModel`, the SDK's default), against the same scripted server and the same
+script. `Scripted.requests` reads every request body as its Chat Completions equivalent (a
+Responses body is translated by the scripted server's own adapter), so one probe reads either wire
+and its observations compare behaviour, not bytes; `Scripted.raw_requests` keeps the bodies as
+sent. The client gets a dummy key and loopback URL, and every run disables tracing, so nothing
+leaves the machine.
 """
 
 from __future__ import annotations
@@ -10,9 +15,10 @@ import re
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from k8s_agent_scripted_llm import ScriptedModelServer, Step
+from k8s_agent_scripted_llm.responses_api import chat_request
 from poc.probe import ABSENT, one_line
 
 if TYPE_CHECKING:
@@ -20,6 +26,10 @@ if TYPE_CHECKING:
 
 DUMMY_API_KEY = "sk-probe-dummy-not-a-key"
 CLIENT_TIMEOUT_SECONDS = 10.0
+
+Wire = Literal["chat", "responses"]
+WIRES: tuple[Wire, ...] = ("chat", "responses")
+"""Chat Completions (`OpenAIChatCompletionsModel`) and the Responses API (`OpenAIResponsesModel`)."""
 
 
 @dataclass
@@ -30,10 +40,18 @@ class Scripted:
     model: Model
     client: Any
     """The AsyncOpenAI client behind `model`, for probes that build a model of their own."""
+    wire: Wire = "chat"
+    model_class: Any = None
+    """The SDK model class of this wire, for probes that subclass it."""
 
     @property
     def requests(self) -> list[dict[str, Any]]:
-        """Request bodies received so far in this run (a copy: the server is reused)."""
+        """Request bodies received so far, each read as a Chat Completions body (a copy)."""
+        return [chat_request(body) for body in self.server.requests]
+
+    @property
+    def raw_requests(self) -> list[dict[str, Any]]:
+        """Request bodies received so far, as sent on this run's wire (a copy)."""
         return list(self.server.requests)
 
 
@@ -44,8 +62,9 @@ class ScriptedModels:
     server, not five.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, wire: Wire = "chat") -> None:
         self._server = ScriptedModelServer()
+        self.wire: Wire = wire
 
     def __enter__(self) -> ScriptedModels:
         self._server.start()
@@ -56,8 +75,8 @@ class ScriptedModels:
 
     @asynccontextmanager
     async def play(self, steps: Iterable[Step], *, max_retries: int = 0) -> AsyncIterator[Scripted]:
-        """Serve `steps` and yield a Chat Completions model pointed at them."""
-        from agents import OpenAIChatCompletionsModel
+        """Serve `steps` and yield a model of this wire pointed at them."""
+        from agents import OpenAIChatCompletionsModel, OpenAIResponsesModel
         from openai import AsyncOpenAI
 
         self._server.reset(steps)
@@ -67,9 +86,14 @@ class ScriptedModels:
             max_retries=max_retries,
             timeout=CLIENT_TIMEOUT_SECONDS,
         )
+        model_class: Any = OpenAIResponsesModel if self.wire == "responses" else OpenAIChatCompletionsModel
         try:
             yield Scripted(
-                self._server, OpenAIChatCompletionsModel(model="scripted", openai_client=client), client
+                self._server,
+                model_class(model="scripted", openai_client=client),
+                client,
+                self.wire,
+                model_class,
             )
         finally:
             await client.close()

@@ -241,7 +241,7 @@ def _smoke(env: SdkEnv, label: str, settings: BuildSettings, progress: Progress)
     if not result.ok:
         return result.reason()
     try:
-        probe = json.loads(result.stdout)["probes"][SMOKE_PROBE]
+        probe = json.loads(result.stdout)["wires"]["chat"]["probes"][SMOKE_PROBE]
     except (ValueError, KeyError) as error:
         return f"unreadable output: {error}"
     return None if probe["verdict"] != "error" else one_line(str(probe["observations"]["error"]), 200)

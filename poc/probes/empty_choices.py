@@ -1,5 +1,7 @@
 """Probe 10: a 200 response whose `choices` is empty (some providers' error payloads look so).
 
+On the Responses wire the same reply is a completed response whose `output` is empty.
+
 The port maps it to "model endpoint failed"; that needs an exception, not a silent empty answer.
 """
 
@@ -14,13 +16,27 @@ from poc.scripted import ScriptedModels, error_text, expected_errors, run_config
 EMPTY = json.dumps(
     {"id": "chatcmpl-empty", "object": "chat.completion", "created": 0, "model": "scripted", "choices": []}
 )
+EMPTY_RESPONSE = json.dumps(
+    {
+        "id": "resp_empty",
+        "object": "response",
+        "created_at": 0,
+        "model": "scripted",
+        "status": "completed",
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+)
 
 
 async def observe(models: ScriptedModels) -> Observations:
     """Send one empty-choices body (a text answer stays queued in case the SDK asks again)."""
     from agents import Agent, Runner
 
-    async with models.play([malformed(EMPTY), text("second try")]) as llm:
+    empty = EMPTY_RESPONSE if models.wire == "responses" else EMPTY
+    async with models.play([malformed(empty), text("second try")]) as llm:
         agent = Agent(name="probe", model=llm.model)
         try:
             result = await Runner.run(agent, "check", run_config=run_config())

@@ -1,8 +1,8 @@
 """Probe 14: the structured report as an output type (C11, C12).
 
 The port declares `AgentOutputSchema(HealthReport, strict_json_schema=False)`: does the SDK send
-that schema as `response_format` (non-strict, named `final_output`) on every request, tool turns
-included? When the answer does not validate, does `error_handlers["invalid_final_output"]` get
+that schema as `response_format` (`text.format` on the Responses model; non-strict, named
+`final_output`) on every request, tool turns included? When the answer does not validate, does `error_handlers["invalid_final_output"]` get
 the model's text, and does to_input_list() keep that text for the correction re-run? And does the
 forced-summary sentinel still pass `tool_use_behavior` unvalidated with a structured output type?
 """
@@ -60,6 +60,9 @@ async def observe(models: ScriptedModels) -> Observations:
             agent, "check", run_config=run_config(), error_handlers={"invalid_final_output": unread}
         )
         formats = [body.get("response_format", ABSENT) for body in llm.requests[:2]]
+        raw = llm.raw_requests[0]
+        fields = ["response_format"] if "response_format" in raw else []
+        fields += ["text.format"] if "format" in (raw.get("text") or {}) else []
         history = result.to_input_list()
         kept = [item for item in history if isinstance(item, dict) and item.get("role") == "assistant"]
 
@@ -70,6 +73,7 @@ async def observe(models: ScriptedModels) -> Observations:
         first = formats[0] if isinstance(formats[0], dict) else {}
         schema = first.get("json_schema") or {}
         return {
+            "format_field_on_wire": fields,
             "response_format_type": first.get("type", ABSENT),
             "response_format_name": schema.get("name", ABSENT),
             "response_format_strict": schema.get("strict", ABSENT),
@@ -93,9 +97,10 @@ def judge(observations: Observations) -> Judgement:
         and observations["history_keeps_answer"] is True
         and observations["sentinel_passes"] is True
     )
+    field = " ".join(observations.get("format_field_on_wire") or ["response_format"])
     return Judgement(
         "ok" if ok else "differs",
-        f"response_format {observations['response_format_type']} strict={observations['response_format_strict']}, "
+        f"{field} {observations['response_format_type']} strict={observations['response_format_strict']}, "
         f"handler {observations['handler_error']}",
     )
 

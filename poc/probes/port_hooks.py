@@ -122,21 +122,22 @@ async def _approval(models: ScriptedModels) -> Observations:
 
 
 async def _renamed_call_id(models: ScriptedModels) -> Observations:
-    from agents import Agent, ModelResponse, OpenAIChatCompletionsModel, Runner
+    from agents import Agent, ModelResponse, Runner
     from openai.types.responses import ResponseFunctionToolCall
 
-    class Renaming(OpenAIChatCompletionsModel):
-        async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
-            response = await super().get_response(*args, **kwargs)
-            response.output = [
-                item.model_copy(update={"call_id": item.call_id + "~2"})
-                if isinstance(item, ResponseFunctionToolCall)
-                else item
-                for item in response.output
-            ]
-            return response
-
     async with models.play([call("get_pod", _id="call_1", name="a"), text("done")]) as llm:
+
+        class Renaming(llm.model_class):  # type: ignore[name-defined,misc]
+            async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+                response: ModelResponse = await super().get_response(*args, **kwargs)
+                response.output = [
+                    item.model_copy(update={"call_id": item.call_id + "~2"})
+                    if isinstance(item, ResponseFunctionToolCall)
+                    else item
+                    for item in response.output
+                ]
+                return response
+
         agent = Agent(
             name="probe",
             model=Renaming(model="scripted", openai_client=llm.client),

@@ -24,16 +24,39 @@ def test_json_names_the_versions_and_each_probe_observation() -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert set(report["versions"]) == {"openai-agents", "openai", "mcp", "python"}
-    assert set(report["probes"]) == {"features", "tool_choice"}
-    assert report["probes"]["tool_choice"]["observations"]["default_request_1"] == "required"
-    assert {row["id"] for row in report["scorecard"]} >= {"C1", "C10"}
+    assert set(report["wires"]) == {"chat", "responses"}
+    for section in report["wires"].values():
+        assert set(section["probes"]) == {"features", "tool_choice"}
+        assert section["probes"]["tool_choice"]["observations"]["default_request_1"] == "required"
+        assert {row["id"] for row in section["scorecard"]} >= {"C1", "C10"}
 
 
-def test_the_table_shows_probe_observed_value_and_verdict() -> None:
+def test_the_table_shows_each_wire_and_whether_they_differ() -> None:
     done = run_poc("--only", "tool_choice")
 
     assert done.returncode == 0, done.stderr
     header, _, row = done.stdout.split("\n\n")[1].splitlines()[:3]
+    assert header.split() == [
+        "probe",
+        "chat:",
+        "observed",
+        "chat",
+        "responses:",
+        "observed",
+        "responses",
+        "wires",
+    ]
+    assert row.split()[0] == "tool_choice" and row.split()[-1] == "same"
+    assert "(every probed behaviour is the same on both wires)" in done.stdout
+
+
+def test_one_wire_prints_the_single_wire_table() -> None:
+    done = run_poc("--only", "tool_choice", "--wire", "responses")
+
+    assert done.returncode == 0, done.stderr
+    title, probes = done.stdout.split("\n\n")[:2]
+    assert title.endswith("wire responses")
+    header, _, row = probes.splitlines()[:3]
     assert header.split() == ["probe", "observed", "verdict"]
     assert row.split()[0] == "tool_choice" and row.split()[-1] == "ok"
 
@@ -69,4 +92,8 @@ def test_run_prints_the_report_in_process(capsys: pytest.CaptureFixture[str]) ->
     cli.add_arguments(parser)
 
     assert cli.run(parser.parse_args(["--json", "--only", "features"])) == 0
-    assert json.loads(capsys.readouterr().out)["probes"]["features"]["verdict"] == "ok"
+    wires = json.loads(capsys.readouterr().out)["wires"]
+    assert {wire: wires[wire]["probes"]["features"]["verdict"] for wire in wires} == {
+        "chat": "ok",
+        "responses": "ok",
+    }

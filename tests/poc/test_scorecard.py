@@ -9,11 +9,12 @@ from typing import Any
 
 import poc
 from poc.probe import ABSENT
+from poc.report import pinned_wires
 from poc.scorecard import CLEAN, REDESIGN, STUCK, UNKNOWN, scorecard
 
-PINNED: dict[str, Any] = json.loads(
-    (Path(poc.__file__).resolve().parent / "expected" / "0.24.0.json").read_text(encoding="utf-8")
-)["probes"]
+PINNED: dict[str, Any] = pinned_wires(
+    json.loads((Path(poc.__file__).resolve().parent / "expected" / "0.24.0.json").read_text(encoding="utf-8"))
+)["chat"]
 
 
 def verdicts(observations: dict[str, Any]) -> dict[str, str]:

@@ -53,7 +53,8 @@ def test_versions_builds_each_sdk_and_reports_an_uninstallable_one(tmp_path: Pat
         assert column["status"] == "ok", column
         assert column["openai"], column
         assert column["report"]["versions"]["openai-agents"] == version
-        assert "error" not in column["report"]["probes"]["tool_choice"]["observations"]
+        for wire in ("chat", "responses"):
+            assert "error" not in column["report"]["wires"][wire]["probes"]["tool_choice"]["observations"]
     assert "[openai-agents 0.18.3] pip install openai-agents==0.18.3" in done.stderr
     findings = json.loads((tmp_path / "sdk-venvs" / "openai-compat.json").read_text())
     assert set(next(iter(findings.values()))) == {"0.18.3", "0.24.0", "0.0.999"}
