@@ -22,6 +22,7 @@ import contextlib
 import email.utils
 import inspect
 import json
+import sys
 import threading
 import time
 import urllib.error
@@ -108,7 +109,7 @@ class RateGate:
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="eval-rate-gate", daemon=True)
 
@@ -169,6 +170,13 @@ class RateGate:
                 message = json.dumps({"error": {"message": f"eval gate: upstream unreachable: {reason}"}})
                 return 502, [("Content-Type", "application/json")], message.encode()
         raise AssertionError("unreachable")
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A run that went away mid-request (Ctrl-C) is not an error to print."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _retry_after(value: str | None) -> float | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -194,6 +195,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     owner: ScriptedModelServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a run cancelled mid-request: Ctrl-C) is not the server's error:
+        nothing to print on the user's terminal. Anything else is reported as usual."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

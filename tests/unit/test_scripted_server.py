@@ -4,8 +4,14 @@ offline model answers thousands of requests and must not hold every body)."""
 from __future__ import annotations
 
 import json
+import socket
+import struct
+import time
+import urllib.parse
 import urllib.request
 from typing import Any
+
+import pytest
 
 from k8s_agent_scripted_llm import ScriptedModelServer, text
 
@@ -34,3 +40,19 @@ def test_a_recording_server_keeps_every_request_and_reply() -> None:
         ask(server.url)
 
     assert server.count == 2 and len(server.requests) == len(server.replies) == 2
+
+
+def test_a_client_that_resets_its_connection_mid_request_prints_nothing(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A run cancelled mid-request (Ctrl-C of an eval) resets its connection: no traceback on the terminal."""
+    with ScriptedModelServer([text("unused")]) as server:
+        where = urllib.parse.urlsplit(server.url)
+        client = socket.create_connection((where.hostname, where.port))
+        client.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n")  # headers never end
+        time.sleep(0.2)
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()  # a reset, not a clean close
+        time.sleep(0.3)
+
+    assert "Traceback" not in capfd.readouterr().err
