@@ -43,3 +43,20 @@ def _text(content: Any) -> str | None:
     if isinstance(content, list):
         return "".join(part.get("text", "") for part in content)
     return content or None  # an empty assistant text and a missing one say the same
+
+
+class RateLimitedFirst:
+    """A model endpoint's responder that answers its first `times` requests 429 (Retry-After 1 s),
+    then plays the offline model; `seen` counts the requests."""
+
+    def __init__(self, times: int = 2) -> None:
+        self.times = times
+        self.seen = 0
+
+    def __call__(self, body: dict[str, Any]) -> Any:
+        from k8s_agent_scripted_llm import HttpError, offline_model
+
+        self.seen += 1
+        if self.seen <= self.times:
+            return HttpError(429, "slow down", {"Retry-After": "1"})
+        return offline_model(body)

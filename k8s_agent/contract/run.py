@@ -33,7 +33,6 @@ from k8s_agent_scripted_llm import HttpError, Reply, ScriptedModelServer, Step
 
 CALL_LOG = "calls.jsonl"
 RESULT_LOG = "results.jsonl"
-TRANSPORTS = ("stdio", "streamable-http")
 API_KEY = "contract-scripted"  # the scripted model takes any key; never a real one
 MODEL = "scripted"
 

@@ -69,8 +69,6 @@ class SharedServers:
         self._open: dict[str, tuple[AbstractAsyncContextManager[str], str]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._failed: dict[str, AgentError] = {}
-        self.started = 0
-        """Servers started so far."""
 
     @contextlib.asynccontextmanager
     async def url(self, incident: Incident) -> AsyncIterator[str]:
@@ -87,7 +85,6 @@ class SharedServers:
                     except AgentError as error:  # cannot start: McpServerError, ConfigError
                         self._failed[incident.id] = error
                         raise
-                    self.started += 1
             yield self._open[incident.id][1]
         finally:
             self._left[incident.id] -= 1

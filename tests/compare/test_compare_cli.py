@@ -8,13 +8,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from k8s_agent.cli import main
 from k8s_agent.scenarios import QUESTION, SCENARIOS
-from k8s_agent_scripted_llm import HttpError, ScriptedModelServer, Step, offline_model
+from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
+from tests.wire import RateLimitedFirst
 
 DEFAULT_FIXTURE = Path(__file__).resolve().parents[2] / "k8s_agent_mock_cluster" / "fixtures" / "default.json"
 
@@ -178,13 +178,7 @@ def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
 def test_a_429_pauses_every_run_of_a_repeated_question_and_no_run_fails(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    seen = {"requests": 0}
-
-    def limited(body: dict[str, Any]) -> Step:
-        seen["requests"] += 1
-        if seen["requests"] <= 2:
-            return HttpError(429, "slow down", {"Retry-After": "1"})
-        return offline_model(body)
+    limited = RateLimitedFirst(2)
 
     with ScriptedModelServer(responder=limited, model="playbook") as endpoint:
         code = main(
@@ -200,7 +194,7 @@ def test_a_429_pauses_every_run_of_a_repeated_question_and_no_run_fails(
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     for impl in ("handwritten", "sdk"):
         assert report["summary"][impl]["report"] == 2 and report["summary"][impl]["invariants_held"] == 2
-    assert seen["requests"] == 2 + 2 * 2 * 3  # the two refused, then every run's three
+    assert limited.seen == 2 + 2 * 2 * 3  # the two refused, then every run's three
 
 
 def test_registering_compare_and_trace_imports_nothing_heavy() -> None:

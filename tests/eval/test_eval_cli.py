@@ -22,9 +22,10 @@ import pytest
 
 from k8s_agent.scenarios import LOG_LINE, PAYMENT, finding, report_json
 from k8s_agent_mock_cluster import default_fixture_path
-from k8s_agent_scripted_llm import HttpError, ScriptedModelServer, Step, call, offline_model, text
+from k8s_agent_scripted_llm import ScriptedModelServer, Step, call, text
 from tests.browser import CHROMIUM, chromium
 from tests.processes import clean_env, k8s_agent, running
+from tests.wire import RateLimitedFirst
 
 PRODUCTION = [
     ("payment-service-6f7b8d9c0-ghi56", "crash_config", LOG_LINE),
@@ -308,13 +309,7 @@ def test_shards_split_the_corpus_and_merge_joins_them(corpus: Path, tmp_path: Pa
 
 
 def test_a_429_pauses_the_pool_for_its_retry_after_and_no_run_fails(corpus: Path, tmp_path: Path) -> None:
-    seen = {"requests": 0}
-
-    def limited(body: dict[str, Any]) -> Step:
-        seen["requests"] += 1
-        if seen["requests"] <= 2:
-            return HttpError(429, "slow down", {"Retry-After": "1"})
-        return offline_model(body)
+    limited = RateLimitedFirst(2)
 
     with ScriptedModelServer(responder=limited) as server:
         done = k8s_agent(

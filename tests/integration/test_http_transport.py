@@ -18,12 +18,11 @@ import pytest
 
 from k8s_agent.scenarios import ANALYTICS, PAYMENT, SCENARIOS
 from k8s_agent.scripted_run import CALL_LOG
-from k8s_agent_harness import prompts
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_scripted_llm import call, text
 from tests.cli.test_ask import DEFAULT_QUESTION, ask, traces
 from tests.conftest import run_scenario
-from tests.reliability.test_faults import fault_plan
+from tests.reliability.test_faults import assert_ended_by_the_lost_server, fault_plan
 from tests.wire import wire_view
 
 TOKEN = "mcp-token-0123456789abcdef"
@@ -226,13 +225,7 @@ def test_a_server_over_http_that_goes_away_mid_run_is_gone_and_the_run_ends_with
 
     assert run.error is None, run.error
     assert run.called_tools == ["list_pods", "get_pod_logs"]  # nothing more reached it
-    failure = run.tool_messages(2)[0]["content"]
-    assert failure.startswith("Tool call failed (get_pod_logs): the MCP server is gone (")
-    assert failure.endswith("this could not be checked")
-    summary = run.requests[2]
-    assert "tools" not in summary
-    assert summary["messages"][-1]["content"] == prompts.summary_instruction("server_gone")
-    assert run.answer == "Partial report."
+    assert_ended_by_the_lost_server(run)
     (reconnect,) = run.events("mcp_restart")
     assert reconnect["reconnect"] is True and reconnect["ok"] is False
     assert ("stopped answering" if action == "freeze" else "closed the connection") in reconnect["reason"]

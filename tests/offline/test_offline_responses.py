@@ -16,16 +16,8 @@ from k8s_agent_scripted_llm import Reply, Step, offline_model
 from k8s_agent_scripted_llm.baselines import parrot, status
 from k8s_agent_scripted_llm.script import message_text
 from tests.clusters import node_trouble_fixture, shop_fixture
+from tests.offline.test_offline_model import TOOLS
 
-TOOLS = (
-    "list_pods",
-    "describe_pod",
-    "get_pod_logs",
-    "get_events",
-    "list_nodes",
-    "describe_node",
-    "search_logs",
-)
 CHAT_TOOLS = [
     {"type": "function", "function": {"name": name, "description": name, "parameters": {"type": "object"}}}
     for name in TOOLS

@@ -179,13 +179,7 @@ def test_a_server_gone_for_good_fails_every_call_and_forces_the_summary(
     )
 
     assert run.called_tools == ["list_pods", "get_pod_logs", "get_pod_logs"]
-    failure = run.tool_messages(2)[0]["content"]
-    assert failure.startswith("Tool call failed (get_pod_logs): the MCP server is gone (")
-    assert failure.endswith("this could not be checked")
-    summary = run.requests[2]
-    assert "tools" not in summary
-    assert summary["messages"][-1]["content"] == prompts.summary_instruction("server_gone")
-    assert run.answer == "Partial report."
+    assert_ended_by_the_lost_server(run)
 
 
 def test_a_server_that_never_starts_is_a_clear_error_with_its_stderr(run_agent: RunAgent) -> None:
@@ -201,3 +195,15 @@ def test_a_server_that_never_starts_is_a_clear_error_with_its_stderr(run_agent: 
     assert run.error.stderr_tail == "error: no kubeconfig found"
     assert run.requests == []
     assert run.trace[-1]["stderr_tail"] == "error: no kubeconfig found"
+
+
+def assert_ended_by_the_lost_server(run: Any) -> None:
+    """The call after the server went away failed as such, and the third request asked, tool-less,
+    for the summary of a run whose server is gone (the script answers "Partial report.")."""
+    failure = run.tool_messages(2)[0]["content"]
+    assert failure.startswith("Tool call failed (get_pod_logs): the MCP server is gone (")
+    assert failure.endswith("this could not be checked")
+    summary = run.requests[2]
+    assert "tools" not in summary
+    assert summary["messages"][-1]["content"] == prompts.summary_instruction("server_gone")
+    assert run.answer == "Partial report."
