@@ -46,6 +46,8 @@ class ScriptedRun:
     error: AgentError | None
     requests: list[dict[str, Any]]
     """Every request body the model server received, in order."""
+    wires: list[str]
+    """The wire of each request: `chat` or `responses`."""
     calls: list[LoggedCall]
     """Every `tools/call` the MCP server logged, in order (empty without a call log)."""
     trace: Trace | None
@@ -106,6 +108,7 @@ async def run_scripted(
             error = failure
         problems = _script_problems(server)
         requests = list(server.requests)
+        wires = list(server.wires)
     finally:
         # Stopping joins the server thread: keep that off the event loop other runs share.
         await asyncio.to_thread(server.stop)
@@ -115,6 +118,7 @@ async def run_scripted(
         result=result,
         error=error,
         requests=requests,
+        wires=wires,
         calls=read_call_log(call_log),
         trace=read_trace(trace_file) if trace_file else None,
         trace_path=trace_file,

@@ -29,6 +29,9 @@ BASELINE_MODELS = ("baseline:parrot", "baseline:status")
 """Trivial models served in process like the offline model: the floor an eval is read against."""
 CLUSTER_SERVERS = ("kubernetes-mcp-server", "mcp-server-kubernetes", "mock")
 """Presets of `--cluster-server`; `servers` turns one into a command and its environment."""
+APIS = ("chat", "responses")
+"""The wire to the model endpoint: Chat Completions (every OpenAI-compatible endpoint) or the
+Responses API (the OpenAI Agents SDK's default)."""
 MCP_TRANSPORTS = ("stdio", "streamable-http", "sse")
 """How the run talks to its MCP server; unset: stdio to a started server, Streamable HTTP (falling
 back to SSE) to --mcp-url."""
@@ -95,6 +98,15 @@ class Config:
         env=("K8S_AGENT_REPORT_FORMAT",),
         group=MODEL,
         metavar="{auto,json_schema,json_text,prose}",
+    )
+    api: str = _setting(
+        "chat",
+        "the model endpoint's API: chat (Chat Completions, which every OpenAI-compatible endpoint "
+        "speaks) or responses (the Responses API, /v1/responses: the OpenAI Agents SDK's default; "
+        "reasoning items carry across turns). Both agents keep every guardrail on either",
+        env=("K8S_AGENT_API",),
+        group=MODEL,
+        choices=APIS,
     )
     base_url: str | None = _setting(
         None,
@@ -603,6 +615,10 @@ def _validated(raw: dict[str, Any], origins: Mapping[str, str] | None = None) ->
         _check_cluster_server(config)
     if config.mcp_transport is not None:
         _check_mcp_transport(config)
+    if config.api not in APIS:
+        raise ConfigError(
+            f"unknown API {config.api!r}: choose chat (Chat Completions) or responses (the Responses API)"
+        )
     if config.cluster is not None and not config.cluster.is_file():
         raise ConfigError(f"cluster fixture not found: {config.cluster}")
     if config.kubeconfig is not None and not config.kubeconfig.is_file():
@@ -771,7 +787,7 @@ def _coerce(name: str, value: Any) -> Any:
         return str(value).rstrip("/") or None
     if name in ("mcp_url", "mcp_token"):
         return str(value).strip() or None
-    if name in ("cluster_server", "mcp_transport"):
+    if name in ("cluster_server", "mcp_transport", "api"):
         return str(value).strip().lower() or None
     if name == "context":
         return str(value).strip() or None

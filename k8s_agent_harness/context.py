@@ -7,7 +7,8 @@ exact line and byte counts and a handle); the full text is stored in the run and
 finds lines in it, literally or by regex. Before each request, when the conversation would exceed
 the budget, the oldest large entries are compacted: a tool result becomes a stub naming its handle
 (still searchable), an old long text or argument string is cut. Both agents compute the same
-compaction from the same history, so they put the same messages on the wire.
+compaction from the same history (conversation.py applies the plan), so they put the same messages
+on the wire.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.events import sha256_of
@@ -490,89 +491,6 @@ def _stored(entry: Entry, store: ResultStore) -> StoredResult:
 def _describe(tool: str, raw_arguments: str) -> str:
     shown = " ".join(raw_arguments.split()) or "{}"
     return f"{tool}({shown if len(shown) <= 160 else shown[:159] + '…'})"
-
-
-def compact_chat(
-    messages: Sequence[dict[str, Any]],
-    tools: Sequence[dict[str, Any]] | None,
-    store: ResultStore,
-    budget: Budget,
-    extra: int = 0,
-) -> list[dict[str, Any]]:
-    """Chat Completions messages as they go on the wire, compacted as far as the budget needs.
-
-    The input is the full history and is not changed. `extra`: bytes the request carries besides
-    its messages and tools (the report's `response_format`).
-    """
-    entries: list[Entry] = []
-    places: list[tuple[int, int | None]] = []  # (message index, tool call index) of each entry
-    turn_of: dict[int, int] = {}  # message index -> turn
-    fixed = len(json.dumps(list(tools or []))) + extra
-    calls: dict[str, tuple[str, str]] = {}
-    turn = -1
-    for index, message in enumerate(messages):
-        role = message.get("role")
-        content = message.get("content") if isinstance(message.get("content"), str) else ""
-        if role in ("system", "user"):
-            fixed += PIECE_OVERHEAD + wire_size(content or "")
-            continue
-        if role == "assistant":
-            turn += 1
-            if content:
-                entries.append(Entry(TEXT, wire_size(content), turn, text=content))
-                places.append((index, None))
-            for position, call in enumerate(message.get("tool_calls") or []):
-                function = call.get("function") or {}
-                name, raw = str(function.get("name") or ""), str(function.get("arguments") or "")
-                calls[str(call.get("id"))] = (name, raw)
-                entries.append(Entry(ARGUMENTS, wire_size(raw), turn, str(call.get("id")), raw, name))
-                places.append((index, position))
-        elif role == "tool":
-            call_id = str(message.get("tool_call_id"))
-            name, raw = calls.get(call_id, ("", ""))
-            entries.append(
-                Entry(TOOL_RESULT, wire_size(content or ""), turn, call_id, content or "", name, raw)
-            )
-            places.append((index, None))
-        turn_of[index] = turn
-    decided = plan(entries, fixed, budget)
-    if not decided.changed and not decided.dropped:
-        return list(messages)
-    wire = [dict(message) for message in messages]
-    for number in decided.changed:
-        entry, (at, slot) = entries[number], places[number]
-        text = decided.rewrite(number, entry, store)
-        if entry.kind == ARGUMENTS and slot is not None:
-            tool_calls = [dict(call) for call in wire[at]["tool_calls"]]
-            tool_calls[slot] = {
-                **tool_calls[slot],
-                "function": {**tool_calls[slot]["function"], "arguments": text},
-            }
-            wire[at]["tool_calls"] = tool_calls
-        else:
-            wire[at]["content"] = text
-    return without_dropped_turns(wire, turn_of, decided, dropped_note(entries, decided.dropped, store))
-
-
-T = TypeVar("T")
-
-
-def without_dropped_turns(
-    pieces: list[T], turn_of: dict[int, int], decided: Plan, note: str
-) -> list[T | dict[str, str]]:
-    """The pieces (messages, or input items) without the dropped turns, one user note in their place."""
-    if not decided.dropped:
-        return list(pieces)
-    kept: list[T | dict[str, str]] = []
-    noted = False
-    for index, piece in enumerate(pieces):
-        if turn_of.get(index) in decided.dropped:
-            if not noted:
-                kept.append({"role": "user", "content": note})
-                noted = True
-            continue
-        kept.append(piece)
-    return kept
 
 
 def search_tool_spec(name: str = SEARCH_TOOL) -> dict[str, Any]:

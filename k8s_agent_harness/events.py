@@ -41,11 +41,12 @@ from k8s_agent_harness.vocabulary import (
     StopReason,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The version this code writes. Raise it when a field changes meaning or goes away, or a kind is
 added (a reader of version 1 refuses a kind it does not know: version 2 added `report`; version 3
-writes large texts once, as `result` records, and names them by hash)."""
-SUPPORTED_VERSIONS = frozenset({1, 2, SCHEMA_VERSION})
+writes large texts once, as `result` records, and names them by hash; version 4 adds the Responses
+wire: `api` on run_start and model_request, whose `messages_added` are then input items)."""
+SUPPORTED_VERSIONS = frozenset({1, 2, 3, SCHEMA_VERSION})
 INLINE_BYTES = 4096
 """Texts of tool results shorter than this are written inline, where they occur; longer ones once,
 as a `result` record, and named by their sha256."""
@@ -155,6 +156,9 @@ class RunStart(_Event):
     report_format: ReportFormat | None = None
     """How the report was asked for (json_schema, json_text or prose; `auto` resolved); None in
     version 1 traces, which are all prose."""
+    api: str = "chat"
+    """The model endpoint's API: `chat` (Chat Completions) or `responses` (the Responses API);
+    traces before version 4 are all chat."""
 
 
 class ToolsListed(_Event):
@@ -167,9 +171,12 @@ class ToolsListed(_Event):
 
 
 class ModelRequest(_Event):
-    """A chat-completions request as it went on the wire (one per attempt)."""
+    """A request to the model endpoint as it went on the wire (one per attempt)."""
 
     kind: Literal["model_request"] = "model_request"
+    api: str = "chat"
+    """`chat` (Chat Completions: `messages`) or `responses` (the Responses API: `input` items and
+    `instructions`)."""
     attempt: int = 1
     model: str | None = None
     bytes: int = 0
@@ -181,7 +188,11 @@ class ModelRequest(_Event):
     response_format: str | None = None
     """`json_schema:<name>` when the request asked for the report's schema; None when not sent."""
     messages_added: list[dict[str, Any]] | None = None
-    """First attempts: the messages added since the previous request (the whole list on the first)."""
+    """First attempts: the messages (on the Responses wire: the input items) added since the
+    previous request (the whole list on the first)."""
+    instructions: str | None = None
+    """Responses wire, first attempts: the request's `instructions` when they differ from the
+    previous request's (on the first, whenever sent)."""
     history_rewritten: bool = False
     """True when the history was not extended but rewritten: `messages_added` is then the whole list."""
 
@@ -528,15 +539,18 @@ def resolve(data: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
             data["structured_result"] = json.loads(texts[sha])
     elif kind == "model_request" and isinstance(data.get("messages_added"), list):
         data = dict(data)
-        data["messages_added"] = [
-            _resolved_message(message, texts)
-            if isinstance(message, dict) and isinstance(message.get("content_sha256"), str)
-            else message
-            for message in data["messages_added"]
-        ]
+        data["messages_added"] = [_resolved_message(message, texts) for message in data["messages_added"]]
     return data
 
 
-def _resolved_message(message: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
-    whole = str(message.get("content") or "") + texts[message["content_sha256"]]
-    return {**{key: value for key, value in message.items() if key != "content_sha256"}, "content": whole}
+def _resolved_message(message: Any, texts: dict[str, str]) -> Any:
+    """A tool message (`content_sha256`) or a function_call_output item (`output_sha256`) whole."""
+    if not isinstance(message, dict):
+        return message
+    for field_name in ("content", "output"):
+        sha = message.get(f"{field_name}_sha256")
+        if isinstance(sha, str):
+            whole = str(message.get(field_name) or "") + texts[sha]
+            kept = {key: value for key, value in message.items() if key != f"{field_name}_sha256"}
+            return {**kept, field_name: whole}
+    return message

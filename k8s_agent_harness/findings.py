@@ -41,6 +41,7 @@ from k8s_agent_harness.provenance import (
     sources_of,
 )
 from k8s_agent_harness.redact import one_line
+from k8s_agent_harness.vocabulary import ReportFormat
 
 REPORT_SCHEMA_VERSION = 2
 
@@ -212,6 +213,26 @@ def response_format() -> dict[str, Any]:
         "type": "json_schema",
         "json_schema": {"name": "final_output", "strict": False, "schema": REPORT_JSON_SCHEMA},
     }
+
+
+def report_fields(report_mode: ReportFormat, api: str) -> dict[str, Any]:
+    """What every request of a run adds to ask for the report: on Chat Completions `response_format`,
+    on the Responses API `text.format` (as the SDK writes each for its output type); nothing
+    unless the report is asked for by its schema."""
+    if report_mode is not ReportFormat.JSON_SCHEMA:
+        return {}
+    if api == "responses":
+        return {
+            "text": {
+                "format": {
+                    "type": "json_schema",
+                    "name": "final_output",
+                    "schema": REPORT_JSON_SCHEMA,
+                    "strict": False,
+                }
+            }
+        }
+    return {"response_format": response_format()}
 
 
 # -- reading the model's answer ---------------------------------------------------------------------

@@ -13,6 +13,7 @@ import functools
 import json
 import ssl
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import httpx2
@@ -80,7 +81,8 @@ def completion_problem(body: Any) -> str | None:
 
 
 class WireRecorder:
-    """Records each chat-completions request and response as trace events and counters."""
+    """Records each model request and response (Chat Completions or Responses) as trace events and
+    counters."""
 
     def __init__(self, recorder: Recorder, state: WireState | None = None, budget_bytes: int = 0) -> None:
         self._recorder = recorder
@@ -88,11 +90,13 @@ class WireRecorder:
         self._budget_bytes = budget_bytes
         self.largest_request = 0
         self._sent: list[Any] = []
+        self._instructions: str | None = None
         self._started: dict[int, float] = {}
 
     async def on_request(self, request: httpx2.Request) -> None:
         """Hook: a request is about to be sent (each retry too)."""
-        if not request.url.path.endswith("/chat/completions"):
+        api = _api_of(request)
+        if api is None:
             return
         self._started[id(request)] = time.perf_counter()
         content = request.content
@@ -114,9 +118,16 @@ class WireRecorder:
             body = json.loads(content)
         except ValueError:
             body = {}
-        messages = [self._by_reference(message) for message in body.get("messages") or []]
+        if not isinstance(body, dict):
+            body = {}
+        pieces = body.get("messages") if api == CHAT else body.get("input")
+        if isinstance(pieces, str):  # a Responses input given as one text
+            pieces = [{"role": "user", "content": pieces}]
+        messages = [self._by_reference(message) for message in pieces or []]
         tool_choice = body.get("tool_choice", "absent")
+        report = body.get("response_format") if api == CHAT else (body.get("text") or {}).get("format")
         event = events.ModelRequest(
+            api=api,
             attempt=retry + 1,
             model=body.get("model"),
             bytes=len(content),
@@ -124,17 +135,22 @@ class WireRecorder:
             tools_sent="tools" in body,
             tool_count=len(body.get("tools") or []),
             tool_choice=tool_choice if isinstance(tool_choice, str | dict) else str(tool_choice),
-            response_format=_response_format(body.get("response_format")),
+            response_format=_response_format(report),
         )
         if retry == 0:
             added, rewritten = self._delta(messages)
-            event = event.model_copy(update={"messages_added": added, "history_rewritten": rewritten})
+            update: dict[str, Any] = {"messages_added": added, "history_rewritten": rewritten}
+            instructions = body.get("instructions")
+            if api == RESPONSES and isinstance(instructions, str) and instructions != self._instructions:
+                self._instructions = update["instructions"] = instructions
+            event = event.model_copy(update=update)
         self._recorder.emit(event)
 
     async def on_response(self, response: httpx2.Response) -> None:
         """Hook: a response arrived; read it and record what the model said."""
         request = response.request
-        if not request.url.path.endswith("/chat/completions"):
+        api = _api_of(request)
+        if api is None:
             return
         started = self._started.pop(id(request), time.perf_counter())
         await response.aread()
@@ -156,7 +172,7 @@ class WireRecorder:
             body = response.json()
         except ValueError:
             body = None
-        problem = completion_problem(body)
+        problem = completion_problem(body) if api == CHAT else response_problem(body)
         self.state.malformed = problem
         if problem is not None:
             self._recorder.emit(
@@ -168,51 +184,41 @@ class WireRecorder:
                 )
             )
             return
-        choice = body["choices"][0]
-        message = choice["message"]
-        usage = body.get("usage") or {}
+        said = _chat_said(body) if api == CHAT else _responses_said(body)
         stats = self._recorder.stats
-        calls = message.get("tool_calls") or []
-        for position, call in enumerate(calls):
-            self.state.propose(str(call["id"]), str(call["function"].get("arguments") or ""), position)
-        stats.prompt_tokens += _count(usage.get("prompt_tokens"))
-        stats.completion_tokens += _count(usage.get("completion_tokens"))
-        text = message.get("content")
+        for position, call in enumerate(said.calls):
+            self.state.propose(call.id, call.arguments or "", position)
+        stats.prompt_tokens += said.prompt_tokens
+        stats.completion_tokens += said.completion_tokens
         self._recorder.emit(
             events.ModelResponse(
                 attempt=attempt,
                 latency_ms=latency,
-                finish_reason=choice.get("finish_reason"),
-                text=text if isinstance(text, str) else None,
-                tool_calls=[
-                    events.ProposedCall(
-                        id=str(call["id"]),
-                        name=str(call["function"]["name"]),
-                        arguments=call["function"].get("arguments"),
-                    )
-                    for call in calls
-                ],
-                usage=events.Usage(
-                    **{
-                        key: value
-                        for key in ("prompt_tokens", "completion_tokens", "total_tokens")
-                        if isinstance(value := usage.get(key), int)
-                    }
-                ),
+                finish_reason=said.finish_reason,
+                text=said.text,
+                tool_calls=said.calls,
+                usage=said.usage,
             )
         )
 
     def _by_reference(self, message: Any) -> Any:
-        """A tool message whose text ends with a large result the trace already holds, with that
-        text named by its sha256 (`content_sha256`; `content` keeps what comes before it)."""
-        if not isinstance(message, dict) or message.get("role") != "tool":
+        """A tool message (a function_call_output item) whose text ends with a large result the
+        trace already holds, with that text named by its sha256 (`content_sha256`, `output_sha256`;
+        `content`, `output` keep what comes before it)."""
+        if not isinstance(message, dict):
             return message
-        content = message.get("content")
-        stored = self._recorder.stored_suffix(content) if isinstance(content, str) else None
+        if message.get("role") == "tool":
+            field_name = "content"
+        elif message.get("type") == "function_call_output":
+            field_name = "output"
+        else:
+            return message
+        text = message.get(field_name)
+        stored = self._recorder.stored_suffix(text) if isinstance(text, str) else None
         if stored is None:
             return message
         before, sha = stored
-        return {**message, "content": before, "content_sha256": sha}
+        return {**message, field_name: before, f"{field_name}_sha256": sha}
 
     def _delta(self, messages: list[Any]) -> tuple[list[Any], bool]:
         """The messages added since the previous request, and whether the history was rewritten
@@ -222,6 +228,114 @@ class WireRecorder:
         if previous and messages[: len(previous)] == previous:
             return messages[len(previous) :], False
         return messages, bool(previous)
+
+
+CHAT, RESPONSES = "chat", "responses"
+
+
+def _api_of(request: httpx2.Request) -> str | None:
+    """Which model API a request is to (None: not a model request)."""
+    path = request.url.path
+    if path.endswith("/chat/completions"):
+        return CHAT
+    if path.endswith("/responses"):
+        return RESPONSES
+    return None
+
+
+@dataclass(frozen=True)
+class _Said:
+    """What one usable response said, whichever wire it came on."""
+
+    text: str | None
+    calls: list[events.ProposedCall]
+    finish_reason: str | None
+    usage: events.Usage
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def _chat_said(body: dict[str, Any]) -> _Said:
+    choice = body["choices"][0]
+    message = choice["message"]
+    usage = body.get("usage") or {}
+    text = message.get("content")
+    return _Said(
+        text=text if isinstance(text, str) else None,
+        calls=[
+            events.ProposedCall(
+                id=str(call["id"]),
+                name=str(call["function"]["name"]),
+                arguments=call["function"].get("arguments"),
+            )
+            for call in message.get("tool_calls") or []
+        ],
+        finish_reason=choice.get("finish_reason"),
+        usage=events.Usage(
+            **{
+                key: value
+                for key in ("prompt_tokens", "completion_tokens", "total_tokens")
+                if isinstance(value := usage.get(key), int)
+            }
+        ),
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
+    )
+
+
+def _responses_said(body: dict[str, Any]) -> _Said:
+    output = [item for item in body.get("output") or [] if isinstance(item, dict)]
+    texts = [
+        str(part.get("text") or "")
+        for item in output
+        if item.get("type") == "message"
+        for part in item.get("content") or []
+        if isinstance(part, dict) and part.get("type") == "output_text"
+    ]
+    usage = body.get("usage") or {}
+    counted = {
+        "prompt_tokens": usage.get("input_tokens"),
+        "completion_tokens": usage.get("output_tokens"),
+        "total_tokens": usage.get("total_tokens"),
+    }
+    incomplete = (body.get("incomplete_details") or {}).get("reason")
+    return _Said(
+        text="".join(texts) if texts else None,
+        calls=[
+            events.ProposedCall(
+                id=str(item["call_id"]), name=str(item["name"]), arguments=item.get("arguments")
+            )
+            for item in output
+            if item.get("type") == "function_call"
+        ],
+        finish_reason=f"{body.get('status')}: {incomplete}" if incomplete else body.get("status"),
+        usage=events.Usage(**{key: value for key, value in counted.items() if isinstance(value, int)}),
+        prompt_tokens=_count(usage.get("input_tokens")),
+        completion_tokens=_count(usage.get("output_tokens")),
+    )
+
+
+def response_problem(body: Any) -> str | None:
+    """Why a 200 response body is not a usable Response (Responses API), or None if it is."""
+    if not isinstance(body, dict):
+        return "the body is not a JSON object"
+    if body.get("status") == "failed" or body.get("error"):
+        error = body.get("error") or {}
+        detail = error.get("message") if isinstance(error, dict) else error
+        return f"the response failed: {str(detail or 'no reason given')[:200]}"
+    output = body.get("output")
+    if not isinstance(output, list):
+        return "the response has no output list"
+    for item in output:
+        if not isinstance(item, dict) or not item.get("type"):
+            return f"an output item has no type: {json.dumps(item)[:200]}"
+        if item["type"] != "function_call":
+            continue
+        if not item.get("call_id") or not item.get("name"):
+            return f"a function call lacks a call_id or a name: {json.dumps(item)[:200]}"
+        if not isinstance(item.get("arguments", ""), str):
+            return f"function call {item['call_id']} has arguments that are not a string"
+    return None
 
 
 def _count(value: Any) -> int:
@@ -309,11 +423,12 @@ def _api_message(error: openai.APIStatusError) -> str:
 
 
 def _response_format(value: Any) -> str | None:
-    """`json_schema:<name>`, `json_object`, `text` or None (absent), as the trace records it."""
+    """`json_schema:<name>`, `json_object`, `text` or None (absent), as the trace records it (from
+    Chat's `response_format` or the Responses API's `text.format`)."""
     if not isinstance(value, dict):
         return None
     kind = str(value.get("type") or "")
-    schema = value.get("json_schema")
+    schema = value.get("json_schema") if "json_schema" in value else value
     if kind == "json_schema" and isinstance(schema, dict) and schema.get("name"):
         return f"json_schema:{schema['name']}"
     return kind or None

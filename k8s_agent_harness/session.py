@@ -8,6 +8,7 @@ and carry the trace path to the CLI.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -22,7 +23,7 @@ from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget, ResultStore
 from k8s_agent_harness.errors import AgentError, ConfigError, MalformedResponseError
-from k8s_agent_harness.findings import HealthReport, render_text
+from k8s_agent_harness.findings import HealthReport, render_text, report_fields
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.grounding import Evidence, invented_names
 from k8s_agent_harness.mcp_client import McpClient
@@ -111,6 +112,17 @@ class Session:
     def structured(self) -> bool:
         """Whether this run asks for the report as JSON (json_schema or json_text)."""
         return self.config.report_mode is not ReportFormat.PROSE
+
+    @property
+    def report_fields(self) -> dict[str, Any]:
+        """The fields every request adds to ask for the report on this run's wire (findings.py)."""
+        return report_fields(self.config.report_mode, self.config.api)
+
+    @property
+    def report_bytes(self) -> int:
+        """The bytes those fields add to every request (what compaction cannot shrink)."""
+        fields = self.report_fields
+        return len(json.dumps(next(iter(fields.values())))) if fields else 0
 
     def _spent(self) -> set[Pushback]:
         return {kind for kind in Pushback if self.recorder.stats.pushbacks[kind]}
@@ -285,6 +297,7 @@ async def open_session(
             mcp_transport=launch.transport,
             budgets=config.budgets(),
             report_format=config.report_mode,
+            api=config.api,
         )
     )
     try:

@@ -1,4 +1,4 @@
-"""The chat-completions model, with one fix the SDK needs for some endpoints: unique tool-call ids.
+"""The SDK's models for both wires, with one fix the SDK needs for some endpoints: unique tool-call ids.
 
 Some OpenAI-compatible servers number tool calls `call_1`, `call_2`, ... afresh in every response.
 The SDK (0.24.0, probe `reused_ids`) silently drops a call whose id it has seen with the same
@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import ModelResponse, OpenAIChatCompletionsModel
+from agents import Model, ModelResponse, OpenAIChatCompletionsModel, OpenAIResponsesModel
 from openai.types.responses import ResponseFunctionToolCall
 
+from k8s_agent_harness.errors import MalformedResponseError
 from k8s_agent_harness.model_client import WireState
 
 
-class UniqueCallIdsModel(OpenAIChatCompletionsModel):
-    """OpenAIChatCompletionsModel whose responses never repeat a tool-call id within a run."""
+class UniqueCallIds:
+    """A model mixin whose responses never repeat a tool-call id within a run."""
 
     def __init__(self, *args: Any, wire: WireState, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -27,7 +28,11 @@ class UniqueCallIdsModel(OpenAIChatCompletionsModel):
 
     async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
         """The inner response, with reused call ids renamed `<id>~<n>`."""
-        response = await super().get_response(*args, **kwargs)
+        response: ModelResponse = await super().get_response(*args, **kwargs)  # type: ignore[misc]
+        if self._wire.malformed is not None:  # the SDK would go on with what it could make of it
+            raise MalformedResponseError(
+                f"the model endpoint sent a malformed response: {self._wire.malformed}"
+            )
         output = []
         position = 0
         for item in response.output:
@@ -48,3 +53,18 @@ class UniqueCallIdsModel(OpenAIChatCompletionsModel):
         while f"{call_id}~{number}" in self._seen:
             number += 1
         return f"{call_id}~{number}"
+
+
+class UniqueCallIdsModel(UniqueCallIds, OpenAIChatCompletionsModel):
+    """The SDK's Chat Completions model, call ids unique within a run."""
+
+
+class UniqueCallIdsResponsesModel(UniqueCallIds, OpenAIResponsesModel):
+    """The SDK's Responses model (its default wire), call ids unique within a run."""
+
+
+def sdk_model(api: str, model: str, client: Any, wire: WireState) -> Model:
+    """The SDK model for the run's wire: `chat` or `responses`."""
+    if api == "responses":
+        return UniqueCallIdsResponsesModel(model=model, openai_client=client, wire=wire)
+    return UniqueCallIdsModel(model=model, openai_client=client, wire=wire)

@@ -18,7 +18,6 @@ The SDK runs the inner loop (model turn, tool calls, next turn). Around it:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agents import (
@@ -41,7 +40,7 @@ from openai import OpenAIError
 from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import MalformedResponseError
-from k8s_agent_harness.findings import HealthReport, response_format
+from k8s_agent_harness.findings import HealthReport
 from k8s_agent_harness.model_client import endpoint_error
 from k8s_agent_harness.review import Accept, PushBack
 from k8s_agent_harness.session import RunResult, Session, open_session
@@ -54,7 +53,7 @@ from sdk_agent.behavior import (
     placeholder_report,
     summary_behavior,
 )
-from sdk_agent.model import UniqueCallIdsModel
+from sdk_agent.model import sdk_model
 from sdk_agent.model_input import compact_items, in_call_order, supervise_model_calls
 from sdk_agent.tools import error_formatter, function_tools
 
@@ -86,20 +85,13 @@ def output_type(session: Session) -> Any:
     return str
 
 
-def schema_bytes(session: Session) -> int:
-    """The bytes the report's `response_format` adds to every request (0 unless json_schema)."""
-    if session.config.report_mode is not ReportFormat.JSON_SCHEMA:
-        return 0
-    return len(json.dumps(response_format()))
-
-
 async def investigate(session: Session) -> Accept:
     """The outer loop around `Runner.run`: pushbacks, forced summary, failures."""
     supervisor = session.supervisor
     agent = Agent(
         name="k8s-sre",
         instructions=prompts.system_prompt(session.structured),
-        model=UniqueCallIdsModel(model=session.config.model, openai_client=session.model, wire=session.wire),
+        model=sdk_model(session.config.api, session.config.model, session.model, session.wire),
         tools=list(function_tools(session.gateway)),
         model_settings=ModelSettings(tool_choice="required"),  # C1: the first run only
         tool_use_behavior=summary_behavior(supervisor),
@@ -110,7 +102,7 @@ async def investigate(session: Session) -> Accept:
         tool_not_found_behavior="return_error_to_model",
         tool_error_formatter=error_formatter(session.gateway, session.wire),
         tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),  # calls in order, as proposed
-        call_model_input_filter=supervise_model_calls(supervisor, session.gateway, schema_bytes(session)),
+        call_model_input_filter=supervise_model_calls(supervisor, session.gateway, session.report_bytes),
     )
     history: list[Any] = [{"role": "user", "content": session.question}]
 
@@ -165,7 +157,7 @@ async def _write_summary(
         [],
         gateway.store,
         gateway.budget,
-        schema_bytes(session),
+        session.report_bytes,
     )
     result = await _run_sdk(session, writer, summary_input, config, max_turns=1)
     if is_force_summary(result.final_output):

@@ -16,6 +16,7 @@ import pytest
 from k8s_agent.invariants import calls_answered
 from k8s_agent.scenarios import QUESTION, Scenario
 from k8s_agent.scripted_run import run_scripted
+from k8s_agent_harness.config import APIS
 from k8s_agent_harness.errors import AgentError
 from k8s_agent_harness.events import resolved_json
 from k8s_agent_harness.servers import WARM_MOCK_CLUSTER
@@ -24,6 +25,7 @@ from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_mock_cluster.warm import warm_mock_cluster as warm_mock_cluster_process
 from k8s_agent_mock_cluster.warm import warm_process
 from k8s_agent_scripted_llm import Step
+from k8s_agent_scripted_llm.responses_api import chat_request
 from tests import processes
 
 
@@ -37,9 +39,15 @@ class AgentRun:
     result: RunResult | None
     error: AgentError | None
     requests: list[dict[str, Any]]
+    """Each request the model endpoint received, read as the Chat Completions request it amounts
+    to (`responses_api.chat_request`: a Responses body's input items as messages), so that one
+    assertion holds on either wire."""
     calls: list[dict[str, Any]]
     trace: list[dict[str, Any]] = field(default_factory=list)
     trace_path: Path | None = None
+    sent: list[dict[str, Any]] = field(default_factory=list)
+    """Each request body exactly as it came on the wire."""
+    wires: list[str] = field(default_factory=list)
 
     @property
     def answer(self) -> str:
@@ -182,18 +190,35 @@ def run_scenario(
     assert done.trace_path is None or done.trace is not None
     trace = resolved_json(read_jsonl(done.trace_path)) if done.trace_path else []
     run = AgentRun(
-        done.result, done.error, done.requests, [dict(c) for c in done.calls], trace, done.trace_path
+        done.result,
+        done.error,
+        [chat_request(body) for body in done.requests],
+        [dict(c) for c in done.calls],
+        trace,
+        done.trace_path,
+        done.requests,
+        done.wires,
     )
-    assert_every_call_answered(done.requests)
+    assert_every_call_answered(run.requests)
+    wire = settings.get("api", "chat")
+    assert run.wires == [wire] * len(run.wires), f"asked for {wire}, the requests came on {run.wires}"
     return run
 
 
+@pytest.fixture(params=APIS)
+def wire(request: pytest.FixtureRequest) -> str:
+    """Each contract test runs once per wire: Chat Completions and the Responses API."""
+    return str(request.param)
+
+
 @pytest.fixture
-def run_agent(impl: Impl, tmp_path: Path) -> RunAgent:
-    """Run the parametrized implementation on a script; the script must be consumed exactly."""
+def run_agent(impl: Impl, wire: str, tmp_path: Path) -> RunAgent:
+    """Run the parametrized implementation on the parametrized wire on a script; the script must be
+    consumed exactly."""
     counter = iter(range(1000))
 
     def run(script: Iterable[Step] | Scenario, question: str = QUESTION, **options: Any) -> AgentRun:
+        options = {"api": wire, **options}
         return run_scenario(impl, script, tmp_path / f"run-{next(counter)}", question, **options)
 
     return run

@@ -193,7 +193,7 @@ def test_max_steps_that_is_not_a_whole_number_says_so(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("command", "flag"),
     [
-        (("ask", DEFAULT_QUESTION), ("--api", "responses")),  # a prefix of --api-key
+        (("ask", DEFAULT_QUESTION), ("--api-k", "sk-x")),  # a prefix of --api-key
         (("ask", DEFAULT_QUESTION), ("--max-step", "3")),  # of --max-steps
         (("compare",), ("--scen", "c1-forced-first-step")),  # of --scenario
         (("trace", "replay", "x.jsonl"), ("--keep", "3")),  # of --keep-traces

@@ -55,17 +55,27 @@ def test_a_hanging_model_ends_at_the_request_timeout(run_agent: RunAgent) -> Non
     assert "did not answer within 0.5s (2 attempts)" in str(run.error)
 
 
-def test_a_completion_without_choices_ends_the_run_clearly(run_agent: RunAgent) -> None:
-    run = run_agent([malformed('{"id": "x", "object": "chat.completion", "choices": []}')], max_retries=2)
+NO_ANSWER = {
+    "chat": ('{"id": "x", "object": "chat.completion", "choices": []}', "the completion has no choices"),
+    "responses": (
+        '{"id": "x", "object": "response", "status": "completed"}',
+        "the response has no output list",
+    ),
+}
+
+
+def test_a_completion_without_choices_ends_the_run_clearly(run_agent: RunAgent, wire: str) -> None:
+    body, problem = NO_ANSWER[wire]
+    run = run_agent([malformed(body)], max_retries=2)
 
     assert len(run.requests) == 1  # a 200 is not retried
     assert isinstance(run.error, MalformedResponseError)
-    assert str(run.error) == "the model endpoint sent a malformed response: the completion has no choices"
+    assert str(run.error) == f"the model endpoint sent a malformed response: {problem}"
     assert run.trace[-1]["error_type"] == "MalformedResponseError"
 
 
-def test_a_tool_call_without_a_function_ends_the_run_clearly(run_agent: RunAgent) -> None:
-    body = {
+def test_a_tool_call_without_a_function_ends_the_run_clearly(run_agent: RunAgent, wire: str) -> None:
+    chat = {
         "id": "x",
         "object": "chat.completion",
         "created": 0,
@@ -82,10 +92,21 @@ def test_a_tool_call_without_a_function_ends_the_run_clearly(run_agent: RunAgent
             }
         ],
     }
+    responses = {
+        "id": "x",
+        "object": "response",
+        "status": "completed",
+        "output": [{"type": "function_call", "call_id": "c1", "arguments": "{}"}],
+    }
+    body, problem = (
+        (chat, "a tool call lacks an id, a function or a name")
+        if wire == "chat"
+        else (responses, "a function call lacks a call_id or a name")
+    )
     run = run_agent([malformed(json.dumps(body))])
 
     assert isinstance(run.error, MalformedResponseError)
-    assert "a tool call lacks an id, a function or a name" in str(run.error)
+    assert problem in str(run.error)
     assert run.calls == []
 
 
