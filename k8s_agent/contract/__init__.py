@@ -46,9 +46,10 @@ model server's requests and replies) and what reached the mock cluster (its call
 before any validation, and its result log): holds, fails (with every violation and its evidence)
 or not observable (with the reason). Exit status 5 when an item fails for a subject, or, with
 --mutants, when the reference agent does not hold or a mutant is not caught on its item alone.
---api responses runs the contract on the Responses wire (POST /v1/responses): plain-sdk on the
-SDK's default model (OpenAIResponsesModel) and --agent-cmd subjects; the other subjects speak Chat
-Completions only and are refused (exit 2). The scorecard names each subject's wire.
+--api responses runs the contract on the Responses wire (POST /v1/responses): our two agents with
+--api responses, plain-sdk on the SDK's default model (OpenAIResponsesModel) and --agent-cmd
+subjects; the reference agent, HolmesGPT and --mutants speak Chat Completions only and are refused
+(exit 2). The scorecard names each subject's wire.
 With no --subject, the subjects are our two agents: exit 0 means both hold every item, so the
 command gates CI. plain-sdk fails some items by design (the SDK's defaults): judge it by name.
 """

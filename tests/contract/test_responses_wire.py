@@ -207,10 +207,27 @@ def test_plain_sdk_on_the_responses_wire_is_judged_with_evidence(
     assert "Wire: --api responses; the requests came on: plain-sdk responses." in markdown
 
 
+def test_our_agents_hold_every_item_on_the_responses_wire(tmp_path: Path) -> None:
+    """The contract's gate on the SDK's default wire: every scenario, both agents with --api responses."""
+    done = k8s_agent(
+        "contract", "--api", "responses", "--out", "card.json", "--work-dir", str(tmp_path / "runs"),
+        cwd=tmp_path, timeout=900,
+    )  # fmt: skip
+    card = json.loads((tmp_path / "card.json").read_text())
+
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert [subject["subject"] for subject in card["subjects"]] == ["handwritten", "sdk"]
+    for subject in card["subjects"]:
+        assert subject["wire"] == "responses"
+        assert all(run["wires"] and set(run["wires"]) == {"responses"} for run in subject["runs"].values())
+        assert set(subject["verdicts"].values()) == {"holds"}, subject["verdicts"]
+    assert "Wire: --api responses; the requests came on: handwritten responses, sdk responses." in done.stdout
+
+
 @pytest.mark.parametrize(
     "args",
-    [("--subject", "sdk"), ("--subject", "plain-sdk", "--subject", "reference"), ("--mutants",)],
-    ids=["ours", "reference", "mutants"],
+    [("--subject", "holmesgpt"), ("--subject", "plain-sdk", "--subject", "reference"), ("--mutants",)],
+    ids=["holmesgpt", "reference", "mutants"],
 )
 def test_subjects_that_speak_chat_only_are_refused_on_the_responses_wire(
     args: tuple[str, ...], tmp_path: Path

@@ -29,13 +29,14 @@ from jsonschema import Draft202012Validator
 
 from k8s_agent.implementations import ask_function
 from k8s_agent.scenarios import ANALYTICS, PAYMENT
-from k8s_agent_harness.config import Config
+from k8s_agent_harness.config import APIS, Config
 from k8s_agent_harness.context import BYTES_PER_TOKEN
 from k8s_agent_harness.mcp_client import McpClient
 from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_harness.session import RunResult
 from k8s_agent_mock_cluster import load_fixture
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
+from k8s_agent_scripted_llm.responses_api import chat_request
 from tests.conftest import assert_every_call_answered, read_jsonl
 from tests.wire import wire_view
 
@@ -121,7 +122,12 @@ class Rig:
     validators: dict[str, Draft202012Validator]
 
     def run(
-        self, impl: str, script: list[Step], tight: bool = False, report_format: str = "prose"
+        self,
+        impl: str,
+        script: list[Step],
+        tight: bool = False,
+        report_format: str = "prose",
+        api: str = "chat",
     ) -> RunResult:
         """One run of `impl` on `script`, on the shared servers (call log and script reset first).
 
@@ -132,6 +138,7 @@ class Rig:
         self.server.reset(script)
         config = Config(
             impl=impl,
+            api=api,
             model="scripted",
             base_url=self.server.url,
             api_key="k",
@@ -145,7 +152,14 @@ class Rig:
             context_budget=TIGHT_BUDGET if tight else 32_000,
             max_calls_per_turn=3 if tight else 24,
         )
-        return self.loop.run(ask_function(impl)(config, "Which pods are unhealthy?", mcp=self.mcp))
+        result = self.loop.run(ask_function(impl)(config, "Which pods are unhealthy?", mcp=self.mcp))
+        assert set(self.server.wires) == {api}
+        return result
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """The last run's requests, read as Chat Completions requests on either wire."""
+        return [chat_request(body) for body in self.server.requests]
 
 
 def examples(count: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -188,17 +202,22 @@ def make_rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
     loop.close()
 
 
+@pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize("tight", [False, True], ids=["budget", "tight-budget"])
 @pytest.mark.parametrize("impl", ["handwritten", "sdk"])
-def test_random_misbehaving_models_never_break_the_contract(impl: str, tight: bool, rig: Rig) -> None:
-    @examples(EXAMPLES if not tight else max(EXAMPLES // 3, 50))
+def test_random_misbehaving_models_never_break_the_contract(
+    impl: str, tight: bool, api: str, rig: Rig
+) -> None:
+    # The examples are shared between the two wires (each sees half), so the suite's time stays.
+    @examples((EXAMPLES if not tight else max(EXAMPLES // 3, 50)) // len(APIS))
     @given(script=scripts)
     def check(script: list[Step]) -> None:
-        result = rig.run(impl, script, tight)
+        result = rig.run(impl, script, tight, api=api)
 
-        requests = list(rig.server.requests)
+        sent = list(rig.server.requests)  # the budget holds for the bodies as sent: messages or input items
         budget = (TIGHT_BUDGET if tight else 32_000) * BYTES_PER_TOKEN
-        assert all(len(json.dumps(body, separators=(",", ":"))) <= budget for body in requests)
+        assert all(len(json.dumps(body, separators=(",", ":"))) <= budget for body in sent)
+        requests = rig.requests
         assert len(requests) <= MAX_STEPS + result.stats.as_dict()["pushbacks"] + 1
         assert result.stats.as_dict()["pushbacks"] <= 2
         assert_every_call_answered(requests)
@@ -214,15 +233,16 @@ def test_random_misbehaving_models_never_break_the_contract(impl: str, tight: bo
     check()
 
 
+@pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize("tight", [False, True], ids=["budget", "tight-budget"])
-def test_both_implementations_put_the_same_wire_for_any_script(tight: bool, rig: Rig) -> None:
-    @examples(max(EXAMPLES // (3 if not tight else 6), 40))
+def test_both_implementations_put_the_same_wire_for_any_script(tight: bool, api: str, rig: Rig) -> None:
+    @examples(max(EXAMPLES // (3 if not tight else 6), 40) // len(APIS))
     @given(script=scripts)
     def check(script: list[Step]) -> None:
         views = {}
         for impl in ("handwritten", "sdk"):
-            result = rig.run(impl, script, tight)
-            views[impl] = (wire_view(list(rig.server.requests)), result.answer)
+            result = rig.run(impl, script, tight, api=api)
+            views[impl] = (wire_view(rig.requests), result.answer)
             result.trace.unlink()
         assert views["sdk"] == views["handwritten"]
 

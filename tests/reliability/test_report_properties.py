@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from k8s_agent.scenarios import ANALYTICS, FABRICATED, INVENTED, LOG_LINE, PAYMENT, finding, report_json
+from k8s_agent_harness.config import APIS
 from k8s_agent_harness.events import resolved_json
 from k8s_agent_harness.findings import parse_report
 from k8s_agent_scripted_llm import Reply, Step, ToolCall, text
@@ -105,18 +106,22 @@ def final_written(trace: list[dict[str, Any]]) -> str:
     return last
 
 
+@pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize("report_format", ["json_schema", "json_text"])
 @pytest.mark.parametrize("impl", ["handwritten", "sdk"])
 def test_any_report_is_checked_corrected_at_most_once_and_never_loses_a_finding(
-    impl: str, report_format: str, rig: Rig
+    impl: str, report_format: str, api: str, rig: Rig
 ) -> None:
-    @examples(max(EXAMPLES // 5, 40))
+    # The examples are shared between the two wires (each sees half), so the suite's time stays.
+    @examples(max(EXAMPLES // 5, 40) // len(APIS))
     @given(script=structured_scripts)
     def check(script: list[Step]) -> None:
-        result = rig.run(impl, script, report_format=report_format)
+        result = rig.run(impl, script, report_format=report_format, api=api)
 
-        requests = list(rig.server.requests)
-        assert all(("response_format" in body) is (report_format == "json_schema") for body in requests)
+        # The report's schema on every request: `response_format`, or `text.format` on the Responses wire.
+        schema_field = "response_format" if api == "chat" else "text"
+        assert all((schema_field in body) is (report_format == "json_schema") for body in rig.server.requests)
+        requests = rig.requests
         assert result.stats.pushbacks["report"] <= 1 and result.stats.pushbacks["evidence"] == 0
         assert len(requests) <= MAX_STEPS + result.stats.as_dict()["pushbacks"] + 2
         assert_every_call_answered(requests)
@@ -143,14 +148,15 @@ def test_any_report_is_checked_corrected_at_most_once_and_never_loses_a_finding(
     check()
 
 
-def test_both_implementations_put_the_same_wire_for_any_report(rig: Rig) -> None:
-    @examples(max(EXAMPLES // 8, 30))
+@pytest.mark.parametrize("api", APIS)
+def test_both_implementations_put_the_same_wire_for_any_report(api: str, rig: Rig) -> None:
+    @examples(max(EXAMPLES // 8, 30) // len(APIS))
     @given(script=structured_scripts)
     def check(script: list[Step]) -> None:
         views = {}
         for impl in ("handwritten", "sdk"):
-            result = rig.run(impl, script, report_format="json_schema")
-            views[impl] = (wire_view(list(rig.server.requests)), result.answer, result.report)
+            result = rig.run(impl, script, report_format="json_schema", api=api)
+            views[impl] = (wire_view(rig.requests), result.answer, result.report)
             result.trace.unlink()
         assert views["sdk"] == views["handwritten"]
 
