@@ -47,9 +47,9 @@ before any validation, and its result log): holds, fails (with every violation a
 or not observable (with the reason). Exit status 5 when an item fails for a subject, or, with
 --mutants, when the reference agent does not hold or a mutant is not caught on its item alone.
 --api responses runs the contract on the Responses wire (POST /v1/responses): our two agents with
---api responses, plain-sdk on the SDK's default model (OpenAIResponsesModel) and --agent-cmd
-subjects; the reference agent, HolmesGPT and --mutants speak Chat Completions only and are refused
-(exit 2). The scorecard names each subject's wire.
+--api responses, plain-sdk on the SDK's default model (OpenAIResponsesModel), the reference agent
+and its mutants (--mutants --api responses) and --agent-cmd subjects; HolmesGPT speaks Chat
+Completions only and is refused (exit 2). The scorecard names each subject's wire.
 With no --subject, the subjects are our two agents: exit 0 means both hold every item, so the
 command gates CI. plain-sdk fails some items by design (the SDK's defaults): judge it by name.
 """
@@ -215,12 +215,6 @@ def _mutants(args: argparse.Namespace) -> int:
     from k8s_agent.contract.mutation import mutation_json, render_table, run_mutation
     from k8s_agent.outputs import emit
 
-    if args.api != "chat":
-        print(
-            "error: --mutants runs the reference agent, which speaks Chat Completions only: drop --api",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
     if args.subject or args.agent_cmd or args.scenario:
         print(
             "error: --mutants runs its own subjects on every scenario: drop --subject, --agent-cmd, --scenario",
@@ -234,8 +228,10 @@ def _mutants(args: argparse.Namespace) -> int:
 
     with _workdir(args.work_dir, "k8s-agent-mutants-") as workdir:
         kept = f"; files in {workdir}" if args.work_dir else ""
-        say(f"contract --mutants: the reference agent and its mutants on every scenario{kept}")
-        report = asyncio.run(run_mutation(workdir, jobs=max(1, args.jobs), progress=say))
+        say(
+            f"contract --mutants: the reference agent and its mutants on every scenario, --api {args.api}{kept}"
+        )
+        report = asyncio.run(run_mutation(workdir, jobs=max(1, args.jobs), progress=say, api=args.api))
 
     def rendered(kind: str) -> str:
         if kind == "json":

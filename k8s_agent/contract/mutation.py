@@ -8,12 +8,12 @@ holds the judge to it in CI.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from k8s_agent.contract.judge import FAILS, HOLDS, UNOBSERVABLE
-from k8s_agent.contract.reference import MUTANTS, ReferenceAgent
+from k8s_agent.contract.reference import MUTANTS, Mutant, ReferenceAgent
 from k8s_agent.contract.run import ContractReport, SubjectResult, run_contract, select_scenarios
 
 
@@ -70,18 +70,26 @@ class MutationReport:
 
 
 async def run_mutation(
-    workdir: Path, *, jobs: int = 4, progress: Callable[[str], None] = lambda line: None
+    workdir: Path,
+    *,
+    jobs: int = 4,
+    progress: Callable[[str], None] = lambda line: None,
+    api: str = "chat",
+    mutants: Sequence[Mutant] = MUTANTS,
 ) -> MutationReport:
-    """Run the reference agent and every mutant on every judged scenario, in this process."""
+    """Run the reference agent and the mutants (every one unless given) on every judged scenario, in
+    this process, on the wire `api` (the reference agent speaks either)."""
     subjects = [
         ReferenceAgent(in_process=True),
         ReferenceAgent(prose_only=True, in_process=True),
-        *(ReferenceAgent(frozenset({m.name}), in_process=True) for m in MUTANTS),
+        *(ReferenceAgent(frozenset({m.name}), in_process=True) for m in mutants),
     ]
-    report = await run_contract(subjects, select_scenarios(None), workdir, jobs=jobs, progress=progress)
+    report = await run_contract(
+        subjects, select_scenarios(None), workdir, jobs=jobs, progress=progress, api=api
+    )
     reference, prose, *rest = report.results
     caught = []
-    for mutant, result in zip(MUTANTS, rest, strict=True):
+    for mutant, result in zip(mutants, rest, strict=True):
         verdicts = {j.item: j for j in result.judgements}
         broken = verdicts[mutant.item]
         others = tuple(j.item for j in result.judgements if j.verdict == FAILS and j.item != mutant.item)

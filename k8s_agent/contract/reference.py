@@ -18,6 +18,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from k8s_agent.contract.subjects import Outcome, Setup
@@ -185,7 +186,7 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
         if force_next:
             request["tool_choice"] = "required"
         force_next = False
-        reply = (await model.chat.completions.create(**request)).choices[0].message
+        reply = await _complete(run, model, request)
         calls = list(reply.tool_calls or [])
         if calls:
             run.messages.append(
@@ -402,7 +403,7 @@ async def _summary(run: _Run, model: Any) -> str:
     request: dict[str, Any] = {"model": run.setup.model, "messages": run.messages}
     if "c1-required-without-tools" in run.breaks:
         request["tool_choice"] = "required"
-    reply = (await model.chat.completions.create(**request)).choices[0].message
+    reply = await _complete(run, model, request)
     text = reply.content or ""
     if run.structured and "report" not in run.pushed:
         problems = _report_problems(run, text, vague="c11-vague-correction" in run.breaks)
@@ -412,8 +413,61 @@ async def _summary(run: _Run, model: Any) -> str:
                 {"role": "assistant", "content": text},
                 {"role": "user", "content": "The report was not accepted: " + "; ".join(problems) + "."},
             ]
-            text = (await model.chat.completions.create(**request)).choices[0].message.content or ""
+            text = (await _complete(run, model, request)).content or ""
     return _final(run, text)
+
+
+async def _complete(run: _Run, model: Any, request: dict[str, Any]) -> Any:
+    """One model turn: the Chat request as it is, or on the Responses wire written as a Responses
+    request (the messages as input items) and its output read back as a Chat message."""
+    if run.setup.api != "responses":
+        return (await model.chat.completions.create(**request)).choices[0].message
+    messages = request["messages"]
+    body: dict[str, Any] = {
+        "model": request["model"],
+        "instructions": messages[0]["content"],
+        "input": [item for message in messages[1:] for item in _as_items(message)],
+    }
+    if "tools" in request:
+        body["tools"] = [{"type": "function", **tool["function"]} for tool in request["tools"]]
+    if "tool_choice" in request:
+        body["tool_choice"] = request["tool_choice"]
+    response = await model.responses.create(**body)
+    calls = [
+        SimpleNamespace(id=item.call_id, function=SimpleNamespace(name=item.name, arguments=item.arguments))
+        for item in response.output
+        if item.type == "function_call"
+    ]
+    return SimpleNamespace(content=response.output_text or None, tool_calls=calls)
+
+
+def _as_items(message: dict[str, Any]) -> list[dict[str, Any]]:
+    if message["role"] == "tool":
+        return [
+            {"type": "function_call_output", "call_id": message["tool_call_id"], "output": message["content"]}
+        ]
+    if message["role"] != "assistant":
+        return [{"role": message["role"], "content": message["content"]}]
+    items: list[dict[str, Any]] = []
+    if message.get("content"):
+        items.append(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": message["content"]}],
+            }
+        )
+    for call in message.get("tool_calls") or []:
+        function = call["function"]
+        items.append(
+            {
+                "type": "function_call",
+                "call_id": call["id"],
+                "name": function["name"],
+                "arguments": function["arguments"],
+            }
+        )
+    return items
 
 
 def _read_only(tool: Any) -> bool:

@@ -337,7 +337,7 @@ def _kill_group(pid: int) -> None:
 BUILTIN = ("handwritten", "sdk", "plain-sdk", "holmesgpt", "reference", "reference-prose")
 APIS = ("chat", "responses")
 """The wires the contract runs on (`--api`): Chat Completions, or the Responses API."""
-ON_RESPONSES = ("handwritten", "sdk", "plain-sdk")
+ON_RESPONSES = ("handwritten", "sdk", "plain-sdk", "reference", "reference-prose")
 """The shipped subjects that can speak the Responses API (`--agent-cmd` too: its template says how)."""
 DEFAULT_SUBJECTS = ("handwritten", "sdk")
 """Our two agents: the contract with no --subject is a gate (exit 0 when both hold every item)."""
