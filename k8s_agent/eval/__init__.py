@@ -377,7 +377,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     for name, why in problems:
         print(f"skipped corpus entry {name}: {why}", file=sys.stderr)
-    jobs = [job for job in plan(impls, models, incidents, args.repeat, args.served_by) if job.key not in done]
+    api = next(iter(configs.values())).api
+    jobs = [
+        job for job in plan(impls, models, incidents, args.repeat, args.served_by, api) if job.key not in done
+    ]
     progress = Progress(len(jobs), quiet=args.quiet)
     progress.say(
         f"eval: {len(incidents)} incidents x {len(impls)} implementations x {len(models)} models x "
@@ -386,6 +389,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         + f", {args.concurrency} at a time, "
         + ("each run its own MCP server" if args.server_per_run else "one MCP server per incident")
         + (" (kubernetes-mcp-server)" if args.served_by != "mock" else "")
+        + (f", the model on the {api} API" if api != "chat" else "")
         + f"; results in {args.results}, traces in {traces}"
     )
     with model_endpoints(configs) as (pointed, gates):
@@ -407,7 +411,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     f"{gate.paused_seconds:.0f} s in all"
                 )
     records, notes = results.read()
-    wanted = {job.key for job in plan(impls, models, incidents, args.repeat, args.served_by)}
+    wanted = {job.key for job in plan(impls, models, incidents, args.repeat, args.served_by, api)}
     chosen = [record for key, record in records.items() if key in wanted]
     report = build(chosen, incidents, problems, notes)
     status = _emit(report, args)

@@ -128,11 +128,17 @@ class EvalReport:
 SURFACE_JOIN = " via "
 
 
+WIRE_JOIN = " on "
+
+
 def model_label(record: dict[str, Any]) -> str:
-    """The model a run is grouped under: its name, and the server of its cluster unless the mock's
-    (the same model through kubernetes-mcp-server is scored apart)."""
+    """The model a run is grouped under: its name, the wire unless Chat Completions, and the server of
+    its cluster unless the mock's (the same model on the Responses API, or through
+    kubernetes-mcp-server, is scored apart): `offline on responses via kubernetes-mcp-server`."""
     surface = record.get("cluster_server") or "mock"
-    return str(record["model"]) if surface == "mock" else f"{record['model']}{SURFACE_JOIN}{surface}"
+    api = record.get("api") or "chat"
+    label = str(record["model"]) if api == "chat" else f"{record['model']}{WIRE_JOIN}{api}"
+    return label if surface == "mock" else f"{label}{SURFACE_JOIN}{surface}"
 
 
 def build(

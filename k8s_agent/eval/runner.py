@@ -49,16 +49,22 @@ class Job:
     repeat: int
     surface: str = "mock"
     """What serves the incident's cluster: `mock` or `kubernetes-mcp-server`."""
+    api: str = "chat"
+    """The model endpoint's API the run speaks: `chat` or `responses`."""
 
     @property
     def key(self) -> str:
-        return key_of(self.impl.value, self.model, self.incident.id, self.repeat, self.surface)
+        return key_of(self.impl.value, self.model, self.incident.id, self.repeat, self.surface, self.api)
 
 
-def key_of(impl: str, model: str, incident: str, repeat: int, surface: str = "mock") -> str:
-    """A run's key in the results (the surface named unless it is the mock cluster's)."""
+def key_of(
+    impl: str, model: str, incident: str, repeat: int, surface: str = "mock", api: str = "chat"
+) -> str:
+    """A run's key in the results (the surface named unless it is the mock cluster's, the wire
+    unless it is Chat Completions)."""
     key = f"{impl}|{model}|{incident}|{repeat}"
-    return key if surface == "mock" else f"{key}|{surface}"
+    key = key if surface == "mock" else f"{key}|{surface}"
+    return key if api == "chat" else f"{key}|{api}"
 
 
 def plan(
@@ -67,12 +73,13 @@ def plan(
     incidents: Sequence[Incident],
     repeat: int,
     surface: str = "mock",
+    api: str = "chat",
 ) -> list[Job]:
     """Every job, incident-major: an incident's runs (repeats, models, implementations) run close
     together, so its shared server lives only while they run. A baseline is deterministic: it runs
     once per incident and implementation, whatever `repeat`."""
     return [
-        Job(impl, model, incident, number, surface)
+        Job(impl, model, incident, number, surface, api)
         for incident in incidents
         for number in range(1, repeat + 1)
         for model in models
@@ -286,6 +293,7 @@ async def run_one(
         "incident": job.incident.id,
         "incident_digest": job.incident.digest,
         "cluster_server": job.surface,
+        "api": run_config.api,
         "repeat": job.repeat,
         "error": error,
         "score": scored.as_dict(),

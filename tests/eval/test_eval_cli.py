@@ -108,6 +108,34 @@ def test_the_offline_model_is_scored_on_both_implementations_and_the_broken_entr
     assert "| default-production |" in done.stdout and "✓ 1/1" in done.stdout
 
 
+def test_the_responses_wire_is_scored_apart_and_merges_beside_chat(
+    corpus: Path, offline: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path
+) -> None:
+    done = k8s_agent(
+        "eval", "--corpus", str(corpus), "--api", "responses", "--results", "r.jsonl", "--concurrency", "4",
+        cwd=tmp_path,
+    )  # fmt: skip
+    chat_results = offline[1] / "r.jsonl"
+    merged = k8s_agent("eval", "merge", str(chat_results), "r.jsonl", "--out", "all.jsonl", cwd=tmp_path)
+    report = k8s_agent(
+        "eval", "report", "all.jsonl", "--corpus", str(corpus), "--format", "json", cwd=tmp_path
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "the model on the responses API" in done.stderr
+    saved = [r for r in records(tmp_path / "r.jsonl") if r["model"] == "offline"]
+    assert {r["api"] for r in saved} == {"responses"} and all(r["key"].endswith("|responses") for r in saved)
+    for record in saved:  # each run spoke the Responses API, as its trace says
+        start = json.loads(Path(record["trace"]).read_text().splitlines()[0])
+        assert start["api"] == "responses"
+    assert merged.returncode == 0 and report.returncode == 0, merged.stderr + report.stderr
+    groups = {(g["impl"], g["model"]): g for g in json.loads(report.stdout)["groups"] if not g["baseline"]}
+    assert set(groups) == {
+        (impl, model) for impl in ("handwritten", "sdk") for model in ("offline", "offline on responses")
+    }
+    assert all(group["solved"] == 2 for group in groups.values())
+
+
 def test_a_server_per_run_scores_what_one_shared_server_per_incident_scores(
     offline: tuple[subprocess.CompletedProcess[str], Path], corpus: Path, tmp_path: Path
 ) -> None:
