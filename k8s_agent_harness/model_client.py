@@ -326,6 +326,8 @@ def response_problem(body: Any) -> str | None:
     output = body.get("output")
     if not isinstance(output, list):
         return "the response has no output list"
+    if not output:  # as Chat's `choices: []`: nothing was answered (the SDK would end the run quietly)
+        return "the response has no output items"
     for item in output:
         if not isinstance(item, dict) or not item.get("type"):
             return f"an output item has no type: {json.dumps(item)[:200]}"
