@@ -262,6 +262,14 @@ def c11_c12_structured_report(fact: _Facts) -> tuple[str, str]:
         )
     if fact("output_type", "response_format_strict") is not False:
         return REDESIGN, "the output schema is sent strict: optional fields need a strict-compatible schema"
+    unhandled = fact("output_type", "invalid_answer_outcome")
+    if unhandled != ABSENT:
+        return (
+            STUCK,
+            "no error_handlers['invalid_final_output']: an answer that breaks the output type ends the run "
+            f"({str(unhandled).split(':')[0]}, output_type.invalid_answer_outcome) and its history with it, "
+            "so there is nothing to re-run the correction on",
+        )
     if (
         fact("output_type", "handler_saw_text") == ABSENT
         or fact("output_type", "history_keeps_answer") is not True

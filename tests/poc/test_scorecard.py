@@ -120,3 +120,16 @@ def test_a_failed_probe_leaves_its_guardrails_not_judged() -> None:
     assert rows["C6"].verdict == UNKNOWN
     assert "TypeError: boom" in rows["C6"].reason
     assert rows["C8"].verdict == CLEAN
+
+
+def test_c11_does_not_move_without_a_handler_for_an_answer_that_breaks_the_output_type() -> None:
+    variant = changed(
+        "output_type",
+        handler_error=ABSENT,
+        handler_saw_text=ABSENT,
+        final_output=ABSENT,
+        history_keeps_answer=ABSENT,
+        invalid_answer_outcome="ModelBehaviorError: Invalid JSON when parsing all fine, no JSON",
+    )
+    row = next(row for row in scorecard(variant) if row.id == "C11/C12")
+    assert row.verdict == STUCK and "output_type.invalid_answer_outcome" in row.reason

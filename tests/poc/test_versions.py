@@ -2,7 +2,7 @@
 
     K8S_AGENT_NETWORK_TESTS=1 python -m pytest tests/poc/test_versions.py -m network
 
-It needs the package registry and a minute or two (pip's cache makes later runs faster).
+It needs the package registry and a few minutes (pip's cache makes later runs faster).
 """
 
 from __future__ import annotations
@@ -15,6 +15,11 @@ from pathlib import Path
 
 import pytest
 
+import poc
+from poc.report import pinned_wires
+
+EXPECTED = Path(poc.__file__).resolve().parent / "expected" / "0.24.0.json"
+
 pytestmark = [
     pytest.mark.network,
     pytest.mark.skipif(
@@ -24,7 +29,7 @@ pytestmark = [
 ]
 
 
-def test_versions_builds_each_sdk_and_reports_an_uninstallable_one(tmp_path: Path) -> None:
+def test_versions_builds_each_sdk_on_both_wires_and_reports_an_uninstallable_one(tmp_path: Path) -> None:
     done = subprocess.run(
         [
             sys.executable,
@@ -53,8 +58,17 @@ def test_versions_builds_each_sdk_and_reports_an_uninstallable_one(tmp_path: Pat
         assert column["status"] == "ok", column
         assert column["openai"], column
         assert column["report"]["versions"]["openai-agents"] == version
-        for wire in ("chat", "responses"):
-            assert "error" not in column["report"]["wires"][wire]["probes"]["tool_choice"]["observations"]
+        assert set(column["report"]["wires"]) == {"chat", "responses"}
+        for wire, section in column["report"]["wires"].items():
+            failed = {name: r["headline"] for name, r in section["probes"].items() if r["verdict"] == "error"}
+            assert not failed, f"{version} {wire}: {failed}"
+    # The 0.24.0 column observes, on each wire, what poc/expected/0.24.0.json pins.
+    wires = columns["0.24.0"]["report"]["wires"]
+    for wire, probes in pinned_wires(json.loads(EXPECTED.read_text(encoding="utf-8"))).items():
+        for probe, pinned in probes.items():
+            observed = wires[wire]["probes"][probe]["observations"]
+            changed = {key: observed.get(key) for key, value in pinned.items() if observed.get(key) != value}
+            assert not changed, f"0.24.0 {wire} {probe}: {changed}"
     assert "[openai-agents 0.18.3] pip install openai-agents==0.18.3" in done.stderr
     findings = json.loads((tmp_path / "sdk-venvs" / "openai-compat.json").read_text())
     assert set(next(iter(findings.values()))) == {"0.18.3", "0.24.0", "0.0.999"}
