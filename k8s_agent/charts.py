@@ -162,11 +162,19 @@ class Mark:
 
 
 def timeline_chart(
-    impl: str, spans: Sequence[Span], marks: Sequence[Mark] = (), *, until: float, tokens_max: int
+    impl: str,
+    spans: Sequence[Span],
+    marks: Sequence[Mark] = (),
+    *,
+    until: float,
+    tokens_max: int,
+    title: str | None = None,
 ) -> str:
     """One run on a time axis: model turns and tool calls on two lanes, guardrails as ticks, and the
     tokens of each turn (prompt and completion) below. `until` and `tokens_max` are shared by the
-    two runs of a scenario, so their pictures line up."""
+    two runs of a scenario, so their pictures line up. Drawn in the implementation's colour, under
+    `title` (default: the implementation)."""
+    title = title or impl
     import matplotlib
 
     with matplotlib.rc_context(_rc()):
@@ -194,7 +202,7 @@ def timeline_chart(
             )
         lanes.set_yticks([0, 1], ["tools", "model"])
         lanes.set_ylim(-0.6, 1.6)
-        lanes.set_title(f"{impl}", loc="left", fontsize=9, color=colour(impl), fontweight="bold")
+        lanes.set_title(title, loc="left", fontsize=9, color=colour(impl), fontweight="bold")
         width = max((until * scale) / 160, 1e-9)
         for number, span in enumerate(turns, 1):
             middle = (span.start + span.end) / 2 * scale
@@ -218,7 +226,7 @@ def timeline_chart(
         tokens.set_xlim(0, until * scale * 1.02)
         tokens.set_xlabel(f"time since the run started ({unit}); bars: prompt, pale top: completion")
         tokens.grid(axis="y")
-        return _svg(figure, f"timeline of the {impl} run: {len(turns)} model turns, {len(calls)} tool calls")
+        return _svg(figure, f"timeline of the {title} run: {len(turns)} model turns, {len(calls)} tool calls")
 
 
 def _bar(axes: Axes, span: Span, lane: int, scale: float, gid: str, colour: str) -> None:

@@ -1,10 +1,12 @@
-"""`k8s-agent compare`: both implementations do the same work, side by side.
+"""`k8s-agent compare`: two sides do the same work, side by side.
 
-Two modes. The scenario library (every contract misbehaviour C1-C10 as a scripted model, the
-offline model on the default fixture, and any `--cluster` fixture) runs each scenario once per
-implementation against the mock cluster. With `--question`, one question runs `--repeat` times
-per implementation against the configured endpoint (or the offline model), and each metric is
-reported as a median and a range.
+A side is an implementation on a wire: by default the hand-written loop and the SDK port, both on
+`--api`; `--side IMPL[:API]`, given twice, picks any other pair (`handwritten:chat` vs
+`sdk:responses`, `sdk:chat` vs `sdk:responses`). Two modes. The scenario library (every contract
+misbehaviour as a scripted model, the offline model on the default fixture, and any `--cluster`
+fixture) runs each scenario once per side against the mock cluster. With `--question`, one
+question runs `--repeat` times per side against the configured endpoint (or the offline model),
+and each metric is reported as a median and a range.
 
 Start-up stays light: the CLI imports this module to register the command; the runs
 (`compare_runs`), the agents and the renderers load in the handler.
@@ -29,10 +31,9 @@ from k8s_agent_harness.config import (
     trace_folder,
 )
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.vocabulary import IMPLEMENTATIONS
 
 if TYPE_CHECKING:
-    from k8s_agent.compare_report import Comparison
+    from k8s_agent.compare_report import Comparison, Side
     from k8s_agent.compare_runs import Progress
 
 EXIT_OK = 0
@@ -41,12 +42,15 @@ EXIT_BROKEN = 5
 """A run failed or broke a contract invariant."""
 
 DEFAULT_JOBS = 2
-"""Scenario runs at a time: both implementations of one scenario run together, so they share the load."""
+"""Scenario runs at a time: both sides of one scenario run together, so they share the load."""
 
 ENDPOINT_SETTINGS = tuple(
-    name for name, setting in SETTINGS.items() if setting.group in (MODEL, CLUSTER) and name != "cluster"
+    name
+    for name, setting in SETTINGS.items()
+    if setting.group in (MODEL, CLUSTER) and name not in ("cluster", "api")
 )
-"""Settings that only a `--question` comparison uses: the scenario library brings its own model and cluster."""
+"""Settings that only a `--question` comparison uses: the scenario library brings its own model and
+cluster (`--api` and `--cluster` apply to it too)."""
 
 EPILOG = """\
 modes:
@@ -55,8 +59,20 @@ modes:
   k8s-agent compare list                 the scenarios, one line each
   k8s-agent compare --cluster FILE       ... plus the offline model on that fixture (scenario cluster-NAME)
   k8s-agent compare --question Q --repeat N --base-url URL --model M
-                                         one question N times per implementation on a real endpoint
+                                         one question N times per side on a real endpoint
                                          (against the mock cluster or --mcp-command): median [min-max]
+
+sides (any mode): an implementation (handwritten, sdk) on a wire (chat, responses)
+  k8s-agent compare                      handwritten vs sdk, both on --api (default chat)
+  k8s-agent compare --api responses      handwritten vs sdk, both on the Responses API
+  k8s-agent compare --side handwritten:chat --side sdk:responses
+                                         the hand-written loop on Chat vs the SDK on its default wire
+  k8s-agent compare --side sdk:chat --side sdk:responses
+                                         what changes when the SDK keeps its default wire
+  --side is given twice, first side first; IMPL alone is IMPL on the --api wire. Bytes and tokens
+  differ by wire (costs); differences in behaviour (requests, tool calls, outcomes, guardrails,
+  answers) are listed. In the scenario library --api and --side come from the command line only,
+  like the budgets (the environment and .env choose a wire for --question runs and for ask).
 
 Budget flags apply to every scenario except where a scenario sets its own (c4: max-repeats,
 c7: max-steps). Traces of every run are kept in a compare-TIME-... folder of the trace folder
@@ -72,9 +88,10 @@ def register(commands: Any) -> None:
     """Add `compare` to the CLI's subcommands."""
     parser = commands.add_parser(
         "compare",
-        help="run both implementations side by side and compare them",
-        description="Run the hand-written and the SDK implementation on the same work and compare "
-        "outcome, contract invariants, requests, tool calls, tokens, bytes and time.",
+        help="run both implementations (or any two sides IMPL:API) side by side and compare them",
+        description="Run two sides on the same work and compare outcome, contract invariants, requests, "
+        "tool calls, tokens, bytes and time. A side is an implementation on a wire; by default the "
+        "hand-written and the SDK implementation, both on --api.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -97,10 +114,22 @@ def register(commands: Any) -> None:
         "--jobs", type=int, help=f"runs at a time (default {DEFAULT_JOBS} for scenarios, 1 for --question)"
     )
     parser.add_argument("--question", help="compare on this question instead of the scenario library")
-    parser.add_argument("--repeat", type=int, help="runs per implementation with --question (default 3)")
+    parser.add_argument("--repeat", type=int, help="runs per side with --question (default 3)")
+    parser.add_argument(
+        "--side",
+        action="append",
+        metavar="IMPL[:API]",
+        help="one side of the comparison: an implementation (handwritten, sdk) on a wire (chat, "
+        "responses; default --api); give it twice, first side first. Default: handwritten and sdk, "
+        "both on --api",
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
-    add_run_options(parser, skip=("impl",), notes={MODEL: "with --question", CLUSTER: "--cluster: any mode"})
-    # Not in --help (compare always runs both), but named in the error when given.
+    add_run_options(
+        parser,
+        skip=("impl",),
+        notes={MODEL: "with --question; --api: any mode", CLUSTER: "--cluster: any mode"},
+    )
+    # Not in --help (compare runs two sides), but named in the error when given.
     parser.add_argument("--impl", help=argparse.SUPPRESS)
     parser.set_defaults(handler=cmd_compare)
 
@@ -109,7 +138,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """`k8s-agent compare [list]`."""
     try:
         if args.impl:
-            raise ConfigError("compare always runs both implementations: drop --impl")
+            raise ConfigError(
+                "compare always runs two sides, both implementations by default: drop --impl "
+                "(to pick the sides: --side IMPL[:API], twice)"
+            )
         check_out(args.out)
         if args.question is None:
             return _compare_scenarios(args)
@@ -121,6 +153,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def _compare_scenarios(args: argparse.Namespace) -> int:
     from k8s_agent.compare_runs import Progress, run_comparison, select_cases
+    from k8s_agent_harness.report import plural
 
     given = [flag_of(name) for name in ENDPOINT_SETTINGS if getattr(args, name, None)]
     if given or args.repeat is not None:
@@ -129,6 +162,8 @@ def _compare_scenarios(args: argparse.Namespace) -> int:
             "models against the mock cluster"
         )
     cases = select_cases(Path(args.cluster).expanduser() if args.cluster else None, args.scenario)
+    api = checked_settings({"api": args.api})["api"] if args.api is not None else "chat"
+    pair = _sides(args.side, api)
     if args.action == "list":
         for case in cases:
             print(case.describe())
@@ -139,13 +174,12 @@ def _compare_scenarios(args: argparse.Namespace) -> int:
     )
     keep = checked_settings({"keep_traces": args.keep_traces})["keep_traces"] if args.keep_traces else None
     root = _run_folder(args.trace_dir)
-    progress = Progress(len(cases) * len(IMPLEMENTATIONS), quiet=args.quiet)
+    progress = Progress(len(cases) * len(pair), quiet=args.quiet)
     progress.say(
-        f"compare: {len(cases)} scenarios x {len(IMPLEMENTATIONS)} implementations, {jobs} at a time; "
-        f"traces in {root}"
+        f"compare {_describe(pair)}: {plural(len(cases), 'scenario')}, {jobs} at a time; traces in {root}"
     )
     try:
-        comparison = run_comparison(cases, root, jobs=jobs, settings=settings, progress=progress)
+        comparison = run_comparison(cases, root, jobs=jobs, settings=settings, progress=progress, sides=pair)
     finally:
         _prune(root, keep)
     return _emit(comparison, args, progress)
@@ -164,18 +198,36 @@ def _compare_question(args: argparse.Namespace) -> int:
     if repeat < 1:
         raise ConfigError("--repeat must be at least 1")
     config = config_from(args)
+    pair = _sides(args.side, config.api)
     jobs = _jobs(args.jobs, 1)
     root = _run_folder(config.trace_dir)
-    progress = Progress(repeat * len(IMPLEMENTATIONS), quiet=args.quiet)
+    progress = Progress(repeat * len(pair), quiet=args.quiet)
     progress.say(
-        f"compare: {args.question!r} x {repeat} per implementation, model {config.model}, {jobs} at a time; "
-        f"traces in {root}"
+        f"compare {_describe(pair)}: {args.question!r} x {repeat} per side, model {config.model}, "
+        f"{jobs} at a time; traces in {root}"
     )
     try:
-        comparison = run_repeated(args.question, config, repeat, root, jobs=jobs, progress=progress)
+        comparison = run_repeated(
+            args.question, config, repeat, root, jobs=jobs, progress=progress, sides=pair
+        )
     finally:
         _prune(root, config.keep_traces)
     return _emit(comparison, args, progress)
+
+
+def _sides(given: list[str] | None, api: str) -> tuple[Side, ...]:
+    """The two sides: each `--side IMPL[:API]` (API defaults to `api`), or both implementations on `api`."""
+    from k8s_agent.compare_report import parse_side, sides
+
+    if not given:
+        return sides(api=api)
+    return sides([parse_side(text, api) for text in given])
+
+
+def _describe(pair: tuple[Side, ...]) -> str:
+    from k8s_agent.compare_report import describe_sides
+
+    return describe_sides(pair)
 
 
 def _prune(root: Path, keep: int | None) -> None:

@@ -1,34 +1,42 @@
 """The comparison as one self-contained HTML page: inline CSS and JS, no network, no external fonts.
 
 Per row (scenario, or round of a repeated question) the two runs are drawn as side-by-side
-timelines, one grid row per model turn, so turn N of one implementation sits next to turn N of
-the other. A turn whose facts differ between the two (tool outcomes, results, guardrails, what
-the model said) is marked. The page is rendered here, in full; the script only adds a filter,
-a "differences only" switch and expand/collapse.
+timelines, one grid row per model turn, so turn N of one side sits next to turn N of the other.
+A turn whose facts differ between the two (tool outcomes, results, guardrails, what the model said,
+the conversation it was sent) is marked; on two wires a request is compared as the conversation it
+amounts to, never by its shape on the wire. The page is rendered here, in full; the script only
+adds a filter, a "differences only" switch and expand/collapse.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from html import escape
 
 from k8s_agent import charts
 from k8s_agent.compare_report import (
     BEHAVIOUR_COLUMNS,
+    CHAT,
     COLUMNS,
-    SHORT,
     Comparison,
     Row,
     RunRecord,
+    Side,
+    behaviour_differences,
+    cell_order,
     cells,
+    conversation_turns,
+    describe_sides,
     environment,
+    noun,
     repeat_summary,
 )
 from k8s_agent.timeline import Timeline, Turn, clip, describe_response, timeline, turn_facts
 from k8s_agent_harness import events
 from k8s_agent_harness.report import plural
-from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Guardrail, Outcome
+from k8s_agent_harness.vocabulary import Guardrail, Outcome
 
 MARKS = {Outcome.EXECUTED: "✓", Outcome.CACHED: "↺", Outcome.FAILED: "✗"}
 
@@ -127,7 +135,8 @@ SCRIPT = """
 
 def html_report(comparison: Comparison) -> str:
     """The whole page."""
-    title = "k8s-agent compare: " + " vs ".join(IMPLEMENTATIONS)
+    pair = comparison.sides
+    title = "k8s-agent compare: " + " vs ".join(side.title for side in pair)
     env = environment(comparison.jobs)
     versions = ", ".join(f"{k} {v}" for k, v in env.items() if v is not None)
     parts = [
@@ -137,8 +146,8 @@ def html_report(comparison: Comparison) -> str:
         f"<title>{escape(title)}</title><style>{CSS}</style></head>",
         "<body>",
         f"<header><h1>{escape(title)}</h1>",
-        f'<p class="muted">{len(comparison.rows)} rows x {len(IMPLEMENTATIONS)} implementations in '
-        f"{comparison.wall_seconds:.1f} s · generated {escape(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}"
+        f'<p class="muted">{escape(describe_sides(pair))} · {len(comparison.rows)} rows x {len(pair)} '
+        f"{noun(pair)} in {comparison.wall_seconds:.1f} s · generated {escape(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}"
         f" · {escape(versions)}</p></header>",
     ]
     drawing = charts.available()
@@ -147,20 +156,26 @@ def html_report(comparison: Comparison) -> str:
         parts.append(f'<p class="charts-missing">{escape(charts.NOTE, quote=False)}</p>')
     if comparison.mode == "repeat":
         parts.append(_repeat_table(comparison))
-    parts.append(_summary_table(comparison.rows))
-    parts.append(_legend(drawing))
+    parts.append(_summary_table(comparison))
+    parts.append(_legend(drawing, pair))
     parts.append(
         '<div class="controls"><input id="filter" type="search" placeholder="filter scenarios by name">'
         '<label><input id="only-diff" type="checkbox"> differing turns only</label>'
         '<button id="expand" type="button">expand all</button>'
         '<button id="collapse" type="button">collapse all</button></div>'
     )
-    parts += [_scenario(row, drawing) for row in comparison.rows]
+    parts += [_scenario(row, drawing, pair) for row in comparison.rows]
+    wires = (
+        " On two wires a request's messages are counted as the conversation it amounts to (a Responses "
+        "request's input items and instructions read as Chat messages)."
+        if len({side.api for side in pair}) > 1
+        else ""
+    )
     parts.append(
         "<footer>Each turn is one model request and what followed it: the model's answer, every tool "
         "call with its outcome (✓ executed, ↺ duplicate answered from cache, ✗ rejected or failed) and "
-        "every guardrail. Tool calls are listed in the order they ran. Turns whose facts differ between the "
-        "implementations are marked yellow; times, bytes and tokens are costs and never mark a turn.</footer>"
+        f"every guardrail. Tool calls are listed in the order they ran. Turns whose facts differ between the "
+        f"{noun(pair)} are marked yellow; times, bytes and tokens are costs and never mark a turn.{wires}</footer>"
     )
     parts.append(f"<script>{SCRIPT}</script></body></html>")
     return "\n".join(parts) + "\n"
@@ -177,9 +192,30 @@ EXPECTED = {
     "wall s": "timing noise: dominated by starting the mock MCP server, the same for both",
     "loop ms": "timing noise, plus the SDK Runner's own per-turn work (a few ms a turn)",
 }
+"""Why each cost differs between the two implementations on one wire."""
+WIRE_BYTES = (
+    "each wire shapes the same conversation its own way (Chat: messages, the system prompt first, one "
+    "assistant message per round of calls; Responses: instructions, input items, one function_call "
+    "item per call, flat tools), so the bytes differ"
+)
+
+
+def expected(pair: Sequence[Side]) -> dict[str, str]:
+    """Why each cost may differ between these two sides."""
+    if len({side.api for side in pair}) == 1:
+        return EXPECTED
+    notes = dict(EXPECTED)
+    one_impl = len({side.impl for side in pair}) == 1
+    notes["bytes sent"] = WIRE_BYTES + ("" if one_impl else "; the SDK's own additions come on top")
+    if one_impl:
+        notes["wall s"] = "timing noise: dominated by starting the mock MCP server, the same for both"
+        notes["loop ms"] = "timing noise, and each wire's client code"
+    return notes
+
 
 LEGEND = {
     "hw / sdk": "each cell holds the hand-written loop's value, then the SDK port's",
+    "chat, responses": "the wire a side speaks: Chat Completions or the Responses API",
     "report": "the run ended with a non-empty answer (✓ yes, ✗ no)",
     "grounded": "the answer names nothing no tool returned and every quote and name of a structured report "
     "verified; ✗ says the harness's grounding check caught the model inventing",
@@ -201,11 +237,26 @@ LEGEND = {
 }
 
 
+def legend(pair: Sequence[Side]) -> dict[str, str]:
+    """The legend for these two sides: on one wire as it always was; on two, each side with its wire."""
+    if len({side.api for side in pair}) == 1:
+        return {k: v for k, v in LEGEND.items() if k != "chat, responses"}
+    order = "each cell holds the value of " + ", then of ".join(side.label for side in pair)
+    return {
+        cell_order(pair): order,
+        **{
+            k: v.replace("between the implementations", "between the sides")
+            for k, v in LEGEND.items()
+            if k != "hw / sdk"
+        },
+    }
+
+
 def _verdict_line(comparison: Comparison) -> str:
     runs = [run for row in comparison.rows for run in row.runs.values()]
     kept = sum(1 for run in runs if run.metrics["invariants_held"] and run.metrics["status"] == "ok")
     same = sum(1 for row in comparison.rows if row.answers_identical)
-    behaviour = sum(1 for row in comparison.rows if _behaviour_differs(row))
+    behaviour = sum(1 for row in comparison.rows if behaviour_differences(row, comparison.sides))
     rows = len(comparison.rows)
     text = (
         f"{kept}/{len(runs)} runs kept the contract · {same}/{rows} rows gave the same answer on both · "
@@ -215,31 +266,23 @@ def _verdict_line(comparison: Comparison) -> str:
     return f'<p class="verdict-line{" broken" if broken else ""}" id="verdict">{escape(text)}</p>'
 
 
-def _behaviour_differs(row: Row) -> bool:
-    values = [cells(row.runs[impl].metrics) for impl in IMPLEMENTATIONS]
-    columns = zip(COLUMNS, zip(*values, strict=True), strict=True)
-    if any(name in BEHAVIOUR and len(set(column)) > 1 for name, column in columns):
-        return True
-    facts = [[turn_facts(turn) for turn in timeline(row.runs[impl].trace).turns] for impl in IMPLEMENTATIONS]
-    return len({json.dumps(f) for f in facts}) > 1
-
-
-def _summary_table(rows: list[Row]) -> str:
-    order = " / ".join(SHORT[impl] for impl in IMPLEMENTATIONS)
+def _summary_table(comparison: Comparison) -> str:
+    pair = comparison.sides
+    why = expected(pair)
     head = "".join(
         f"<th>{escape(c)}</th>"
         if c in BEHAVIOUR
-        else f'<th class="cost" title="{escape(EXPECTED[c])}">{escape(c)}</th>'
+        else f'<th class="cost" title="{escape(why[c])}">{escape(c)}</th>'
         for c in COLUMNS
     )
     lines = [
-        f'<div class="table-wrap"><table class="summary"><caption>each cell: {escape(order)}; '
-        "a yellow cell is a behaviour that differs between the implementations; costs (grey) differ "
+        f'<div class="table-wrap"><table class="summary"><caption>each cell: {escape(cell_order(pair))}; '
+        f"a yellow cell is a behaviour that differs between the {noun(pair)}; costs (grey) differ "
         "as expected, see the legend</caption><thead>",
         f"<tr><th>scenario</th>{head}<th>same answer</th></tr></thead><tbody>",
     ]
-    for row in rows:
-        values = [cells(row.runs[impl].metrics) for impl in IMPLEMENTATIONS]
+    for row in comparison.rows:
+        values = [cells(row.runs[side.key].metrics) for side in pair]
         tds = []
         for name, column_values in zip(COLUMNS, zip(*values, strict=True), strict=True):
             varies = len(set(column_values)) > 1
@@ -247,7 +290,7 @@ def _summary_table(rows: list[Row]) -> str:
             if name in BEHAVIOUR:
                 tds.append(f'<td class="differs">{shown}</td>' if varies else f"<td>{shown}</td>")
             elif varies:
-                tds.append(f'<td class="expected varies" title="{escape(EXPECTED[name])}">{shown}</td>')
+                tds.append(f'<td class="expected varies" title="{escape(why[name])}">{shown}</td>')
             else:
                 tds.append(f'<td class="expected">{shown}</td>')
         same = {True: '<span class="good">yes</span>', False: '<span class="bad">no</span>', None: "-"}[
@@ -262,9 +305,11 @@ def _summary_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def _legend(drawing: bool) -> str:
-    items = list(LEGEND.items())
-    items += [(f"{k} differs", v) for k, v in EXPECTED.items() if k in ("bytes sent", "wall s", "loop ms")]
+def _legend(drawing: bool, pair: Sequence[Side]) -> str:
+    items = list(legend(pair).items())
+    items += [
+        (f"{k} differs", v) for k, v in expected(pair).items() if k in ("bytes sent", "wall s", "loop ms")
+    ]
     items.append(
         ("✓ ↺ ✗ in a timeline", "tool call executed · duplicate answered from cache · rejected or failed")
     )
@@ -285,15 +330,15 @@ def _verdict(value: str) -> str:
 
 
 def _repeat_table(comparison: Comparison) -> str:
+    pair = comparison.sides
     summary = repeat_summary(comparison)
-    header = "".join(f"<th>{escape(impl)} median [min-max]</th>" for impl in IMPLEMENTATIONS)
+    header = "".join(f"<th>{escape(side.title)} median [min-max]</th>" for side in pair)
+    per = "implementation" if noun(pair) == "implementations" else "side"
     lines = [
-        f"<p>Question: <q>{escape(comparison.question or '')}</q>, {comparison.repeat} runs per implementation.</p>",
+        f"<p>Question: <q>{escape(comparison.question or '')}</q>, {comparison.repeat} runs per {per}.</p>",
         f'<table class="summary repeat"><thead><tr><th>metric</th>{header}</tr></thead><tbody>',
     ]
-    for name, stats in (
-        (n, [summary[i].get(n) for i in IMPLEMENTATIONS]) for n in summary[IMPLEMENTATIONS[0]]
-    ):
+    for name, stats in ((n, [summary[side.key].get(n) for side in pair]) for n in summary[pair[0].key]):
         if name == "runs":
             continue
         shown = [
@@ -309,22 +354,23 @@ def _repeat_table(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
-def _scenario(row: Row, drawing: bool) -> str:
-    runs = [row.runs[impl] for impl in IMPLEMENTATIONS]
+def _scenario(row: Row, drawing: bool, pair: Sequence[Side]) -> str:
+    runs = [row.runs[side.key] for side in pair]
     timelines = [timeline(run.trace) for run in runs]
     turns = max((len(t.turns) for t in timelines), default=0)
-    facts = [[turn_facts(turn) for turn in t.turns] for t in timelines]
+    # Compared as the conversation each request amounts to, whichever wire carried it.
+    facts = [[turn_facts(turn) for turn in conversation_turns(run)] for run in runs]
     differs = [len({json.dumps(f[n]) if n < len(f) else "" for f in facts}) > 1 for n in range(turns)]
-    pictures = _pictures(runs, timelines) if drawing else []
+    pictures = _pictures(runs, timelines, pair) if drawing else []
     first = 3 if pictures else 2
     columns = [
-        _timeline(run, line, column, turns, differs, pictures[column - 1] if pictures else None)
-        for column, (run, line) in enumerate(zip(runs, timelines, strict=True), 1)
+        _timeline(run, side, line, column, turns, differs, pictures[column - 1] if pictures else None)
+        for column, (run, side, line) in enumerate(zip(runs, pair, timelines, strict=True), 1)
     ]
     same = row.answers_identical
     badges = [
-        _badge(f"{impl}: {label}", bool(run.metrics[key]))
-        for impl, run in zip(IMPLEMENTATIONS, runs, strict=True)
+        _badge(f"{side.title}: {label}", bool(run.metrics[key]))
+        for side, run in zip(pair, runs, strict=True)
         for label, key in (("report", "report"), ("grounded", "grounded"), ("contract", "invariants_held"))
     ]
     badges.append(_badge("same answer" if same else "answers differ", bool(same)))
@@ -338,7 +384,7 @@ def _scenario(row: Row, drawing: bool) -> str:
             + (f" · cluster {escape(str(row.cluster))}" if row.cluster else "")
             + f"</p><p>Question: <q>{escape(row.question)}</q></p>",
             f'<div class="verdicts">{"".join(badges)}</div>',
-            *_notes(runs, timelines),
+            *_notes(runs, timelines, pair),
             f'<div class="chart-key">{charts.timeline_legend()}</div>' if pictures else "",
             f'<div class="pair" style="grid-template-rows: repeat({turns + first}, auto)">',
             *columns,
@@ -347,14 +393,18 @@ def _scenario(row: Row, drawing: bool) -> str:
     )
 
 
-def _notes(runs: list[RunRecord], timelines: list[Timeline]) -> list[str]:
+def _notes(runs: list[RunRecord], timelines: list[Timeline], pair: Sequence[Side]) -> list[str]:
     """Why a scenario's marks look as they do, where the table alone would puzzle a reader."""
     notes = []
-    caught = [run for run in runs if not run.metrics["grounded"] and run.metrics["invariants_held"]]
+    caught = [
+        (side, run)
+        for side, run in zip(pair, runs, strict=True)
+        if not run.metrics["grounded"] and run.metrics["invariants_held"]
+    ]
     if caught:
-        names = sorted({name for run in caught for name in run.metrics["ungrounded_names"]})
+        names = sorted({name for _, run in caught for name in run.metrics["ungrounded_names"]})
         shown = f" ({', '.join(names)})" if names else ""
-        who = " and ".join(SHORT[run.impl] for run in caught)
+        who = " and ".join(side.short for side, _ in caught)
         notes.append(
             f'<p class="note why" data-note="grounding">Grounded ✗ and contract ✓ ({escape(who)}) are both right: '
             f"the model named what no tool returned{escape(shown)}, the harness's grounding check caught it "
@@ -365,8 +415,8 @@ def _notes(runs: list[RunRecord], timelines: list[Timeline]) -> list[str]:
         notes.append(
             '<p class="note order" data-note="call-order">The tool calls of a round are listed in another order '
             "for the SDK: it runs a call to an unknown tool after the others (its tool_not_found handling comes "
-            "after the function tools). Same calls, same outcomes, and the same wire: the port puts the answers "
-            "back in the order the model proposed them, so no turn is marked.</p>"
+            "after the function tools). Same calls, same outcomes, and the same requests: the port puts the "
+            "answers back in the order the model proposed them, so no turn is marked.</p>"
         )
     return notes
 
@@ -376,7 +426,7 @@ def _order_differs(timelines: list[Timeline]) -> bool:
     return len({json.dumps(order) for order in orders}) > 1
 
 
-def _pictures(runs: list[RunRecord], timelines: list[Timeline]) -> list[str]:
+def _pictures(runs: list[RunRecord], timelines: list[Timeline], pair: Sequence[Side]) -> list[str]:
     """One timeline chart per run, on a shared time axis and token scale."""
     drawn = [_spans(run, line) for run, line in zip(runs, timelines, strict=True)]
     until = max((max((s.end for s in spans), default=0.0) for spans, _ in drawn), default=0.0)
@@ -385,8 +435,10 @@ def _pictures(runs: list[RunRecord], timelines: list[Timeline]) -> list[str]:
         default=0,
     )
     return [
-        charts.timeline_chart(run.impl, spans, marks, until=max(until, 1e-3), tokens_max=tokens)
-        for run, (spans, marks) in zip(runs, drawn, strict=True)
+        charts.timeline_chart(
+            run.impl, spans, marks, until=max(until, 1e-3), tokens_max=tokens, title=side.title
+        )
+        for run, side, (spans, marks) in zip(runs, pair, drawn, strict=True)
     ]
 
 
@@ -422,23 +474,29 @@ def _badge(text: str, ok: bool) -> str:
 
 
 def _timeline(
-    run: RunRecord, line: Timeline, column: int, turns: int, differs: list[bool], picture: str | None
+    run: RunRecord,
+    side: Side,
+    line: Timeline,
+    column: int,
+    turns: int,
+    differs: list[bool],
+    picture: str | None,
 ) -> str:
     metrics = run.metrics
     wall = metrics["wall_seconds"]
     head = (
-        f"{escape(run.impl)} · {plural(metrics['model_requests'], 'request')} · "
+        f"{escape(side.title)} · {plural(metrics['model_requests'], 'request')} · "
         f"{plural(metrics['tool_calls_executed'], 'tool call')} executed"
         f" · {metrics['bytes_sent']} bytes · {'-' if wall is None else f'{float(wall):.2f} s'}"
     )
     parts = [
-        f'<div class="timeline" data-impl="{escape(run.impl)}">',
+        f'<div class="timeline" data-impl="{escape(side.key)}" data-api="{escape(side.api)}">',
         f'<div class="run-head" style="grid-column:{column};grid-row:1">{head}</div>',
     ]
     first = 2
     if picture is not None:
         parts.append(
-            f'<div class="chart" data-impl="{escape(run.impl)}" style="grid-column:{column};grid-row:2">'
+            f'<div class="chart" data-impl="{escape(side.key)}" style="grid-column:{column};grid-row:2">'
             f"{picture}</div>"
         )
         first = 3
@@ -461,9 +519,9 @@ def _timeline(
 def _turn(turn: Turn) -> str:
     request = turn.request
     offer = {"none": "no tools (summary)", "offered": "tools offered"}.get(turn.offer, f"tools {turn.offer}")
+    pieces = plural(request.message_count, "message" if request.api == CHAT else "input item")
     parts = [
-        f'<div class="step-label">turn {turn.step} · {plural(request.message_count, "message")} · '
-        f"{escape(offer)} · {request.bytes} bytes</div>"
+        f'<div class="step-label">turn {turn.step} · {pieces} · {escape(offer)} · {request.bytes} bytes</div>'
     ]
     for error in turn.http_errors:
         parts.append(

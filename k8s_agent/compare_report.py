@@ -1,7 +1,10 @@
 """The comparison's data (one record per run, two runs per row) and its markdown and JSON renderings.
 
-Every metric comes from the run's trace (the `run_end` counters and the event times), so a run
-against a scripted model, the offline model or a real endpoint is measured the same way.
+A comparison has two sides, each an implementation on a wire (`Side`): by default the hand-written
+loop and the SDK port, both on `--api`. Every metric comes from the run's trace (the `run_end`
+counters and the event times), so a run against a scripted model, the offline model or a real
+endpoint is measured the same way. What the model was sent is read as the Chat Completions request
+it amounts to (`chat_request`), so two sides on different wires are compared on behaviour, not bytes.
 """
 
 from __future__ import annotations
@@ -9,18 +12,119 @@ from __future__ import annotations
 import platform
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from k8s_agent.invariants import check_run
+from k8s_agent.invariants import check_run, first_requests
+from k8s_agent.timeline import Turn, timeline, turn_facts
 from k8s_agent_harness import events, prompts
+from k8s_agent_harness.config import APIS
+from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl, Rejection, ReportFormat, RunStatus
 from k8s_agent_mock_cluster.call_log import LoggedCall
+from k8s_agent_scripted_llm.responses_api import chat_request
 
 SHORT = {Impl.HANDWRITTEN: "hw", Impl.SDK: "sdk"}
 """Column labels of the implementations in the tables."""
+CHAT = "chat"
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: an implementation on a wire, and how the reports name it.
+
+    Made by `sides()`, which names the pair: on one wire a side goes by its implementation
+    (`sdk`, the names reports have always used); on two wires by both (`sdk:responses`,
+    titled `sdk (responses)`).
+    """
+
+    impl: Impl
+    api: str = CHAT
+    key: str = ""
+    """Its key in the JSON report's runs and summary, and its folder of traces."""
+    title: str = ""
+    """Its name in headings: `sdk`, or `sdk (responses)` when the sides' wires differ."""
+    short: str = ""
+    """Its name in a table cell's order: `hw`, or `hw (chat)` when the sides' wires differ."""
+
+    @property
+    def label(self) -> str:
+        """The implementation and its wire: `sdk (responses)`."""
+        return f"{self.impl} ({self.api})"
+
+    @property
+    def folder(self) -> str:
+        """The folder its runs' traces go in (its key, without the colon)."""
+        return self.key.replace(":", "-")
+
+
+def sides(pair: Sequence[tuple[Impl, str]] | None = None, api: str = CHAT) -> tuple[Side, Side]:
+    """The two sides of a comparison, named; by default both implementations on `api`.
+
+    Raises ConfigError unless there are exactly two different sides on known wires.
+    """
+    pair = list(pair) if pair is not None else [(impl, api) for impl in IMPLEMENTATIONS]
+    if len(pair) != 2:
+        raise ConfigError(
+            f"compare takes two sides, got {len(pair)}: give --side twice "
+            "(e.g. --side handwritten:chat --side sdk:responses)"
+        )
+    for _, wire in pair:
+        if wire not in APIS:
+            raise ConfigError(f"unknown API {wire!r}: choose one of {', '.join(APIS)}")
+    (first_impl, first_api), (second_impl, second_api) = pair
+    if (first_impl, first_api) == (second_impl, second_api):
+        raise ConfigError(
+            f"both sides are {first_impl} ({first_api}): nothing to compare; give two different sides"
+        )
+    one_wire = first_api == second_api
+
+    def named(impl: Impl, wire: str) -> Side:
+        if one_wire:
+            return Side(impl, wire, key=str(impl), title=str(impl), short=SHORT[impl])
+        return Side(
+            impl, wire, key=f"{impl}:{wire}", title=f"{impl} ({wire})", short=f"{SHORT[impl]} ({wire})"
+        )
+
+    return named(first_impl, first_api), named(second_impl, second_api)
+
+
+DEFAULT_SIDES = sides()
+"""The hand-written loop and the SDK port, both on Chat Completions."""
+
+
+def parse_side(text: str, api: str) -> tuple[Impl, str]:
+    """`IMPL[:API]` (API defaults to `api`) as an implementation and a wire; ConfigError when not."""
+    name, colon, wire = text.strip().partition(":")
+    try:
+        impl = Impl(name.strip().lower())
+    except ValueError:
+        raise ConfigError(
+            f"unknown implementation {name.strip()!r} in --side {text}: choose one of "
+            f"{', '.join(IMPLEMENTATIONS)} (IMPL[:API], e.g. sdk:responses)"
+        ) from None
+    wire = wire.strip().lower() if colon else api
+    if wire not in APIS:
+        raise ConfigError(
+            f"unknown API {wire!r} in --side {text}: choose one of {', '.join(APIS)} (IMPL[:API], "
+            "e.g. sdk:responses)"
+        )
+    return impl, wire
+
+
+def describe_sides(pair: Sequence[Side]) -> str:
+    """The sides in a few words: `handwritten vs sdk, both on chat`, `sdk (chat) vs sdk (responses)`."""
+    if len({side.api for side in pair}) == 1:
+        return " vs ".join(side.title for side in pair) + f", both on {pair[0].api}"
+    return " vs ".join(side.title for side in pair)
+
+
+def noun(pair: Sequence[Side]) -> str:
+    """What the sides are: `implementations` (one wire), else `sides`."""
+    return "implementations" if len({side.api for side in pair}) == 1 else "sides"
+
 
 # Numeric metrics summarised (median and range) over repeated runs, in table order.
 NUMERIC = (
@@ -39,11 +143,13 @@ FLAGS = ("report", "grounded", "invariants_held", "forced_summary")
 
 @dataclass(frozen=True)
 class RunRecord:
-    """One implementation's run of one row: its metrics (JSON-ready) and its trace."""
+    """One side's run of one row: its metrics (JSON-ready) and its trace."""
 
     impl: Impl
     metrics: dict[str, Any]
     trace: Sequence[events.Event] = field(repr=False)
+    api: str = CHAT
+    """The wire the run was asked to speak."""
 
     @property
     def answer(self) -> str | None:
@@ -54,20 +160,20 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class Row:
-    """One scenario (or one round of a repeated question): both implementations' runs."""
+    """One scenario (or one round of a repeated question): both sides' runs, by side key."""
 
     name: str
     summary: str
     question: str
     model: str
     deterministic: bool
-    runs: dict[Impl, RunRecord]
+    runs: dict[str, RunRecord]
     cluster: Path | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
 
     @property
     def answers_identical(self) -> bool | None:
-        """Whether every implementation gave the same final answer (None if a run gave none)."""
+        """Whether every side gave the same final answer (None if a run gave none)."""
         answers = [run.answer for run in self.runs.values()]
         if any(answer is None for answer in answers):
             return None
@@ -85,24 +191,49 @@ class Comparison:
     question: str | None = None
     repeat: int | None = None
     trace_dir: Path | None = None
+    sides: tuple[Side, ...] = DEFAULT_SIDES
 
 
 def record_run(
     impl: Impl,
     trace: Sequence[events.Event],
     *,
+    api: str = CHAT,
     requests: Sequence[dict[str, Any]] | None = None,
+    wires: Sequence[str] | None = None,
     calls: Sequence[LoggedCall] | None = None,
     script_problems: str | None = None,
     trace_path: Path | None = None,
 ) -> RunRecord:
-    """Measure one run from its trace, and check the contract invariants on it."""
+    """Measure one run from its trace, and check the contract invariants on it.
+
+    `requests` (what the model server received, on `wires`) are read as the Chat requests they
+    amount to; without them, on the Responses wire, they are rebuilt from the trace. A run that
+    spoke another wire than `api` (its trace or the model server says so) breaks the comparison:
+    a violation.
+    """
+    trace = offered_as_sent(trace)
     end = next((e for e in reversed(trace) if isinstance(e, events.RunEnd)), None)
     counts = end.counts if end is not None else events.RunCounts()
     answer = end.answer if end is not None and end.status == RunStatus.OK else None
-    checks = check_run(trace, requests, calls, script_problems)
-    reports = [e for e in trace if isinstance(e, events.ReportChecked)]
     start = next((e for e in trace if isinstance(e, events.RunStart)), None)
+    spoke = start.api if start is not None else None
+    if requests is not None:
+        bodies: list[dict[str, Any]] | None = [chat_request(body) for body in requests]
+    elif any(isinstance(e, events.ModelRequest) and e.api != CHAT for e in trace):
+        bodies = conversation_requests(trace)
+    else:
+        bodies = None  # the invariants rebuild Chat requests from the trace themselves
+    checks = check_run(trace, bodies, calls, script_problems)
+    violations = [f"{check.name}: {check.detail}" for check in checks if check.held is False]
+    heard = sorted(
+        {str(wire) for wire in wires or ()}
+        | {e.api for e in trace if isinstance(e, events.ModelRequest)}
+        | ({spoke} if spoke else set())
+    )
+    if heard and heard != [api]:
+        violations.append(f"wire: asked for {api}, the run spoke {' and '.join(heard)}")
+    reports = [e for e in trace if isinstance(e, events.ReportChecked)]
     report_format = start.report_format if start and start.report_format else None
     verified = None
     if report_format not in (None, ReportFormat.PROSE) and answer is not None:
@@ -122,9 +253,10 @@ def record_run(
         "report_format": report_format.value if report_format else None,
         "report_verified": verified,
         "ungrounded_names": list(end.ungrounded_names) if end is not None else [],
-        "invariants_held": all(check.held is not False for check in checks),
+        "invariants_held": not violations,
         "invariants": {check.name: check.held for check in checks},
-        "violations": [f"{check.name}: {check.detail}" for check in checks if check.held is False],
+        "violations": violations,
+        "api": spoke,
         **counts.model_dump(mode="json"),
         "server_calls": None if calls is None else len(calls),
         "wall_seconds": end.wall_seconds if end is not None else None,
@@ -133,7 +265,78 @@ def record_run(
         "answer": answer,
         "trace": str(trace_path) if trace_path else None,
     }
-    return RunRecord(impl, metrics, trace)
+    return RunRecord(impl, metrics, trace, api)
+
+
+def offered_as_sent(trace: Sequence[events.Event]) -> tuple[events.Event, ...]:
+    """The trace with each request read for the tools it offers, as the contract reads a request
+    (an empty `tools` list offers none): the SDK on the Responses wire sends `"tools": []` where it
+    leaves the field out on Chat Completions (a forced summary), and the trace records that a
+    `tools` field was sent. Every other event is kept as it is."""
+    return tuple(
+        event.model_copy(update={"tools_sent": False})
+        if isinstance(event, events.ModelRequest) and event.tools_sent and not event.tool_count
+        else event
+        for event in trace
+    )
+
+
+def conversation_requests(trace: Sequence[events.Event]) -> list[dict[str, Any]]:
+    """Each model turn's request, rebuilt from the trace's deltas on its own wire and read as the
+    Chat Completions request it amounts to (messages, and tools when sent)."""
+    bodies: list[dict[str, Any]] = []
+    pieces: list[Any] = []
+    instructions: str | None = None
+    for event in first_requests(trace):
+        added = list(event.messages_added or [])
+        pieces = added if event.history_rewritten else [*pieces, *added]
+        if event.api == CHAT:
+            body: dict[str, Any] = {"messages": pieces}
+        else:
+            instructions = event.instructions if event.instructions is not None else instructions
+            body = chat_request({"input": pieces, **({"instructions": instructions} if instructions else {})})
+        if event.tools_sent:
+            body["tools"] = []
+        bodies.append(body)
+    return bodies
+
+
+def conversation_turns(run: RunRecord) -> list[Turn]:
+    """The run's turns, each request's message count read as the Chat conversation it amounts to
+    (a Responses request counts input items, without the instructions), so that turns on two
+    wires compare on what the model was sent, not on how the wire shapes it."""
+    turns = timeline(run.trace).turns
+    if all(turn.request.api == CHAT for turn in turns):
+        return turns
+    bodies = conversation_requests(run.trace)
+    return [
+        replace(turn, request=turn.request.model_copy(update={"message_count": len(body["messages"])}))
+        if turn.request.api != CHAT
+        else turn
+        for turn, body in zip(turns, bodies, strict=False)
+    ]
+
+
+def behaviour_differences(row: Row, pair: Sequence[Side]) -> list[str]:
+    """What differs in behaviour between the sides' runs of a row: the behaviour columns by name,
+    then `turn N` for each turn whose facts differ (or that one side did not take). Costs (tokens,
+    bytes, times) and the wire's shape are never a difference."""
+    values = [cells(row.runs[side.key].metrics) for side in pair]
+    differing = [
+        name
+        for name, column in zip(COLUMNS, zip(*values, strict=True), strict=True)
+        if name in BEHAVIOUR_COLUMNS and len(set(column)) > 1
+    ]
+    if row.answers_identical is False:
+        differing.append("answer")
+    facts = [[turn_facts(turn) for turn in conversation_turns(row.runs[side.key])] for side in pair]
+    longest = max((len(f) for f in facts), default=0)
+    differing += [
+        f"turn {number + 1}"
+        for number in range(longest)
+        if len({repr(f[number]) if number < len(f) else "" for f in facts}) > 1
+    ]
+    return differing
 
 
 def _between(times: dict[str, float], first: str, last: str) -> float | None:
@@ -150,7 +353,11 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "kind": "k8s-agent-compare",
         "mode": comparison.mode,
-        "implementations": list(IMPLEMENTATIONS),
+        "implementations": [side.impl.value for side in comparison.sides],
+        "sides": [
+            {"key": side.key, "implementation": side.impl.value, "api": side.api, "label": side.label}
+            for side in comparison.sides
+        ],
         "environment": environment(comparison.jobs),
         "wall_seconds": round(comparison.wall_seconds, 3),
         "trace_dir": str(comparison.trace_dir) if comparison.trace_dir else None,
@@ -164,10 +371,15 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
                 "cluster": str(row.cluster) if row.cluster else None,
                 "overrides": row.overrides,
                 "answers_identical": row.answers_identical,
-                "runs": {impl: run.metrics for impl, run in row.runs.items()},
+                "runs": {key: run.metrics for key, run in row.runs.items()},
             }
             for row in comparison.rows
         ],
+        "behaviour_differences": {
+            row.name: found
+            for row in comparison.rows
+            if (found := behaviour_differences(row, comparison.sides))
+        },
     }
     if comparison.mode == "repeat":
         payload["question"] = comparison.question
@@ -199,10 +411,10 @@ def environment(jobs: int) -> dict[str, Any]:
 
 
 def repeat_summary(comparison: Comparison) -> dict[str, Any]:
-    """Per implementation: median, min and max of each numeric metric; counts of each flag."""
+    """Per side (by key): median, min and max of each numeric metric; counts of each flag."""
     summary: dict[str, Any] = {}
-    for impl in IMPLEMENTATIONS:
-        runs = [row.runs[impl].metrics for row in comparison.rows if impl in row.runs]
+    for side in comparison.sides:
+        runs = [row.runs[side.key].metrics for row in comparison.rows if side.key in row.runs]
         numbers: dict[str, Any] = {}
         for name in NUMERIC:
             values = [float(m[name]) for m in runs if m.get(name) is not None]
@@ -213,7 +425,7 @@ def repeat_summary(comparison: Comparison) -> dict[str, Any]:
             )
         flags = {name: sum(1 for m in runs if m.get(name)) for name in FLAGS}
         answers = {m["answer"] for m in runs if m.get("answer") is not None}
-        summary[impl] = {"runs": len(runs), **numbers, **flags, "distinct_answers": len(answers)}
+        summary[side.key] = {"runs": len(runs), **numbers, **flags, "distinct_answers": len(answers)}
     summary["rounds_with_identical_answers"] = sum(1 for row in comparison.rows if row.answers_identical)
     return summary
 
@@ -230,9 +442,9 @@ BEHAVIOUR_COLUMNS = (
     "pushbacks",
     "forced summary",
 )
-"""Columns whose difference between the implementations matters: behaviour, guardrails, answers."""
+"""Columns whose difference between the sides matters: behaviour, guardrails, answers."""
 COST_COLUMNS = ("prompt tok", "completion tok", "bytes sent", "wall s", "loop ms")
-"""Costs: expected to differ between the implementations (the SDK's extra bytes, timing noise)."""
+"""Costs: expected to differ between the sides (the SDK's extra bytes, each wire's shape, timing noise)."""
 COLUMNS = BEHAVIOUR_COLUMNS + COST_COLUMNS
 
 
@@ -271,40 +483,60 @@ def _summary_reason(metrics: dict[str, Any]) -> str:
 
 def markdown(comparison: Comparison) -> str:
     """The comparison table (and, for repeated runs, the medians first)."""
+    pair = comparison.sides
     parts = []
     if comparison.mode == "repeat":
         parts.append(repeat_markdown(comparison))
         parts.append("Each round:")
-    parts.append(rows_markdown(comparison.rows, "round" if comparison.mode == "repeat" else "scenario"))
+    parts.append(rows_markdown(comparison.rows, "round" if comparison.mode == "repeat" else "scenario", pair))
+    titles = {side.key: side.title for side in pair}
     failures = [
-        f"- {row.name} · {impl}: {'; '.join(run.metrics['violations'] or [str(run.metrics['error'])])}"
+        f"- {row.name} · {titles.get(key, key)}: "
+        f"{'; '.join(run.metrics['violations'] or [str(run.metrics['error'])])}"
         for row in comparison.rows
-        for impl, run in row.runs.items()
+        for key, run in row.runs.items()
         if not run.metrics["invariants_held"] or run.metrics["status"] != "ok"
     ]
     if failures:
         parts.append("Runs that failed or broke an invariant:\n" + "\n".join(failures))
+    differences = [
+        f"- {row.name}: {', '.join(found)}"
+        for row in comparison.rows
+        if (found := behaviour_differences(row, pair))
+    ]
+    if differences:
+        parts.append(f"Rows whose behaviour differs, {describe_sides(pair)}:\n" + "\n".join(differences))
+    elif len({side.api for side in pair}) > 1:
+        parts.append(
+            "No row differs in behaviour. Bytes and tokens differ because each wire shapes the same "
+            "conversation its own way: costs, not behaviour."
+        )
     traces = f"; traces in {comparison.trace_dir}" if comparison.trace_dir else ""
     parts.append(
-        f"{len(comparison.rows)} rows x {len(IMPLEMENTATIONS)} implementations in "
+        f"{len(comparison.rows)} rows x {len(pair)} {noun(pair)} in "
         f"{comparison.wall_seconds:.1f} s ({comparison.jobs} at a time){traces}."
     )
     return "\n\n".join(parts) + "\n"
 
 
-def rows_markdown(rows: Sequence[Row], first: str = "scenario") -> str:
-    """Rows are scenarios (or rounds); each cell holds `handwritten / sdk`."""
-    order = " / ".join(SHORT[impl] for impl in IMPLEMENTATIONS)
+def cell_order(pair: Sequence[Side]) -> str:
+    """What a table cell holds, in order: `hw / sdk`, `sdk (chat) / sdk (responses)`."""
+    return " / ".join(side.short for side in pair)
+
+
+def rows_markdown(rows: Sequence[Row], first: str = "scenario", pair: Sequence[Side] = DEFAULT_SIDES) -> str:
+    """Rows are scenarios (or rounds); each cell holds `first side / second side`."""
+    wire = f" Both on the {pair[0].api} wire." if len({side.api for side in pair}) == 1 else ""
     header = [first, *COLUMNS, "same answer"]
     lines = [
-        f"Each cell: {order}.",
+        f"Each cell: {cell_order(pair)}.{wire}",
         "",
         "| " + " | ".join(header) + " |",
         "|" + "|".join([":---", *[":---:"] * (len(header) - 1)]) + "|",
     ]
     for row in rows:
-        per_impl = [cells(row.runs[impl].metrics) for impl in IMPLEMENTATIONS]
-        merged = [" / ".join(values) for values in zip(*per_impl, strict=True)]
+        per_side = [cells(row.runs[side.key].metrics) for side in pair]
+        merged = [" / ".join(values) for values in zip(*per_side, strict=True)]
         same = {True: "yes", False: "**no**", None: "-"}[row.answers_identical]
         lines.append("| " + " | ".join([row.name, *merged, same]) + " |")
     return "\n".join(lines)
@@ -312,19 +544,22 @@ def rows_markdown(rows: Sequence[Row], first: str = "scenario") -> str:
 
 def repeat_markdown(comparison: Comparison) -> str:
     """Medians and ranges of each metric over the repeated runs: rows are metrics."""
+    pair = comparison.sides
     summary = repeat_summary(comparison)
     question = comparison.question or ""
+    per = "implementation" if noun(pair) == "implementations" else "side"
     lines = [
         f"Question: {question}",
-        f"Model: {comparison.rows[0].model if comparison.rows else '?'}; {comparison.repeat} runs per implementation.",
+        f"Model: {comparison.rows[0].model if comparison.rows else '?'}; {comparison.repeat} runs per {per}"
+        + (f", both on {pair[0].api}." if per == "implementation" else "."),
         "",
-        "| metric | " + " | ".join(f"{impl} median [min-max]" for impl in IMPLEMENTATIONS) + " |",
-        "|:---|" + "|".join([":---:"] * len(IMPLEMENTATIONS)) + "|",
+        "| metric | " + " | ".join(f"{side.title} median [min-max]" for side in pair) + " |",
+        "|:---|" + "|".join([":---:"] * len(pair)) + "|",
     ]
     for name in NUMERIC:
         values = []
-        for impl in IMPLEMENTATIONS:
-            stats = summary[impl][name]
+        for side in pair:
+            stats = summary[side.key][name]
             values.append(
                 "-"
                 if stats is None
@@ -333,12 +568,13 @@ def repeat_markdown(comparison: Comparison) -> str:
         lines.append(f"| {name.replace('_', ' ')} | " + " | ".join(values) + " |")
     for name in (*FLAGS, "distinct_answers"):
         values = [
-            f"{summary[impl][name]}" + ("" if name == "distinct_answers" else f"/{summary[impl]['runs']}")
-            for impl in IMPLEMENTATIONS
+            f"{summary[side.key][name]}"
+            + ("" if name == "distinct_answers" else f"/{summary[side.key]['runs']}")
+            for side in pair
         ]
         lines.append(f"| {name.replace('_', ' ')} | " + " | ".join(values) + " |")
     lines.append(
-        f"\nRounds where both implementations gave the same answer: "
+        f"\nRounds where both {noun(pair)} gave the same answer: "
         f"{summary['rounds_with_identical_answers']}/{len(comparison.rows)}."
     )
     return "\n".join(lines)

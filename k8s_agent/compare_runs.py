@@ -1,8 +1,9 @@
-"""Running a comparison: the scenario library, or one question asked again and again, on both agents.
+"""Running a comparison: the scenario library, or one question asked again and again, on two sides.
 
+A side is an implementation on a wire (compare_report.Side); by default both agents on one wire.
 Each run is measured from its own trace and checked against the contract (compare_report). Runs
-share one event loop; `jobs` of them go at a time, and a warm-up run of each implementation
-comes first so that no measured run pays for the process's first use of anything.
+share one event loop; `jobs` of them go at a time, and a warm-up run of each side comes first so
+that no measured run pays for the process's first use of anything.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from k8s_agent.compare_report import Comparison, Row, RunRecord, record_run
+from k8s_agent.compare_report import DEFAULT_SIDES, Comparison, Row, RunRecord, Side, record_run
 from k8s_agent.implementations import ask_function
 from k8s_agent.pool import RateGate, run_pool
 from k8s_agent.scenarios import SCENARIOS, Scenario
@@ -27,18 +28,17 @@ from k8s_agent_harness.errors import AgentError, ConfigError
 from k8s_agent_harness.events import read_trace
 from k8s_agent_harness.report import plural
 from k8s_agent_harness.servers import STREAMABLE_HTTP, mock_cluster_command
-from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_mock_cluster import FixtureError, load_fixture
 from k8s_agent_mock_cluster.call_log import of_client, read_call_log
 from k8s_agent_scripted_llm import ScriptedModelServer, offline_model, responder_for
 
 WARM_UP = "c1-forced-first-step"
-"""The scenario each implementation runs once, unmeasured, before a comparison."""
+"""The scenario each side runs once, unmeasured, before a comparison."""
 
 
 @dataclass(frozen=True)
 class Case:
-    """A scenario to run both implementations on, on a mock cluster fixture (None: the shipped one)."""
+    """A scenario to run both sides on, on a mock cluster fixture (None: the shipped one)."""
 
     scenario: Scenario
     cluster: Path | None = None
@@ -75,8 +75,8 @@ class Progress:
         if not self.quiet:
             print(line, file=sys.stderr, flush=True)
 
-    def finished(self, name: str, record: RunRecord) -> None:
-        """A run ended: its outcome in one line."""
+    def finished(self, name: str, record: RunRecord, side: str | None = None) -> None:
+        """A run ended: its outcome in one line (`side`: how to name its side; its implementation)."""
         self.done += 1
         metrics = record.metrics
         if metrics["status"] != "ok":
@@ -87,7 +87,7 @@ class Progress:
             outcome = "BROKE " + "; ".join(metrics["violations"])
         wall = metrics["wall_seconds"] or 0.0
         self.say(
-            f"[{self.done:>{len(str(self.total))}}/{self.total}] {name:<26} {record.impl:<11} "
+            f"[{self.done:>{len(str(self.total))}}/{self.total}] {name:<26} {side or record.impl:<11} "
             f"{plural(metrics['model_requests'], 'request')}, {plural(metrics['tool_calls_executed'], 'tool call')}, "
             f"{float(wall):.2f} s · {outcome}"
         )
@@ -131,21 +131,22 @@ def run_comparison(
     jobs: int = 2,
     settings: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    sides: tuple[Side, ...] = DEFAULT_SIDES,
 ) -> Comparison:
-    """Run every case on both implementations (`jobs` runs at a time) and collect the rows."""
-    warm_up(root, progress)
+    """Run every case on both sides (`jobs` runs at a time) and collect the rows."""
+    warm_up(root, progress, sides)
     started = time.perf_counter()
 
     async def run_all() -> list[RunRecord]:
-        async def one(pair: tuple[Case, Impl]) -> RunRecord:
-            case, impl = pair
-            return await run_case(case, impl, root / case.name / impl, settings or {})
+        async def one(pair: tuple[Case, Side]) -> RunRecord:
+            case, side = pair
+            return await run_case(case, side, root / case.name / side.folder, settings or {})
 
-        def finished(pair: tuple[Case, Impl], record: RunRecord) -> None:
+        def finished(pair: tuple[Case, Side], record: RunRecord) -> None:
             if progress is not None:
-                progress.finished(pair[0].name, record)
+                progress.finished(pair[0].name, record, pair[1].title)
 
-        pairs = [(case, impl) for case in cases for impl in IMPLEMENTATIONS]
+        pairs = [(case, side) for case in cases for side in sides]
         return await run_pool(pairs, one, concurrency=jobs, on_done=finished)
 
     records = iter(asyncio.run(run_all()))
@@ -156,47 +157,55 @@ def run_comparison(
             question=case.scenario.question,
             model="offline" if case.scenario.offline else "scripted",
             deterministic=True,
-            runs={impl: next(records) for impl in IMPLEMENTATIONS},
+            runs={side.key: next(records) for side in sides},
             cluster=case.cluster,
             overrides={**(settings or {}), **case.scenario.overrides},
         )
         for case in cases
     ]
-    return Comparison(rows, time.perf_counter() - started, jobs, trace_dir=root)
+    return Comparison(rows, time.perf_counter() - started, jobs, trace_dir=root, sides=sides)
 
 
-def warm_up(root: Path, progress: Progress | None = None) -> None:
-    """Run each implementation once, unmeasured, on a scripted scenario (never a real endpoint).
+def warm_up(root: Path, progress: Progress | None = None, sides: tuple[Side, ...] = DEFAULT_SIDES) -> None:
+    """Run each side once, unmeasured, on a scripted scenario (never a real endpoint).
 
     The first run in a process pays for lazy imports and first-use set-up in the openai client,
-    the MCP client and the SDK; whichever implementation ran first would be charged for both.
+    the MCP client and the SDK (and each wire's first use in them); whichever side ran first
+    would be charged for both.
     """
     if progress is not None:
-        progress.say("warming up both implementations (one unmeasured run each)")
+        progress.say("warming up both sides (one unmeasured run each)")
     case = Case(SCENARIOS[WARM_UP])
 
     async def both() -> None:
-        await asyncio.gather(*(run_case(case, impl, root / "warm-up" / impl, {}) for impl in IMPLEMENTATIONS))
+        await asyncio.gather(*(run_case(case, side, root / "warm-up" / side.folder, {}) for side in sides))
 
     asyncio.run(both())
 
 
-async def run_case(case: Case, impl: Impl, workdir: Path, settings: dict[str, Any]) -> RunRecord:
-    """One implementation on one scenario, measured and checked."""
+async def run_case(case: Case, side: Side, workdir: Path, settings: dict[str, Any]) -> RunRecord:
+    """One side on one scenario, measured and checked."""
     scenario = case.scenario
     done = await run_scripted(
-        impl,
+        side.impl,
         workdir,
         script=scenario.script() if scenario.script else (),
         responder=scenario.responder,
         question=scenario.question,
         cluster=case.cluster,
-        settings={**settings, **scenario.overrides, "model": "offline" if scenario.offline else "scripted"},
+        settings={
+            **settings,
+            **scenario.overrides,
+            "model": "offline" if scenario.offline else "scripted",
+            "api": side.api,
+        },
     )
     return record_run(
-        impl,
+        side.impl,
         done.events,
+        api=side.api,
         requests=done.requests,
+        wires=done.wires,
         calls=done.calls,
         script_problems=done.script_problems,
         trace_path=done.trace_path,
@@ -204,17 +213,23 @@ async def run_case(case: Case, impl: Impl, workdir: Path, settings: dict[str, An
 
 
 def run_repeated(
-    question: str, config: Config, repeat: int, root: Path, *, jobs: int = 1, progress: Progress | None = None
+    question: str,
+    config: Config,
+    repeat: int,
+    root: Path,
+    *,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    sides: tuple[Side, ...] = DEFAULT_SIDES,
 ) -> Comparison:
-    """Ask `question` `repeat` times per implementation; the order alternates between rounds."""
-    warm_up(root, progress)
+    """Ask `question` `repeat` times per side; the order alternates between rounds."""
+    warm_up(root, progress, sides)
     started = time.perf_counter()
     rounds = [
-        [(number, impl) for impl in (IMPLEMENTATIONS if number % 2 else IMPLEMENTATIONS[::-1])]
-        for number in range(1, repeat + 1)
+        [(number, side) for side in (sides if number % 2 else sides[::-1])] for number in range(1, repeat + 1)
     ]
 
-    async def run_all() -> dict[tuple[int, Impl], RunRecord]:
+    async def run_all() -> dict[tuple[int, Side], RunRecord]:
         async with contextlib.AsyncExitStack() as stack:
             shared: SharedMock | None = None
             if _on_mock(config) and config.mcp_transport == STREAMABLE_HTTP:
@@ -224,13 +239,15 @@ def run_repeated(
                 gate = stack.enter_context(RateGate(config.base_url or "https://api.openai.com/v1"))
                 gated = dataclasses.replace(config, base_url=gate.url)
 
-            async def one(pair: tuple[int, Impl]) -> RunRecord:
-                number, impl = pair
-                return await run_configured(impl, gated, question, root / f"round-{number}" / impl, shared)
+            async def one(pair: tuple[int, Side]) -> RunRecord:
+                number, side = pair
+                return await run_configured(
+                    side, gated, question, root / f"round-{number}" / side.folder, shared
+                )
 
-            def finished(pair: tuple[int, Impl], record: RunRecord) -> None:
+            def finished(pair: tuple[int, Side], record: RunRecord) -> None:
                 if progress is not None:
-                    progress.finished(f"round {pair[0]}", record)
+                    progress.finished(f"round {pair[0]}", record, pair[1].title)
 
             order = [pair for pairs in rounds for pair in pairs]
             records = await run_pool(order, one, concurrency=jobs, on_done=finished)
@@ -244,7 +261,7 @@ def run_repeated(
             question=question,
             model=config.model,
             deterministic=config.offline,
-            runs={impl: records[number, impl] for impl in IMPLEMENTATIONS},
+            runs={side.key: records[number, side] for side in sides},
             cluster=config.cluster,
         )
         for number in range(1, repeat + 1)
@@ -257,6 +274,7 @@ def run_repeated(
         question=question,
         repeat=repeat,
         trace_dir=root,
+        sides=sides,
     )
 
 
@@ -286,9 +304,9 @@ async def _shared_mock(config: Config, folder: Path) -> AsyncIterator[SharedMock
 
 
 async def run_configured(
-    impl: Impl, config: Config, question: str, workdir: Path, shared: SharedMock | None = None
+    side: Side, config: Config, question: str, workdir: Path, shared: SharedMock | None = None
 ) -> RunRecord:
-    """One run with the configured endpoint (the offline model when none) and MCP server.
+    """One run of a side with the configured endpoint (the offline model when none) and MCP server.
 
     On the mock cluster the run gets a call log, to check the gateway against: a stdio server of
     its own, or its own URL on `shared` (whose log holds its calls under that name). Any other
@@ -303,9 +321,13 @@ async def run_configured(
         else None
     )
     run_config = dataclasses.replace(
-        config, impl=impl, trace_dir=workdir, base_url=server.url if server else config.base_url
+        config,
+        impl=side.impl,
+        api=side.api,
+        trace_dir=workdir,
+        base_url=server.url if server else config.base_url,
     )
-    client = "-".join(workdir.parts[-2:])  # round-N-IMPL
+    client = "-".join(workdir.parts[-2:])  # round-N-SIDE
     if shared is not None:
         run_config = dataclasses.replace(run_config, mcp_url=f"{shared.url}/{client}", cluster=None)
     elif call_log is not None:
@@ -316,7 +338,7 @@ async def run_configured(
         )
     trace_path: Path | None = None
     try:
-        result = await ask_function(impl)(run_config, question)
+        result = await ask_function(side.impl)(run_config, question)
         trace_path = result.trace
     except AgentError as error:
         trace_path = error.trace_path
@@ -324,8 +346,10 @@ async def run_configured(
         if server is not None:
             await asyncio.to_thread(server.stop)
     return record_run(
-        impl,
+        side.impl,
         read_trace(trace_path).events if trace_path else (),
+        api=side.api,
+        wires=server.wires if server else None,
         calls=of_client(read_call_log(shared.call_log), client)
         if shared
         else read_call_log(call_log)

@@ -91,7 +91,7 @@ def test_compare_runs_the_selected_scenarios_and_writes_the_report(
     ("argv", "message"),
     [
         (["--scenario", "c99"], "unknown scenario c99"),
-        (["--impl", "sdk"], "compare always runs both implementations"),
+        (["--impl", "sdk"], "compare always runs two sides, both implementations by default: drop --impl"),
         (["--model", "gpt-4o"], "--model needs --question"),
         (["--repeat", "3"], "--repeat needs --question"),
         (["--question", "Q", "--repeat", "0"], "--repeat must be at least 1"),

@@ -30,6 +30,7 @@ RUN_FIELDS: dict[str, type | tuple[type, ...]] = {
     "invariants_held": bool,
     "invariants": dict,
     "violations": list,
+    "api": str,
     "model_requests": int,
     "model_attempts": int,
     "tool_calls_executed": int,
@@ -107,6 +108,8 @@ def test_every_builtin_scenario_runs_on_both_implementations(report: dict[str, A
     assert report["kind"] == "k8s-agent-compare"
     assert report["mode"] == "scenarios"
     assert report["implementations"] == list(IMPLEMENTATIONS)
+    assert [(side["key"], side["api"]) for side in report["sides"]] == [(i, "chat") for i in IMPLEMENTATIONS]
+    assert report["behaviour_differences"] == {}
     assert [row["name"] for row in report["rows"]] == list(SCENARIOS)
     assert all(list(row["runs"]) == list(IMPLEMENTATIONS) for row in report["rows"])
     assert set(EXPECTED) == set(SCENARIOS)
