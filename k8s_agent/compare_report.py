@@ -212,7 +212,6 @@ def record_run(
     spoke another wire than `api` (its trace or the model server says so) breaks the comparison:
     a violation.
     """
-    trace = offered_as_sent(trace)
     end = next((e for e in reversed(trace) if isinstance(e, events.RunEnd)), None)
     counts = end.counts if end is not None else events.RunCounts()
     answer = end.answer if end is not None and end.status == RunStatus.OK else None
@@ -266,19 +265,6 @@ def record_run(
         "trace": str(trace_path) if trace_path else None,
     }
     return RunRecord(impl, metrics, trace, api)
-
-
-def offered_as_sent(trace: Sequence[events.Event]) -> tuple[events.Event, ...]:
-    """The trace with each request read for the tools it offers, as the contract reads a request
-    (an empty `tools` list offers none): the SDK on the Responses wire sends `"tools": []` where it
-    leaves the field out on Chat Completions (a forced summary), and the trace records that a
-    `tools` field was sent. Every other event is kept as it is."""
-    return tuple(
-        event.model_copy(update={"tools_sent": False})
-        if isinstance(event, events.ModelRequest) and event.tools_sent and not event.tool_count
-        else event
-        for event in trace
-    )
 
 
 def conversation_requests(trace: Sequence[events.Event]) -> list[dict[str, Any]]:

@@ -182,6 +182,7 @@ class ModelRequest(_Event):
     bytes: int = 0
     message_count: int = 0
     tools_sent: bool = False
+    """Whether the request offered tools (an empty `tools` list offers none)."""
     tool_count: int = 0
     tool_choice: str | dict[str, Any] = "absent"
     """`required`, `auto`, a named tool, or `absent` when the field was not sent."""

@@ -132,7 +132,7 @@ class WireRecorder:
             model=body.get("model"),
             bytes=len(content),
             message_count=len(messages),
-            tools_sent="tools" in body,
+            tools_sent=bool(body.get("tools")),  # `tools: []` (the SDK's tool-less summary) offers none
             tool_count=len(body.get("tools") or []),
             tool_choice=tool_choice if isinstance(tool_choice, str | dict) else str(tool_choice),
             response_format=_response_format(report),
