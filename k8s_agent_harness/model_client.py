@@ -396,9 +396,15 @@ def endpoint_error(error: Exception, config: Config, url: str | None) -> ModelEn
     if isinstance(error, openai.AuthenticationError):
         return ModelEndpointError(f"the model endpoint {where} rejected the API key (HTTP 401)")
     if isinstance(error, openai.NotFoundError):
+        wire = (
+            "; on --api responses the endpoint must speak the Responses API (/v1/responses): "
+            "--api chat uses Chat Completions"
+            if config.api == "responses"
+            else ""
+        )
         return ModelEndpointError(
-            f"the model endpoint {where} answered HTTP 404 (check --base-url and --model {config.model!r}): "
-            f"{_api_message(error)}"
+            f"the model endpoint {where} answered HTTP 404 (check --base-url and --model {config.model!r}"
+            f"{wire}): {_api_message(error)}"
         )
     if isinstance(error, openai.APIStatusError):
         return ModelEndpointError(

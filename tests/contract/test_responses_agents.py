@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from k8s_agent.scenarios import PAYMENT, SCENARIOS
+from k8s_agent_harness.errors import ModelEndpointError
 from k8s_agent_harness.vocabulary import Impl
-from k8s_agent_scripted_llm import Malformed, text
+from k8s_agent_scripted_llm import HttpError, Malformed, text
 from tests.conftest import run_scenario
 
 REASONING = {
@@ -73,3 +74,14 @@ def test_the_wire_is_recorded_and_the_report_schema_goes_out_as_text_format(
         assert body["text"]["format"]["type"] == "json_schema"
         assert body["text"]["format"]["name"] == "final_output"
     assert {request["response_format"] for request in requests} == {"json_schema:final_output"}
+
+
+def test_an_endpoint_without_the_responses_api_is_one_line_naming_the_way_back(
+    impl: Impl, tmp_path: Path
+) -> None:
+    run = run_scenario(impl, [HttpError(404, "Invalid URL (POST /v1/responses)")], tmp_path, api="responses")
+
+    assert isinstance(run.error, ModelEndpointError)
+    message = str(run.error)
+    assert "answered HTTP 404" in message and "Invalid URL (POST /v1/responses)" in message
+    assert "--api chat uses Chat Completions" in message and "\n" not in message
