@@ -2,7 +2,10 @@
 
 Each check holds (True), is broken (False), or could not be made (None, e.g. no call log for a
 real MCP server). The request bodies can come from the scripted model server (the wire itself)
-or be rebuilt from the trace's `messages_added` (runs against a real endpoint).
+or be rebuilt from the trace's `messages_added` (runs against a real endpoint), on either wire: a
+Responses API body is read as the Chat Completions request it amounts to (`chat_request`), so its
+`function_call` / `function_call_output` items are paired by `call_id` as tool calls and tool
+messages are.
 """
 
 from __future__ import annotations
@@ -13,16 +16,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from k8s_agent.timeline import RESPONSES
 from k8s_agent_harness import events
 from k8s_agent_harness.report import plural
 from k8s_agent_harness.vocabulary import Guardrail, ReportFormat
 from k8s_agent_mock_cluster.call_log import LoggedCall
+from k8s_agent_scripted_llm.responses_api import chat_request, is_responses_request
 
 PUSHBACKS = (Guardrail.ZERO_TOOL, Guardrail.EVIDENCE, Guardrail.REPORT)
 
 INVARIANTS = {
     "first_request_forced": "request 1 carries tools and tool_choice 'required' (C1)",
-    "calls_answered": "every tool_call_id is answered exactly once before the next request (C10)",
+    "calls_answered": "every tool call id (Responses: call_id) is answered exactly once, right after the "
+    "call, and no answer is without its call (C10)",
     "server_saw_only_accepted_calls": "nothing unknown, refused or invalid reached the MCP server (C3, C6, C8)",
     "request_budget": "model requests <= max_steps + pushbacks + 1 (C7)",
     "summary_without_tools": "a forced-summary request carries no tools (C4, C7)",
@@ -70,15 +76,27 @@ def first_requests(trace: Sequence[events.Event]) -> list[events.ModelRequest]:
 
 
 def requests_from_trace(trace: Sequence[events.Event]) -> list[dict[str, Any]]:
-    """The request bodies (messages, and tools when sent), rebuilt from the trace's message deltas."""
+    """The request bodies, rebuilt from the trace's deltas, each in the form of its wire: Chat
+    Completions (`messages`) or the Responses API (`instructions`, `input` items); `tools` (empty)
+    and `tool_choice` when they were sent. `chat_request` reads either as Chat."""
     bodies: list[dict[str, Any]] = []
-    messages: list[Any] = []
+    pieces: list[Any] = []
+    instructions: str | None = None
     for event in first_requests(trace):
         added = list(event.messages_added or [])
-        messages = added if event.history_rewritten else [*messages, *added]
-        body: dict[str, Any] = {"messages": messages}
+        pieces = added if event.history_rewritten else [*pieces, *added]
+        body: dict[str, Any]
+        if event.api == RESPONSES:
+            instructions = event.instructions if event.instructions is not None else instructions
+            body = (
+                {"input": pieces} if instructions is None else {"instructions": instructions, "input": pieces}
+            )
+        else:
+            body = {"messages": pieces}
         if event.tools_sent:
             body["tools"] = []
+        if event.tool_choice != "absent":
+            body["tool_choice"] = event.tool_choice
         bodies.append(body)
     return bodies
 
@@ -89,27 +107,54 @@ def first_request_forced(trace: Sequence[events.Event]) -> Check:
     if not requests:
         return Check("first_request_forced", None, "no model request")
     first = requests[0]
-    held = first.tools_sent and first.tool_choice == "required"
+    held = first.offers_tools and first.tool_choice == "required"
     return Check("first_request_forced", held, "" if held else f"tool_choice {first.tool_choice!r}")
 
 
 def calls_answered(requests: Sequence[dict[str, Any]]) -> Check:
     """C10: in every request, each assistant tool call id is answered by exactly one tool message
-    before the next assistant or user message."""
+    before the next assistant or user message, and every tool message answers a call just before
+    it. A Responses body is checked as the Chat request it amounts to (its `function_call` items
+    are the calls, its `function_call_output` items the answers); a call or answer without an id
+    never counts as paired."""
     for number, body in enumerate(requests, start=1):
-        messages = body.get("messages") or []
-        for index, message in enumerate(messages):
-            ids = [call.get("id") for call in message.get("tool_calls") or []]
-            if message.get("role") != "assistant" or not ids:
-                continue
-            answered = []
-            for following in messages[index + 1 :]:
-                if following.get("role") != "tool":
-                    break
-                answered.append(following.get("tool_call_id"))
-            if sorted(map(str, answered)) != sorted(map(str, ids)):
-                return Check("calls_answered", False, f"request {number}: calls {ids} answered by {answered}")
+        problem = _unpaired(body)
+        if problem:
+            return Check("calls_answered", False, f"request {number}: {problem}")
     return Check("calls_answered", True)
+
+
+def _unpaired(body: dict[str, Any]) -> str | None:
+    """What in one request body leaves a call unanswered, answers one twice, or answers none."""
+    if is_responses_request(body):
+        items = body.get("input")
+        for item in items if isinstance(items, list) else []:
+            kind = item.get("type") if isinstance(item, dict) else None
+            if kind in ("function_call", "function_call_output") and not _is_id(item.get("call_id")):
+                return f"a {kind} item without a call_id"
+            if isinstance(item, dict) and ("tool_calls" in item or "tool_call_id" in item):
+                return "a Chat Completions tool message among the input items (no call_id pairs it)"
+    messages = [m for m in chat_request(body).get("messages") or [] if isinstance(m, dict)]
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        index += 1
+        if message.get("role") == "tool":
+            return f"the answer to {message.get('tool_call_id')!r} follows no call of that id"
+        ids = [call.get("id") if isinstance(call, dict) else None for call in message.get("tool_calls") or []]
+        if message.get("role") != "assistant" or not ids:
+            continue
+        answered = []
+        while index < len(messages) and messages[index].get("role") == "tool":
+            answered.append(messages[index].get("tool_call_id"))
+            index += 1
+        if not all(map(_is_id, [*ids, *answered])) or sorted(map(str, answered)) != sorted(map(str, ids)):
+            return f"calls {ids} answered by {answered}"
+    return None
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
 
 
 def server_saw_only_accepted_calls(
@@ -147,7 +192,7 @@ def summary_without_tools(trace: Sequence[events.Event]) -> Check:
     for event in trace:
         if isinstance(event, events.GuardrailFired) and event.guardrail == Guardrail.FORCED_SUMMARY:
             forced = True
-        elif forced and isinstance(event, events.ModelRequest) and event.tools_sent:
+        elif forced and isinstance(event, events.ModelRequest) and event.offers_tools:
             return Check(
                 "summary_without_tools", False, f"step {event.step} sent tools after the summary was forced"
             )

@@ -10,7 +10,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO, assert_never
 
-from k8s_agent.timeline import clip
+from k8s_agent.timeline import clip, pieces
 from k8s_agent_harness import events
 from k8s_agent_harness.report import plural
 from k8s_agent_harness.vocabulary import Guardrail, Outcome
@@ -166,14 +166,14 @@ class ProgressPrinter:
                 note = f" (refused, not read-only: {', '.join(event.refused)})" if event.refused else ""
                 return f"  tools: {', '.join(event.allowed)}{note}"
             case events.ModelRequest() if event.attempt == 1:
-                if not event.tools_sent:
+                if not event.offers_tools:
                     how = "summary, no tools"
                 elif event.tool_choice == "required":
                     how = "tools required"
                 else:
                     how = "tools offered"
                 return (
-                    f"step {event.step}: asking the model ({plural(event.message_count, 'message')}, {how})"
+                    f"step {event.step}: asking the model ({pieces(event.message_count, event.api)}, {how})"
                 )
             case events.ModelRequest():
                 return f"step {event.step}: retrying the model request (attempt {event.attempt})"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from k8s_agent.invariants import Check, check_run
+from k8s_agent.invariants import Check, check_run, requests_from_trace
 from k8s_agent.scripted_run import CALL_LOG, run_scripted
 from k8s_agent.timeline import clip, timeline, turn_facts
 from k8s_agent_harness import events
@@ -31,6 +31,7 @@ from k8s_agent_harness.vocabulary import Impl, ReportFormat
 from k8s_agent_mock_cluster import FixtureError, load_fixture
 from k8s_agent_mock_cluster.faults import FaultPlan, FaultPlanError
 from k8s_agent_scripted_llm import HttpError, Malformed, Reply, Step, ToolCall, hang
+from k8s_agent_scripted_llm.responses_api import chat_request
 
 
 @dataclass(frozen=True)
@@ -74,13 +75,28 @@ class Replay:
     mcp_command: tuple[str, ...]
     settings: dict[str, Any]
     notes: tuple[str, ...] = field(default=())
+    recorded_checks: list[Check] = field(default_factory=list)
+    """The contract invariants of the recording itself, its requests rebuilt from the trace."""
+
+    @property
+    def api(self) -> str:
+        """The wire the replay ran on."""
+        return str(self.settings.get("api") or self.recorded.start.api)
+
+    @property
+    def across_wires(self) -> bool:
+        """Whether the replay ran on another wire than the recording (requests then compared as Chat)."""
+        return self.api != self.recorded.start.api
 
 
 def script_from_trace(trace: Sequence[events.Event]) -> list[Step]:
     """The model's side of a recorded run, one step per request attempt, in order.
 
     A response becomes a reply (text and tool calls with their ids and argument strings, usage);
-    an HTTP error becomes the same error; a request that got no answer (a timeout) hangs.
+    an HTTP error becomes the same error; a request that got no answer (a timeout) hangs. A reply
+    is scripted as a Chat completion, which the scripted model writes on either wire: a recorded
+    Response's status becomes the finish reason it amounts to (`incomplete: max_output_tokens` is
+    `length`).
     """
     steps: list[Step] = []
     waiting = False
@@ -106,11 +122,23 @@ def _reply(event: events.ModelResponse) -> Step:
     return Reply(
         content=event.text,
         tool_calls=tuple(ToolCall(call.name, call.arguments or "", call.id) for call in event.tool_calls),
-        finish_reason=event.finish_reason,
+        finish_reason=_chat_finish_reason(event.finish_reason),
         usage={"prompt_tokens": usage.prompt_tokens or 0, "completion_tokens": usage.completion_tokens or 0}
         if counted
         else None,
     )
+
+
+RESPONSE_STATUSES = {
+    "completed": None,  # stop, or tool_calls: the scripted model says which
+    "incomplete: max_output_tokens": "length",
+    "incomplete: content_filter": "content_filter",
+}
+"""A recorded Response's `finish_reason` (its status, and why it is incomplete) as a Chat finish reason."""
+
+
+def _chat_finish_reason(recorded: str | None) -> str | None:
+    return RESPONSE_STATUSES.get(recorded, recorded) if recorded is not None else None
 
 
 def _http_error(event: events.ModelError) -> HttpError:
@@ -189,9 +217,12 @@ def _mock_options(command: Sequence[str]) -> dict[str, Path]:
     return options
 
 
-def recorded_settings(start: events.RunStart, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The run settings of a replay: the recorded budgets (checked as any setting is) and model,
-    then the user's overrides; raises ConfigError for a budget out of range."""
+def recorded_settings(
+    start: events.RunStart, overrides: dict[str, Any] | None = None, *, api: str | None = None
+) -> dict[str, Any]:
+    """The run settings of a replay: the recorded budgets (checked as any setting is), wire and
+    model, then the user's overrides (`api`: the other wire); raises ConfigError for a budget out of
+    range or a wire this release does not speak."""
     settings: dict[str, Any] = {
         name: start.budgets[name] for name in BUDGET_SETTINGS if name in start.budgets
     }
@@ -200,6 +231,10 @@ def recorded_settings(start: events.RunStart, overrides: dict[str, Any] | None =
         settings = checked_settings(settings)
     except ConfigError as error:
         raise ConfigError(f"the trace's budgets cannot be used: {error}") from None
+    try:
+        settings.update(checked_settings({"api": api or start.api}))
+    except ConfigError as error:
+        raise ConfigError(f"the trace's wire cannot be replayed: {error}") from None
     settings["model"] = start.model or "scripted"
     settings.setdefault("report_format", (start.report_format or ReportFormat.PROSE).value)
     return settings
@@ -213,11 +248,13 @@ async def replay(
     cluster: Path | None = None,
     mcp_command: tuple[str, ...] = (),
     budgets: dict[str, Any] | None = None,
+    api: str | None = None,
 ) -> Replay:
-    """Replay `trace` on `impl` (call log and new trace in `workdir`) and find the first divergence."""
+    """Replay `trace` on `impl` (call log and new trace in `workdir`) and find the first divergence;
+    on the recorded wire, or on `api`."""
     start = trace.start
+    settings = recorded_settings(start, budgets, api=api)  # before the server: a bad trace starts nothing
     server = replay_server(start, workdir / CALL_LOG, cluster=cluster, mcp_command=mcp_command)
-    settings = recorded_settings(start, budgets)
     done = await run_scripted(
         impl,
         workdir,
@@ -239,12 +276,21 @@ async def replay(
         mcp_command=server.command,
         settings=settings,
         notes=server.notes,
+        recorded_checks=check_run(trace.events),
     )
 
 
 def first_divergence(recorded: Sequence[events.Event], replayed: Sequence[events.Event]) -> Divergence | None:
-    """The first turn whose facts differ, else the first difference in how the run ended."""
+    """The first turn whose facts differ, else the first difference in how the run ended.
+
+    Runs on different wires (`run_start.api`) are compared on what the model saw: each request as
+    the Chat Completions request it amounts to, rebuilt from the trace."""
     before, after = timeline(recorded), timeline(replayed)
+    across = before.start.api != after.start.api
+    seen = [
+        [chat_request(body) for body in requests_from_trace(run)] if across else []
+        for run in (recorded, replayed)
+    ]
     offered = [", ".join(line.tools.allowed if line.tools else []) for line in (before, after)]
     if offered[0] != offered[1]:
         return Divergence(0, "tools the MCP server offers", offered[0], offered[1])
@@ -258,7 +304,10 @@ def first_divergence(recorded: Sequence[events.Event], replayed: Sequence[events
             return Divergence(
                 step, "request count", f"request {step} was made", plural(len(after.turns), "request")
             )
-        facts = turn_facts(before.turns[index]), turn_facts(after.turns[index])
+        facts = (
+            turn_facts(before.turns[index], _nth(seen[0], index)),
+            turn_facts(after.turns[index], _nth(seen[1], index)),
+        )
         for number in range(max(len(facts[0]), len(facts[1]))):
             old = facts[0][number] if number < len(facts[0]) else ("nothing", "")
             new = facts[1][number] if number < len(facts[1]) else ("nothing", "")
@@ -269,6 +318,10 @@ def first_divergence(recorded: Sequence[events.Event], replayed: Sequence[events
         if ends[0][name] != ends[1][name]:
             return Divergence(None, name, str(ends[0][name]), str(ends[1][name]))
     return None
+
+
+def _nth(bodies: list[dict[str, Any]], index: int) -> dict[str, Any] | None:
+    return bodies[index] if index < len(bodies) else None
 
 
 def _what(recorded: str, replayed: str) -> str:

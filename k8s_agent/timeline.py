@@ -14,6 +14,8 @@ from k8s_agent_harness import events
 from k8s_agent_harness.report import plural
 
 NOT_FORCED = ("auto", "absent")
+RESPONSES = "responses"
+"""The `api` of a run on the Responses API (`chat`, the default, is Chat Completions)."""
 
 
 @dataclass
@@ -34,12 +36,7 @@ class Turn:
     @property
     def offer(self) -> str:
         """How tools were offered: "required", "offered" (not forced) or "none"."""
-        if not self.request.tools_sent:
-            return "none"
-        choice = self.request.tool_choice
-        if isinstance(choice, str) and choice in NOT_FORCED:
-            return "offered"
-        return choice if isinstance(choice, str) else json.dumps(choice, sort_keys=True)
+        return offer(self.request.offers_tools, self.request.tool_choice)
 
     @property
     def http_errors(self) -> list[events.ModelError]:
@@ -60,6 +57,20 @@ class Timeline:
     def status(self) -> str:
         """ok, error, or unfinished (no run_end)."""
         return self.end.status.value if self.end else "unfinished"
+
+
+def offer(offers_tools: bool, tool_choice: Any) -> str:
+    """How a request offered tools: "required", "offered" (not forced), "none", or the named tool."""
+    if not offers_tools:
+        return "none"
+    if isinstance(tool_choice, str) and tool_choice in NOT_FORCED:
+        return "offered"
+    return tool_choice if isinstance(tool_choice, str) else json.dumps(tool_choice, sort_keys=True)
+
+
+def pieces(count: int, api: str) -> str:
+    """`3 messages` (Chat Completions), `3 input items` (the Responses API)."""
+    return plural(count, "input item" if api == RESPONSES else "message")
 
 
 def timeline(trace: Iterable[events.Event]) -> Timeline:
@@ -96,15 +107,26 @@ def timeline(trace: Iterable[events.Event]) -> Timeline:
     return Timeline(start or events.RunStart(question="", started_at=""), tools, turns, end)
 
 
-def turn_facts(turn: Turn) -> list[tuple[str, str]]:
+def turn_facts(turn: Turn, seen: dict[str, Any] | None = None) -> list[tuple[str, str]]:
     """What a turn did, as (label, value) pairs two runs can be compared on.
+
+    The request is counted in the pieces of its wire (messages, or input items); with `seen`, the
+    Chat Completions request it amounts to (`responses_api.chat_request` of the rebuilt body), it
+    is counted in that request's messages and tool choice instead, so that runs on different wires
+    compare on what the model saw.
 
     Left out on purpose: times, byte counts and token counts (costs, not behaviour), whether an
     unforced request says tool_choice "auto" or omits it (the accepted C1 difference), and the order
     in which a round's calls ran (see `proposal_order`).
     """
-    wanted = f", response_format {turn.request.response_format}" if turn.request.response_format else ""
-    facts = [("request", f"{plural(turn.request.message_count, 'message')}, tools {turn.offer}{wanted}")]
+    request = turn.request
+    wanted = f", response_format {request.response_format}" if request.response_format else ""
+    if seen is None:
+        asked = f"{pieces(request.message_count, request.api)}, tools {turn.offer}"
+    else:
+        offered = offer(request.offers_tools, seen.get("tool_choice", "absent"))
+        asked = f"{plural(len(seen.get('messages') or []), 'message')}, tools {offered}"
+    facts = [("request", asked + wanted)]
     facts += [("model error", f"attempt {e.attempt}: HTTP {e.status}") for e in turn.http_errors]
     facts.append(("response", response_fact(turn.response)))
     for call in proposal_order(turn):

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from k8s_agent_harness.config import APIS
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 
@@ -29,11 +30,14 @@ The recorded model responses (each request's successful answer, with its tool-ca
 argument strings; HTTP errors as errors) are served by a scripted model; the budgets are the
 trace's. The MCP server is never the trace's: a trace is data, not a command. It is the embedded
 mock cluster (with the recorded fixture and fault plan when the run was on the mock cluster, or
---cluster FILE), or the server you name with --mcp-command. Then the new trace is compared with
-the recorded one, turn by turn: the tool outcomes and results, the guardrails, what the model was
-asked and said, the number of requests, and how the run ended. Times, bytes and tokens are not
-compared, nor tool_choice "auto" against an omitted tool_choice (the one accepted wire difference
-between the implementations).
+--cluster FILE), or the server you name with --mcp-command. The replay runs on the wire the trace
+was recorded on (Chat Completions or the Responses API), or on the one --api names. Then the new
+trace is compared with the recorded one, turn by turn: the tool outcomes and results, the
+guardrails, what the model was asked and said, the number of requests, and how the run ended.
+Times, bytes and tokens are not compared, nor tool_choice "auto" against an omitted tool_choice
+(the one accepted wire difference between the implementations). Replayed on the other wire, each
+request is compared as the Chat Completions request it amounts to (the Responses API's
+instructions and input items read as messages): the change of wire is no divergence.
 
 exit codes: 0 no divergence, 5 the replay diverged, 2 bad input
 """
@@ -70,6 +74,12 @@ def register(commands: Any) -> None:
         choices=IMPLEMENTATIONS,
         type=Impl,
         help="the implementation to replay on (default: the one that wrote the trace)",
+    )
+    replay.add_argument(
+        "--api",
+        choices=APIS,
+        help="the wire to replay on: chat (Chat Completions) or responses (the Responses API) "
+        "(default: the one the trace was recorded on)",
     )
     replay.add_argument(
         "--cluster", type=Path, metavar="FILE", help="mock cluster fixture instead of the recorded one"
@@ -186,7 +196,7 @@ def show(trace: events.Trace, *, full: bool = False) -> str:
         line = printer.line(event)
         if isinstance(event, events.RunStart):
             lines.append(f"{stamp}{line}")
-            lines.append(f"{indent}  trace {event.run_id} · started {event.started_at}")
+            lines.append(f"{indent}  trace {event.run_id} · started {event.started_at} · api {event.api}")
             over = {"streamable-http": " (Streamable HTTP)", "sse": " (SSE)"}.get(
                 event.mcp_transport or "", ""
             )
@@ -301,6 +311,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                     cluster=args.cluster,
                     mcp_command=mcp_command,
                     budgets={"max_steps": args.max_steps, "max_repeats": args.max_repeats},
+                    api=args.api,
                 )
             )
         finally:  # the newest replays stay, as `ask` keeps its newest traces
@@ -325,6 +336,8 @@ def replay_json(result: Replay, source: Path) -> dict[str, Any]:
         "trace": str(source),
         "recorded_impl": result.recorded.start.impl,
         "impl": result.impl,
+        "recorded_api": result.recorded.start.api,
+        "api": result.api,
         "replay_trace": str(result.replay_trace) if result.replay_trace else None,
         "mcp_command": list(result.mcp_command),
         "notes": list(result.notes),
@@ -339,6 +352,7 @@ def replay_json(result: Replay, source: Path) -> dict[str, Any]:
             "replayed": divergence.replayed,
         },
         "invariants": {check.name: check.held for check in result.checks},
+        "recorded_invariants": {check.name: check.held for check in result.recorded_checks},
         "script_problems": result.script_problems,
     }
 
@@ -349,19 +363,28 @@ def replay_report(result: Replay, source: Path) -> str:
     from k8s_agent_harness.report import plural
 
     before, after = timeline(result.recorded.events), timeline(result.replayed)
-    budgets = ", ".join(f"{k} {v}" for k, v in result.settings.items() if k != "model")
-    broken = [
-        f"{c.name} ({c.detail})"
-        for c in result.checks
-        if c.held is False and c.name != "script_played_exactly"
-    ]
+    budgets = ", ".join(f"{k} {v}" for k, v in result.settings.items() if k not in ("model", "api"))
+    recorded_api = result.recorded.start.api
+    wire = (
+        f"  api: {result.api}, recorded on {recorded_api}: each request compared as the Chat Completions "
+        "request it amounts to"
+        if result.across_wires
+        else f"  api: {result.api}, as recorded"
+    )
+    broken, broken_before = (
+        [f"{c.name} ({c.detail})" for c in checks if c.held is False and c.name != "script_played_exactly"]
+        for checks in (result.checks, result.recorded_checks)
+    )
     lines = [
         f"replay of {source} ({before.start.impl}, {plural(len(before.turns), 'request')}, {before.status}) "
         f"on {result.impl}: {plural(len(after.turns), 'request')}, {after.status}",
+        wire,
         f"  budgets: {budgets}",
         f"  MCP server: {' '.join(result.mcp_command)}",
         f"  replay trace: {result.replay_trace}",
         "  contract invariants: " + ("held" if not broken else "BROKEN: " + "; ".join(broken)),
+        "  contract invariants of the recording: "
+        + ("held" if not broken_before else "BROKEN: " + "; ".join(broken_before)),
     ]
     if result.divergence is None:
         lines.append(

@@ -197,6 +197,13 @@ class ModelRequest(_Event):
     history_rewritten: bool = False
     """True when the history was not extended but rewritten: `messages_added` is then the whole list."""
 
+    @property
+    def offers_tools(self) -> bool:
+        """Whether the request let the model call a tool: at least one tool sent, and tool_choice not
+        `none`. An empty `tools` list (the SDK's Responses model sends one once tools are withdrawn)
+        offers none."""
+        return self.tools_sent and self.tool_count > 0 and self.tool_choice != "none"
+
 
 class ModelResponse(_Event):
     """A response to a request: the model's text and tool calls, or why it was unusable."""

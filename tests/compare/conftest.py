@@ -8,9 +8,15 @@ from typing import Any
 
 import pytest
 
+from k8s_agent import scenarios
 from k8s_agent.compare import render
 from k8s_agent.compare_report import Comparison
 from k8s_agent.compare_runs import builtin_cases, run_comparison
+from k8s_agent_harness.vocabulary import IMPLEMENTATIONS
+from tests.conftest import run_scenario
+
+ON_RESPONSES = (scenarios.C10, scenarios.C7)
+"""Scenarios recorded on the Responses API: one round of every guard, and a forced summary."""
 
 
 @pytest.fixture(scope="session")
@@ -33,3 +39,17 @@ def recorded(comparison: Comparison) -> dict[tuple[str, str], Path]:
         for row in comparison.rows
         for impl, run in row.runs.items()
     }
+
+
+@pytest.fixture(scope="session")
+def recorded_responses(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    """The trace file of each (scenario, implementation) of ON_RESPONSES, run on the Responses API
+    (about 2 s)."""
+    folder = tmp_path_factory.mktemp("responses")
+    traces: dict[tuple[str, str], Path] = {}
+    for scenario in ON_RESPONSES:
+        for impl in IMPLEMENTATIONS:
+            run = run_scenario(impl, scenario, folder / f"{scenario.name}-{impl}", api="responses")
+            assert run.trace_path is not None and run.wires and set(run.wires) == {"responses"}
+            traces[scenario.name, impl] = run.trace_path
+    return traces

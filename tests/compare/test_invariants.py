@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from k8s_agent.invariants import INVARIANTS, Check, check_run, requests_from_trace
+import pytest
+
+from k8s_agent.invariants import INVARIANTS, Check, calls_answered, check_run, requests_from_trace
 from k8s_agent_harness.events import Event, parse_event
 
 REQUIRED = {
@@ -17,12 +19,16 @@ def event(kind: str, step: int = 0, **fields: Any) -> Event:
     return parse_event({"kind": kind, "step": step, **REQUIRED.get(kind, {}), **fields})
 
 
-def request(step: int, *, tools: bool = True, choice: str = "auto", added: list[Any] | None = None) -> Event:
+def request(
+    step: int, *, tools: bool = True, choice: str = "auto", added: list[Any] | None = None, **fields: Any
+) -> Event:
     return event(
         "model_request",
         step,
         attempt=1,
+        **fields,
         tools_sent=tools,
+        tool_count=7 if tools else 0,
         tool_choice=choice if tools else "absent",
         messages_added=added or [],
     )
@@ -159,7 +165,13 @@ def structured_run(*steps: Event, report_format: str = "json_schema") -> list[Ev
 
 def schema_request(step: int, response_format: str | None = "json_schema:final_output") -> Event:
     return event(
-        "model_request", step, attempt=1, tools_sent=True, tool_choice="auto", response_format=response_format
+        "model_request",
+        step,
+        attempt=1,
+        tools_sent=True,
+        tool_count=7,
+        tool_choice="auto",
+        response_format=response_format,
     )
 
 
@@ -186,3 +198,140 @@ def test_an_answer_not_read_as_a_report_or_two_corrections_break_c11_c12() -> No
     assert verdicts(check_run(twice))["report_checked"] is False
     (check,) = [c for c in check_run(kept) if c.name == "report_checked"]
     assert (check.held, check.detail) == (True, "kept, unverified")  # kept and marked is the contract
+
+
+# -- the Responses API wire: input items, paired by call_id ---------------------------------------
+
+RESPONSES_START = event("run_start", budgets={"max_steps": 2}, api="responses")
+QUESTION = {"role": "user", "content": "q"}
+
+
+def function_call(call_id: str | None, name: str = "list_pods") -> dict[str, Any]:
+    item = {
+        "type": "function_call",
+        "name": name,
+        "arguments": "{}",
+        "id": f"fc_{call_id}",
+        "status": "completed",
+    }
+    return {**item, "call_id": call_id} if call_id is not None else item
+
+
+def output(call_id: str | None) -> dict[str, Any]:
+    item = {"type": "function_call_output", "output": "ok"}
+    return {**item, "call_id": call_id} if call_id is not None else item
+
+
+def on_responses(*second: dict[str, Any]) -> list[Event]:
+    """A run on the Responses API whose second request adds `second` after the question."""
+    return [
+        RESPONSES_START,
+        request(1, choice="required", added=[QUESTION], api="responses", instructions="You are an SRE."),
+        request(2, added=list(second), api="responses"),
+    ]
+
+
+REASONING = {"type": "reasoning", "id": "rs_1", "summary": []}
+SAID = {
+    "type": "message",
+    "role": "assistant",
+    "content": [{"type": "output_text", "text": "Looking."}],
+    "id": "msg_1",
+    "status": "completed",
+}
+
+
+def test_a_responses_run_that_pairs_every_call_id_holds() -> None:
+    good = on_responses(
+        REASONING, SAID, function_call("call_1"), function_call("call_2"), output("call_1"), output("call_2")
+    )
+
+    bodies = requests_from_trace(good)
+
+    assert verdicts(check_run(good))["calls_answered"] is True
+    assert bodies[1]["instructions"] == "You are an SRE." and len(bodies[1]["input"]) == 7
+    assert verdicts(check_run(good))["first_request_forced"] is True
+
+
+@pytest.mark.parametrize(
+    ("items", "detail"),
+    [
+        (
+            [function_call("call_1"), function_call("call_2"), output("call_1")],
+            "calls ['call_1', 'call_2'] answered by ['call_1']",
+        ),
+        (
+            [function_call("call_1"), output("call_1"), output("call_1")],
+            "calls ['call_1'] answered by ['call_1', 'call_1']",
+        ),
+        ([function_call("call_1"), output("call_2")], "calls ['call_1'] answered by ['call_2']"),
+        ([function_call("call_1")], "calls ['call_1'] answered by []"),
+        ([output("call_9")], "the answer to 'call_9' follows no call of that id"),
+        ([output("call_1"), function_call("call_1")], "the answer to 'call_1' follows no call of that id"),
+        ([function_call("call_1"), QUESTION, output("call_1")], "calls ['call_1'] answered by []"),
+        ([function_call(None), output(None)], "a function_call item without a call_id"),
+        ([function_call("call_1"), output(None)], "a function_call_output item without a call_id"),
+        (
+            [assistant("call_1"), answer("call_1")],
+            "a Chat Completions tool message among the input items (no call_id pairs it)",
+        ),
+    ],
+    ids=[
+        "unanswered",
+        "twice",
+        "another-id",
+        "alone",
+        "orphan",
+        "before-its-call",
+        "user-between",
+        "no-ids",
+        "no-answer-id",
+        "chat-shaped",
+    ],
+)
+def test_a_responses_run_whose_items_leave_a_call_unpaired_breaks_c10(
+    items: list[dict[str, Any]], detail: str
+) -> None:
+    (check,) = [c for c in check_run(on_responses(*items)) if c.name == "calls_answered"]
+
+    assert (check.held, check.detail) == (False, f"request 2: {detail}")
+
+
+def test_a_call_answered_in_the_next_request_is_still_unanswered_in_the_one_that_sent_it() -> None:
+    late = [*on_responses(function_call("call_1")), request(3, added=[output("call_1")], api="responses")]
+
+    (check,) = [c for c in check_run(late) if c.name == "calls_answered"]
+
+    assert (check.held, check.detail) == (False, "request 2: calls ['call_1'] answered by []")
+
+
+def test_request_bodies_as_sent_on_the_responses_api_are_checked_as_well() -> None:
+    sent = {"model": "m", "instructions": "S", "input": [QUESTION, function_call("call_1"), output("call_1")]}
+    unanswered = {**sent, "input": [QUESTION, function_call("call_1")]}
+
+    assert calls_answered([sent]).held is True
+    assert calls_answered([sent, unanswered]) == Check(
+        "calls_answered", False, "request 2: calls ['call_1'] answered by []"
+    )
+
+
+def test_a_chat_tool_message_that_answers_no_call_or_has_no_id_breaks_c10() -> None:
+    orphan = [
+        START,
+        request(1, choice="required", added=[{"role": "user", "content": "q"}, answer("call_1")]),
+    ]
+    no_id = [
+        START,
+        request(1, choice="required", added=[assistant("call_1"), {"role": "tool", "content": "ok"}]),
+    ]
+
+    assert verdicts(check_run(orphan))["calls_answered"] is False
+    assert verdicts(check_run(no_id))["calls_answered"] is False
+
+
+def test_an_empty_tools_list_offers_no_tools() -> None:
+    """The SDK's Responses model sends `tools: []` once tools are withdrawn: the summary offers none."""
+    forced = event("guardrail", 2, guardrail="forced_summary", reason="step_budget")
+    empty = event("model_request", 3, attempt=1, api="responses", tools_sent=True, tool_count=0)
+
+    assert verdicts(check_run([*GOOD, forced, empty]))["summary_without_tools"] is True

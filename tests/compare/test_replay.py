@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from k8s_agent.cli import main
-from k8s_agent.replay import Divergence, first_divergence, replay, script_from_trace
+from k8s_agent.replay import Divergence, first_divergence, recorded_settings, replay, script_from_trace
 from k8s_agent_harness import events
+from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.events import read_trace
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_scripted_llm import Delay, HttpError, Reply, call, error, text
@@ -167,3 +168,167 @@ def test_a_trace_without_a_run_start_cannot_be_replayed(
     err = capsys.readouterr().err
     assert "broken.jsonl:2 is not JSON" in err and "not a k8s-agent trace" in err
     assert not (tmp_path / "traces").exists()
+
+
+# -- the Responses API wire ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("impl", ["handwritten", "sdk"])
+@pytest.mark.parametrize("scenario", ["c10-mixed-round", "c7-step-budget"])
+def test_a_responses_trace_replays_on_its_own_wire_without_divergence(
+    recorded_responses: Recorded, scenario: str, impl: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = recorded_responses[scenario, impl]
+
+    code, result = replay_json([str(trace), "--trace-dir", str(tmp_path)], capsys)
+
+    assert (code, result["divergence"]) == (0, None)
+    assert (result["recorded_api"], result["api"], result["impl"]) == ("responses", "responses", impl)
+    assert result["script_problems"] == ""
+    assert all(held is not False for held in result["invariants"].values()), result["invariants"]
+    assert all(held is not False for held in result["recorded_invariants"].values())
+    replayed = read_jsonl(Path(result["replay_trace"]))
+    assert replayed[0]["api"] == "responses"
+    assert {e["api"] for e in replayed if e["kind"] == "model_request"} == {"responses"}
+
+
+@pytest.mark.parametrize("impl", ["handwritten", "sdk"])
+def test_a_responses_trace_replayed_on_chat_compares_what_the_model_saw(
+    recorded_responses: Recorded, impl: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The forced summary: the SDK sends `tools: []` on the Responses API and no tools on Chat, and
+    # the instructions are a system message on Chat: neither is a divergence.
+    trace = recorded_responses["c7-step-budget", impl]
+
+    code = main(["trace", "replay", str(trace), "--api", "chat", "--trace-dir", str(tmp_path)])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0, lines
+    assert lines[0] == f"replay of {trace} ({impl}, 4 requests, ok) on {impl}: 4 requests, ok"
+    assert lines[1] == (
+        "  api: chat, recorded on responses: each request compared as the Chat Completions request "
+        "it amounts to"
+    )
+    assert "  contract invariants: held" in lines
+    assert lines[-1] == "no divergence: same requests, tool outcomes and results, guardrails and answer"
+    replay_trace = next(line.split(": ", 1)[1] for line in lines if line.startswith("  replay trace: "))
+    assert {e.get("api") for e in read_jsonl(Path(replay_trace)) if e["kind"] == "model_request"} == {"chat"}
+
+
+def test_a_chat_trace_replayed_on_the_responses_api_does_not_diverge(
+    recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = recorded["c10-mixed-round", "sdk"]
+
+    code, result = replay_json([str(trace), "--api", "responses", "--trace-dir", str(tmp_path)], capsys)
+
+    assert (code, result["divergence"]) == (0, None)
+    assert (result["recorded_api"], result["api"]) == ("chat", "responses")
+    assert all(held is not False for held in result["invariants"].values()), result["invariants"]
+
+
+def test_on_the_other_wire_a_changed_request_still_diverges() -> None:
+    """Normalised requests are still compared: one input item more is one message more."""
+    start = {"kind": "run_start", "api": "responses"}
+    question = {"role": "user", "content": "q"}
+    request = {"kind": "model_request", "step": 1, "attempt": 1, "tools_sent": True, "tool_count": 7}
+    on_responses = typed(
+        start,
+        {**request, "api": "responses", "instructions": "You are an SRE.", "messages_added": [question]},
+    )
+    on_chat = typed(
+        {**start, "api": "chat"},
+        {**request, "messages_added": [{"role": "system", "content": "You are an SRE."}, question]},
+    )
+    longer = typed(
+        {**start, "api": "chat"},
+        {**request, "messages_added": [{"role": "system", "content": "S"}, question, question]},
+    )
+
+    assert first_divergence(on_responses, on_chat) is None
+    divergence = first_divergence(on_responses, longer)
+    assert divergence is not None and (divergence.step, divergence.what) == (1, "request")
+    assert (divergence.recorded, divergence.replayed) == (
+        "2 messages, tools offered",
+        "3 messages, tools offered",
+    )
+
+
+def test_a_responses_status_is_replayed_as_the_finish_reason_it_amounts_to() -> None:
+    trace = typed(
+        {"kind": "run_start", "api": "responses"},
+        {"kind": "model_request", "api": "responses", "attempt": 1},
+        {"kind": "model_response", "text": "a", "finish_reason": "completed"},
+        {"kind": "model_request", "api": "responses", "attempt": 1},
+        {"kind": "model_response", "text": "b", "finish_reason": "incomplete: max_output_tokens"},
+        {"kind": "run_end", "status": "ok"},
+    )
+
+    first, second = script_from_trace(trace)
+
+    assert isinstance(first, Reply) and isinstance(second, Reply)
+    assert (first.finish_reason, second.finish_reason) == (None, "length")
+
+
+def test_the_replay_takes_the_recorded_wire_or_the_one_asked_for_and_no_other() -> None:
+    responses = events.RunStart(question="q", started_at="t", api="responses")
+    unknown = events.RunStart(question="q", started_at="t", api="grpc")
+
+    assert recorded_settings(responses)["api"] == "responses"
+    assert recorded_settings(responses, api="chat")["api"] == "chat"
+    with pytest.raises(ConfigError, match="the trace's wire cannot be replayed: unknown API 'grpc'"):
+        recorded_settings(unknown)
+
+
+def schema_3(trace: Path, to: Path) -> Path:
+    """A chat trace as a release writing schema version 3 wrote it: no `api`, no `instructions`."""
+    lines = read_jsonl(trace)
+    lines[0]["schema_version"] = 3
+    for line in lines:
+        if line["kind"] in ("run_start", "model_request"):
+            line.pop("api", None)
+            line.pop("instructions", None)
+    to.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return to
+
+
+def test_a_schema_3_trace_replays_on_chat_as_before(
+    recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = schema_3(recorded["c2-zero-tool-pushback", "handwritten"], tmp_path / "v3.jsonl")
+
+    code = main(["trace", "replay", str(old), "--trace-dir", str(tmp_path)])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert lines[0] == f"replay of {old} (handwritten, 2 requests, ok) on handwritten: 2 requests, ok"
+    assert lines[1] == "  api: chat, as recorded"
+    assert lines[-1] == "no divergence: same requests, tool outcomes and results, guardrails and answer"
+
+
+def without_an_answer(trace: Path, to: Path) -> Path:
+    """The trace with one function_call_output item taken out of the request that sent it."""
+    lines = read_jsonl(trace)
+    for line in lines:
+        items = line.get("messages_added") or [] if line["kind"] == "model_request" else []
+        answers = [i for i, item in enumerate(items) if item.get("type") == "function_call_output"]
+        if answers:
+            del items[answers[-1]]
+            line["message_count"] -= 1
+            break
+    to.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return to
+
+
+def test_a_responses_trace_that_leaves_a_call_unanswered_is_reported(
+    recorded_responses: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = without_an_answer(recorded_responses["c10-mixed-round", "handwritten"], tmp_path / "bad.jsonl")
+
+    code = main(["trace", "replay", str(bad), "--trace-dir", str(tmp_path)])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert "  contract invariants: held" in lines  # the replay answers every call
+    (recording,) = [line for line in lines if line.startswith("  contract invariants of the recording: ")]
+    assert "BROKEN: calls_answered (request 2: calls [" in recording and "call_6" in recording
+    assert code == 5 and "DIVERGED at step 2, request:" in lines  # and the replay asked otherwise

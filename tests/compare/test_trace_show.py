@@ -49,3 +49,36 @@ def test_trace_show_of_a_missing_file_fails_in_one_line(
 
     err = capsys.readouterr().err
     assert err.startswith("error: cannot read trace") and len(err.splitlines()) == 1
+
+
+def test_trace_show_names_the_wire_and_counts_input_items_on_the_responses_api(
+    recorded_responses: Recorded, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["trace", "show", str(recorded_responses["c7-step-budget", "sdk"])]) == 0
+
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].strip().endswith(" · api responses")
+    asked = [line.split("s ", 1)[1] for line in lines if "asking the model" in line]
+    assert asked == [
+        "step 1: asking the model (1 input item, tools required)",
+        "step 2: asking the model (3 input items, tools offered)",
+        "step 3: asking the model (5 input items, tools offered)",
+        "step 4: asking the model (8 input items, summary, no tools)",  # the SDK sent `tools: []`
+    ]
+
+
+def test_trace_show_of_a_schema_3_trace_reads_it_as_chat(
+    recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.compare.test_replay import schema_3
+
+    old = schema_3(recorded["c10-mixed-round", "sdk"], tmp_path / "v3.jsonl")
+
+    assert main(["trace", "show", str(old)]) == 0
+
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].strip().endswith(" · api chat")
+    assert [line.split("s ", 1)[1] for line in lines if "asking the model" in line] == [
+        "step 1: asking the model (2 messages, tools required)",
+        "step 2: asking the model (9 messages, tools offered)",
+    ]

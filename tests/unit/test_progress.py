@@ -33,12 +33,28 @@ def test_piped_output_is_plain_lines() -> None:
     stream = io.StringIO()
     printer = ProgressPrinter(stream, environ={})
 
-    printer(events.ModelRequest(step=1, message_count=2, tools_sent=True, tool_choice="required"))
+    printer(
+        events.ModelRequest(step=1, message_count=2, tools_sent=True, tool_count=7, tool_choice="required")
+    )
     printer(CALL)
 
     assert stream.getvalue() == (
         "step 1: asking the model (2 messages, tools required)\n  ✓ list_pods(): 1 line, 0 ms\n"
     )
+
+
+def test_on_the_responses_wire_the_request_is_counted_in_input_items() -> None:
+    stream = io.StringIO()
+    printer = ProgressPrinter(stream, environ={})
+
+    printer(events.ModelRequest(step=2, api="responses", message_count=17, tools_sent=True, tool_count=7))
+    printer(events.ModelRequest(step=3, api="responses", message_count=1, tools_sent=True, tool_count=0))
+
+    assert stream.getvalue().splitlines() == [
+        "step 2: asking the model (17 input items, tools offered)",
+        # an empty tools list (the SDK's Responses model once tools are withdrawn) offers none
+        "step 3: asking the model (1 input item, summary, no tools)",
+    ]
 
 
 def test_a_terminal_gets_colour_unless_no_color_is_set() -> None:
@@ -55,7 +71,7 @@ def test_a_terminal_shows_the_seconds_while_the_model_thinks_and_clears_the_line
     stream = Terminal()
     printer = ProgressPrinter(stream, environ={"TERM": "xterm"}, tick=0.01)
 
-    printer(events.ModelRequest(step=1, message_count=2, tools_sent=True))
+    printer(events.ModelRequest(step=1, message_count=2, tools_sent=True, tool_count=7))
     deadline = time.monotonic() + 10
     while "waiting for the model" not in stream.getvalue() and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -71,7 +87,7 @@ def test_piped_output_never_draws_the_waiting_line() -> None:
     stream = io.StringIO()
     printer = ProgressPrinter(stream, environ={}, tick=0.01)
 
-    printer(events.ModelRequest(step=1, message_count=2, tools_sent=True))
+    printer(events.ModelRequest(step=1, message_count=2, tools_sent=True, tool_count=7))
     time.sleep(0.05)
     printer(events.ModelResponse(step=1, text="done"))
 
