@@ -27,13 +27,13 @@ from k8s_agent.compare_report import (
     behaviour_differences,
     cell_order,
     cells,
-    conversation_turns,
+    conversation_facts,
     describe_sides,
     environment,
     noun,
     repeat_summary,
 )
-from k8s_agent.timeline import Timeline, Turn, clip, describe_response, timeline, turn_facts
+from k8s_agent.timeline import Timeline, Turn, clip, describe_response, timeline
 from k8s_agent_harness import events
 from k8s_agent_harness.report import plural
 from k8s_agent_harness.vocabulary import Guardrail, Outcome
@@ -359,7 +359,7 @@ def _scenario(row: Row, drawing: bool, pair: Sequence[Side]) -> str:
     timelines = [timeline(run.trace) for run in runs]
     turns = max((len(t.turns) for t in timelines), default=0)
     # Compared as the conversation each request amounts to, whichever wire carried it.
-    facts = [[turn_facts(turn) for turn in conversation_turns(run)] for run in runs]
+    facts = [conversation_facts(run) for run in runs]
     differs = [len({json.dumps(f[n]) if n < len(f) else "" for f in facts}) > 1 for n in range(turns)]
     pictures = _pictures(runs, timelines, pair) if drawing else []
     first = 3 if pictures else 2

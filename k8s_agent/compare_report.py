@@ -12,13 +12,13 @@ from __future__ import annotations
 import platform
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from k8s_agent.invariants import check_run, first_requests
-from k8s_agent.timeline import Turn, timeline, turn_facts
+from k8s_agent.invariants import check_run, requests_from_trace
+from k8s_agent.timeline import timeline, turn_facts
 from k8s_agent_harness import events, prompts
 from k8s_agent_harness.config import APIS
 from k8s_agent_harness.errors import ConfigError
@@ -217,12 +217,7 @@ def record_run(
     answer = end.answer if end is not None and end.status == RunStatus.OK else None
     start = next((e for e in trace if isinstance(e, events.RunStart)), None)
     spoke = start.api if start is not None else None
-    if requests is not None:
-        bodies: list[dict[str, Any]] | None = [chat_request(body) for body in requests]
-    elif any(isinstance(e, events.ModelRequest) and e.api != CHAT for e in trace):
-        bodies = conversation_requests(trace)
-    else:
-        bodies = None  # the invariants rebuild Chat requests from the trace themselves
+    bodies = list(requests) if requests is not None else None  # the invariants read either wire
     checks = check_run(trace, bodies, calls, script_problems)
     violations = [f"{check.name}: {check.detail}" for check in checks if check.held is False]
     heard = sorted(
@@ -268,38 +263,19 @@ def record_run(
 
 
 def conversation_requests(trace: Sequence[events.Event]) -> list[dict[str, Any]]:
-    """Each model turn's request, rebuilt from the trace's deltas on its own wire and read as the
-    Chat Completions request it amounts to (messages, and tools when sent)."""
-    bodies: list[dict[str, Any]] = []
-    pieces: list[Any] = []
-    instructions: str | None = None
-    for event in first_requests(trace):
-        added = list(event.messages_added or [])
-        pieces = added if event.history_rewritten else [*pieces, *added]
-        if event.api == CHAT:
-            body: dict[str, Any] = {"messages": pieces}
-        else:
-            instructions = event.instructions if event.instructions is not None else instructions
-            body = chat_request({"input": pieces, **({"instructions": instructions} if instructions else {})})
-        if event.tools_sent:
-            body["tools"] = []
-        bodies.append(body)
-    return bodies
+    """Each model turn's request, rebuilt from the trace on its own wire and read as the Chat
+    Completions request it amounts to."""
+    return [chat_request(body) for body in requests_from_trace(trace)]
 
 
-def conversation_turns(run: RunRecord) -> list[Turn]:
-    """The run's turns, each request's message count read as the Chat conversation it amounts to
-    (a Responses request counts input items, without the instructions), so that turns on two
-    wires compare on what the model was sent, not on how the wire shapes it."""
+def conversation_facts(run: RunRecord) -> list[list[tuple[str, str]]]:
+    """The facts of each of the run's turns, its request read as the Chat conversation it amounts to
+    (a Responses request's input items as messages), so that turns on two wires compare on what the
+    model was sent, not on how the wire shapes it."""
     turns = timeline(run.trace).turns
-    if all(turn.request.api == CHAT for turn in turns):
-        return turns
-    bodies = conversation_requests(run.trace)
+    seen = conversation_requests(run.trace)
     return [
-        replace(turn, request=turn.request.model_copy(update={"message_count": len(body["messages"])}))
-        if turn.request.api != CHAT
-        else turn
-        for turn, body in zip(turns, bodies, strict=False)
+        turn_facts(turn, seen[number] if number < len(seen) else None) for number, turn in enumerate(turns)
     ]
 
 
@@ -315,7 +291,7 @@ def behaviour_differences(row: Row, pair: Sequence[Side]) -> list[str]:
     ]
     if row.answers_identical is False:
         differing.append("answer")
-    facts = [[turn_facts(turn) for turn in conversation_turns(row.runs[side.key])] for side in pair]
+    facts = [conversation_facts(row.runs[side.key]) for side in pair]
     longest = max((len(f) for f in facts), default=0)
     differing += [
         f"turn {number + 1}"

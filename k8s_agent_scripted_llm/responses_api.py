@@ -70,7 +70,17 @@ def _append_items(messages: list[dict[str, Any]], items: list[Any]) -> None:
         kind = item.get("type", "message" if "role" in item else None)
         if kind == "message":
             role = "system" if item.get("role") == "developer" else str(item.get("role"))
-            messages.append({"role": role, "content": message_text(item.get("content"))})
+            text = message_text(item.get("content"))
+            last = messages[-1] if messages else None
+            if (
+                role == "assistant"
+                and last is not None
+                and last.get("tool_calls")
+                and not last.get("content")
+            ):
+                last["content"] = text  # text after the calls of the same turn: still that turn
+            else:
+                messages.append({"role": role, "content": text})
         elif kind == "function_call":
             call = {
                 "id": str(item.get("call_id")),

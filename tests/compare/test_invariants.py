@@ -305,6 +305,14 @@ def test_a_call_answered_in_the_next_request_is_still_unanswered_in_the_one_that
     assert (check.held, check.detail) == (False, "request 2: calls ['call_1'] answered by []")
 
 
+def test_a_turn_whose_text_follows_its_calls_is_one_turn_and_its_calls_are_answered() -> None:
+    text_last = {"model": "m", "input": [QUESTION, function_call("call_1"), SAID, output("call_1")]}
+    between = {"model": "m", "input": [QUESTION, function_call("call_1"), QUESTION, output("call_1")]}
+
+    assert calls_answered([text_last]).held is True
+    assert calls_answered([between]).held is False  # a user message between a call and its answer
+
+
 def test_request_bodies_as_sent_on_the_responses_api_are_checked_as_well() -> None:
     sent = {"model": "m", "instructions": "S", "input": [QUESTION, function_call("call_1"), output("call_1")]}
     unanswered = {**sent, "input": [QUESTION, function_call("call_1")]}
