@@ -38,8 +38,8 @@ Fixture format (every key optional)::
     }
 
 Namespaces referenced by namespaced objects are added automatically, and so are
-``default`` and ``kube-system``. Small builders ``make_pod``, ``make_event``,
-``make_node`` and ``make_namespace`` produce realistic objects.
+``default`` and ``kube-system``. Small builders ``make_pod``, ``make_event`` and
+``make_namespace`` produce realistic objects (a node: ``kube_objects``, from a mock-cluster node).
 
 Usage::
 
@@ -70,7 +70,6 @@ __all__ = [
     "RecordedRequest",
     "make_event",
     "make_namespace",
-    "make_node",
     "make_pod",
     "refused_url",
     "write_kubeconfig",
@@ -569,92 +568,6 @@ def make_event(
         "reportingComponent": component,
         "reportingInstance": host or "",
     }
-
-
-def make_node(
-    name: str,
-    *,
-    ready: bool = True,
-    age_seconds: float = 864000,
-    version: str = "v1.32.4",
-    labels: dict[str, str] | None = None,
-    conditions: list[JSON] | None = None,
-    unschedulable: bool = False,
-) -> JSON:
-    created = _ts(age_seconds)
-    if conditions is None:
-        conditions = [
-            {
-                "type": t,
-                "status": "False",
-                "reason": r,
-                "message": m,
-                "lastHeartbeatTime": _ts(10),
-                "lastTransitionTime": created,
-            }
-            for t, r, m in (
-                ("MemoryPressure", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-                ("DiskPressure", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-                ("PIDPressure", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-            )
-        ] + [
-            {
-                "type": "Ready",
-                "status": "True" if ready else "Unknown",
-                "reason": "KubeletReady" if ready else "NodeStatusUnknown",
-                "message": "kubelet is posting ready status"
-                if ready
-                else "Kubelet stopped posting node status.",
-                "lastHeartbeatTime": _ts(10),
-                "lastTransitionTime": created,
-            }
-        ]
-    spec: dict[str, Any] = {"podCIDR": "10.244.0.0/24", "podCIDRs": ["10.244.0.0/24"]}
-    if unschedulable:
-        spec["unschedulable"] = True
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "uid": _uid("node", name),
-            "resourceVersion": "3000",
-            "creationTimestamp": created,
-            "labels": {
-                "kubernetes.io/hostname": name,
-                "kubernetes.io/os": "linux",
-                "kubernetes.io/arch": "amd64",
-                **(labels or {}),
-            },
-        },
-        "spec": spec,
-        "status": {
-            "conditions": conditions,
-            "addresses": [
-                {"type": "InternalIP", "address": "172.18.0.2"},
-                {"type": "Hostname", "address": name},
-            ],
-            "capacity": {"cpu": "2", "memory": "8Gi", "pods": "110"},
-            "allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
-            "nodeInfo": {
-                "kubeletVersion": version,
-                "kubeProxyVersion": version,
-                "osImage": "Debian GNU/Linux 12 (bookworm)",
-                "kernelVersion": "6.1.0",
-                "containerRuntimeVersion": "containerd://1.7.24",
-                "operatingSystem": "linux",
-                "architecture": "amd64",
-                "machineID": "",
-                "systemUUID": "",
-                "bootID": "",
-            },
-        },
-    }
-
-
-# --------------------------------------------------------------------------
-# server-side Table conversion (what `as=Table` returns)
-# --------------------------------------------------------------------------
 
 
 def _col(name: str, type_: str = "string", fmt: str = "", desc: str = "", priority: int = 0) -> JSON:

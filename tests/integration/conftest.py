@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,8 @@ import pytest
 from k8s_agent_harness.discovery import find_kubernetes_mcp_server, find_mcp_server_kubernetes
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.servers import ServerLaunch
-from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, make_event, make_node, make_pod
+from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, make_event, make_pod
+from k8s_agent_mock_cluster.kube_objects import kube_objects
 from tests.conftest import AgentRun, run_scenario
 
 QUESTION = "Which pods in the shop namespace are unhealthy, and why?"
@@ -37,7 +39,9 @@ def cluster_fixture() -> dict[str, Any]:
     """Namespace shop: a crash-looping pod with a telling previous log, a healthy one, a chatty proxy."""
     return {
         "namespaces": ["shop"],
-        "nodes": [make_node(NODE)],
+        "nodes": kube_objects(
+            {"nodes": [{"name": NODE, "status": "Ready", "age": "10d"}]}, datetime.now(UTC)
+        )["nodes"],
         "pods": [
             make_pod(
                 CRASHING,
