@@ -161,7 +161,8 @@ class ProgressPrinter:
         match event:
             case events.RunStart():
                 question = clip(event.question, QUESTION_SHOWN)  # a 128 KB question is not a line
-                return f"k8s-agent · {event.impl} agent · model {event.model} · question: {question}"
+                wire = f" on the {event.api} API" if event.api != "chat" else ""
+                return f"k8s-agent · {event.impl} agent · model {event.model}{wire} · question: {question}"
             case events.ToolsListed():
                 note = f" (refused, not read-only: {', '.join(event.refused)})" if event.refused else ""
                 return f"  tools: {', '.join(event.allowed)}{note}"

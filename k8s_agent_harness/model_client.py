@@ -55,6 +55,11 @@ class WireState:
         """The raw argument string of a proposed call ("" if unknown)."""
         return self._arguments.get(call_id, "")
 
+    def check(self) -> None:
+        """Raise MalformedResponseError if the last response the endpoint sent was unusable."""
+        if self.malformed is not None:
+            raise MalformedResponseError(f"the model endpoint sent a malformed response: {self.malformed}")
+
 
 def completion_problem(body: Any) -> str | None:
     """Why a 200 response body is not a usable chat completion, or None if it is."""

@@ -22,7 +22,7 @@ from k8s_agent_harness import events
 from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget, ResultStore
-from k8s_agent_harness.errors import AgentError, ConfigError, MalformedResponseError
+from k8s_agent_harness.errors import AgentError, ConfigError
 from k8s_agent_harness.findings import HealthReport, render_text, report_fields
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.grounding import Evidence, invented_names
@@ -166,11 +166,8 @@ class Session:
         return verdict
 
     def check_wire(self) -> None:
-        """Raise MalformedResponseError if the last completion the endpoint sent was unusable."""
-        if self.wire.malformed is not None:
-            raise MalformedResponseError(
-                f"the model endpoint sent a malformed response: {self.wire.malformed}"
-            )
+        """Raise MalformedResponseError if the last response the endpoint sent was unusable."""
+        self.wire.check()
 
     def finish(self, outcome: Accept | str) -> RunResult:
         """Record the end of a successful run and return its result.

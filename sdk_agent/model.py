@@ -14,7 +14,6 @@ from typing import Any
 from agents import Model, ModelResponse, OpenAIChatCompletionsModel, OpenAIResponsesModel
 from openai.types.responses import ResponseFunctionToolCall
 
-from k8s_agent_harness.errors import MalformedResponseError
 from k8s_agent_harness.model_client import WireState
 
 
@@ -29,10 +28,7 @@ class UniqueCallIds:
     async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
         """The inner response, with reused call ids renamed `<id>~<n>`."""
         response: ModelResponse = await super().get_response(*args, **kwargs)  # type: ignore[misc]
-        if self._wire.malformed is not None:  # the SDK would go on with what it could make of it
-            raise MalformedResponseError(
-                f"the model endpoint sent a malformed response: {self._wire.malformed}"
-            )
+        self._wire.check()  # a malformed response ends the run: the SDK would go on with what it made of it
         output = []
         position = 0
         for item in response.output:

@@ -57,6 +57,19 @@ def test_on_the_responses_wire_the_request_is_counted_in_input_items() -> None:
     ]
 
 
+def test_the_first_line_names_the_responses_api_and_says_nothing_of_chat() -> None:
+    stream = io.StringIO()
+    printer = ProgressPrinter(stream, environ={})
+
+    for api in ("responses", "chat"):
+        printer(events.RunStart(impl="sdk", model="m", question="q?", started_at="now", api=api))
+
+    assert stream.getvalue().splitlines() == [
+        "k8s-agent · sdk agent · model m on the responses API · question: q?",
+        "k8s-agent · sdk agent · model m · question: q?",
+    ]
+
+
 def test_a_terminal_gets_colour_unless_no_color_is_set() -> None:
     coloured, plain = Terminal(), Terminal()
 
