@@ -45,6 +45,17 @@ def _text(content: Any) -> str | None:
     return content or None  # an empty assistant text and a missing one say the same
 
 
+def said(body: dict[str, Any]) -> dict[str, Any]:
+    """A Responses request body as sent, its ways of saying nothing made one: the SDK's `include: []`,
+    `tools: []` where the hand-written loop sends no tools, and C1's `auto` against an absent choice."""
+    said = {key: value for key, value in body.items() if key != "include" or value}
+    if said.get("tool_choice") == "auto":
+        del said["tool_choice"]
+    if said.get("tools") == []:
+        del said["tools"]
+    return said
+
+
 class RateLimitedFirst:
     """A model endpoint's responder that answers its first `times` requests 429 (Retry-After 1 s),
     then plays the offline model; `seen` counts the requests."""

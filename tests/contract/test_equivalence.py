@@ -15,14 +15,13 @@ where the hand-written loop sends no tools).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from k8s_agent.scenarios import SCENARIOS, Scenario
 from k8s_agent_harness.config import APIS
 from tests.conftest import run_scenario
-from tests.wire import wire_view
+from tests.wire import said, wire_view
 
 
 @pytest.mark.parametrize("api", APIS)
@@ -33,7 +32,7 @@ def test_both_implementations_send_the_same_wire(scenario: Scenario, api: str, t
 
     assert wire_view(sdk.requests) == wire_view(handwritten.requests)
     if api == "responses":
-        assert [_as_said(body) for body in sdk.sent] == [_as_said(body) for body in handwritten.sent]
+        assert [said(body) for body in sdk.sent] == [said(body) for body in handwritten.sent]
     assert sdk.calls_received() == handwritten.calls_received()
     assert sdk.answer == handwritten.answer
     assert sdk.result is not None and handwritten.result is not None
@@ -41,13 +40,3 @@ def test_both_implementations_send_the_same_wire(scenario: Scenario, api: str, t
     costs = ("bytes_sent", "prompt_tokens", "largest_request")
     counts = {k: v for k, v in sdk.result.stats.as_dict().items() if k not in costs}
     assert counts == {k: v for k, v in handwritten.result.stats.as_dict().items() if k not in costs}
-
-
-def _as_said(body: dict[str, Any]) -> dict[str, Any]:
-    """A Responses request body as sent, its ways of saying nothing made one."""
-    said = {key: value for key, value in body.items() if key != "include" or value}
-    if said.get("tool_choice") == "auto":
-        del said["tool_choice"]
-    if said.get("tools") == []:
-        del said["tools"]
-    return said

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from k8s_agent.scenarios import OFFLINE, PAYMENT
+from k8s_agent_harness.config import APIS
 from k8s_agent_harness.context import BYTES_PER_TOKEN, SEARCH_TOOL
 from k8s_agent_mock_cluster.synthetic import PLANTED, cluster
 from k8s_agent_scripted_llm import calls, raw_tool, text, tool
 from tests.conftest import AgentRun, RunAgent, assert_every_call_answered, run_scenario
-from tests.wire import wire_view
+from tests.wire import said, wire_view
 
 QUESTION = "Which pods in the production namespace are unhealthy, and why?"
 
@@ -28,8 +29,8 @@ def big_cluster(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def request_sizes(run: AgentRun) -> list[int]:
-    """The size of each request body as the model server received it (compact JSON)."""
-    return [len(json.dumps(body, separators=(",", ":")).encode()) for body in run.requests]
+    """The size of each request body as the model server received it (compact JSON), on either wire."""
+    return [len(json.dumps(body, separators=(",", ":")).encode()) for body in run.sent]
 
 
 def tools_offered(body: dict[str, Any]) -> list[str]:
@@ -139,20 +140,31 @@ def chatty_cluster(path: Path, log_lines: int) -> tuple[Path, list[str]]:
     return path, [pod["name"] for pod in data["pods"]]
 
 
-def compaction_runs(tmp_path: Path, log_lines: int) -> dict[str, AgentRun]:
+def compaction_runs(tmp_path: Path, log_lines: int, api: str) -> dict[str, AgentRun]:
     fixture, pods = chatty_cluster(tmp_path / "chatty.json", log_lines)
     script = [calls(tool("get_pod_logs", name=pod, namespace="production", tail=100)) for pod in pods[:20]]
     script.append(text("Read them all."))
-    return {
+    runs = {
         impl: run_scenario(
-            impl, script, tmp_path / impl, QUESTION, cluster=fixture, context_budget=4_000, max_steps=30
+            impl,
+            script,
+            tmp_path / impl,
+            QUESTION,
+            cluster=fixture,
+            context_budget=4_000,
+            max_steps=30,
+            api=api,
         )
         for impl in ("handwritten", "sdk")
     }
+    if api == "responses":  # the compacted input items as sent are the same JSON for both agents
+        assert [said(body) for body in runs["sdk"].sent] == [said(body) for body in runs["handwritten"].sent]
+    return runs
 
 
-def test_compaction_makes_the_oldest_large_results_stubs_first(tmp_path: Path) -> None:
-    runs = compaction_runs(tmp_path, log_lines=30)  # 1.5 KB results: worth a stub
+@pytest.mark.parametrize("api", APIS)
+def test_compaction_makes_the_oldest_large_results_stubs_first(tmp_path: Path, api: str) -> None:
+    runs = compaction_runs(tmp_path, log_lines=30, api=api)  # 1.5 KB results: worth a stub
 
     for impl, run in runs.items():
         assert max(request_sizes(run)) <= 4_000 * BYTES_PER_TOKEN, impl
@@ -168,8 +180,9 @@ def test_compaction_makes_the_oldest_large_results_stubs_first(tmp_path: Path) -
     assert wire_view(runs["sdk"].requests) == wire_view(runs["handwritten"].requests)
 
 
-def test_when_stubs_are_not_enough_the_oldest_turns_leave_for_one_note(tmp_path: Path) -> None:
-    runs = compaction_runs(tmp_path, log_lines=8)  # small results: they leave with their turns
+@pytest.mark.parametrize("api", APIS)
+def test_when_stubs_are_not_enough_the_oldest_turns_leave_for_one_note(tmp_path: Path, api: str) -> None:
+    runs = compaction_runs(tmp_path, log_lines=8, api=api)  # small results: they leave with their turns
 
     for impl, run in runs.items():
         assert max(request_sizes(run)) <= 4_000 * BYTES_PER_TOKEN, impl
@@ -182,6 +195,41 @@ def test_when_stubs_are_not_enough_the_oldest_turns_leave_for_one_note(tmp_path:
         assert kept == ordered[-len(kept) :]  # the latest turns stay, whole and in order
         assert_every_call_answered([run.requests[-1]])
     assert wire_view(runs["sdk"].requests) == wire_view(runs["handwritten"].requests)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_long_answer_and_long_arguments_are_cut_alike_by_both_agents(tmp_path: Path, api: str) -> None:
+    fixture, pods = chatty_cluster(tmp_path / "chatty.json", log_lines=30)
+    long_arguments = json.dumps({"name": pods[0], "namespace": "production", "note": "n" * 3000})
+    script = [
+        text("Looking at it. " * 800),  # 12 KB, before any tool: pushed back, kept in the conversation cut
+        calls(raw_tool("get_pod_logs", long_arguments)),  # 3 KB of arguments: cut once older turns must go
+        *[calls(tool("get_pod_logs", name=pod, namespace="production", tail=100)) for pod in pods[1:12]],
+        text("Read them all."),
+    ]
+    runs = {
+        impl: run_scenario(
+            impl,
+            script,
+            tmp_path / impl,
+            QUESTION,
+            cluster=fixture,
+            context_budget=4_000,
+            max_steps=30,
+            api=api,
+        )
+        for impl in ("handwritten", "sdk")
+    }
+
+    for impl, run in runs.items():
+        assert max(request_sizes(run)) <= 4_000 * BYTES_PER_TOKEN, impl
+        sent = [json.dumps(body) for body in run.sent]
+        assert any("more bytes of this answer, cut to keep the conversation" in body for body in sent), impl
+        assert "Looking at it. " * 800 not in "".join(sent), impl  # never sent whole
+        assert any("[arguments of 3,0" in body for body in sent), impl
+    assert wire_view(runs["sdk"].requests) == wire_view(runs["handwritten"].requests)
+    if api == "responses":  # the input items as sent are the same JSON (on Chat the SDK writes its own way)
+        assert [said(body) for body in runs["sdk"].sent] == [said(body) for body in runs["handwritten"].sent]
 
 
 def test_a_question_too_large_for_the_budget_is_a_clear_error(run_agent: RunAgent) -> None:
