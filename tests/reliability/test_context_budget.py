@@ -5,6 +5,7 @@ in what the model sees."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from k8s_agent.scenarios import OFFLINE, PAYMENT
 from k8s_agent_harness.config import APIS
 from k8s_agent_harness.context import BYTES_PER_TOKEN, SEARCH_TOOL
 from k8s_agent_mock_cluster.synthetic import PLANTED, cluster
-from k8s_agent_scripted_llm import calls, raw_tool, text, tool
+from k8s_agent_scripted_llm import Step, calls, raw_tool, text, tool
 from tests.conftest import AgentRun, RunAgent, assert_every_call_answered, run_scenario
 from tests.wire import said, wire_view
 
@@ -140,10 +141,20 @@ def chatty_cluster(path: Path, log_lines: int) -> tuple[Path, list[str]]:
     return path, [pod["name"] for pod in data["pods"]]
 
 
-def compaction_runs(tmp_path: Path, log_lines: int, api: str) -> dict[str, AgentRun]:
+def compaction_runs(
+    tmp_path: Path, log_lines: int, api: str, first: Sequence[Step] = (), pods_read: int = 20
+) -> dict[str, AgentRun]:
+    """Both agents reading the logs of `pods_read` chatty pods one turn each (after the `first` steps),
+    on a budget of 4,000 tokens."""
     fixture, pods = chatty_cluster(tmp_path / "chatty.json", log_lines)
-    script = [calls(tool("get_pod_logs", name=pod, namespace="production", tail=100)) for pod in pods[:20]]
-    script.append(text("Read them all."))
+    script = [
+        *first,
+        *[
+            calls(tool("get_pod_logs", name=pod, namespace="production", tail=100))
+            for pod in pods[:pods_read]
+        ],
+        text("Read them all."),
+    ]
     runs = {
         impl: run_scenario(
             impl,
@@ -199,27 +210,12 @@ def test_when_stubs_are_not_enough_the_oldest_turns_leave_for_one_note(tmp_path:
 
 @pytest.mark.parametrize("api", APIS)
 def test_a_long_answer_and_long_arguments_are_cut_alike_by_both_agents(tmp_path: Path, api: str) -> None:
-    fixture, pods = chatty_cluster(tmp_path / "chatty.json", log_lines=30)
-    long_arguments = json.dumps({"name": pods[0], "namespace": "production", "note": "n" * 3000})
-    script = [
+    long_arguments = json.dumps({"name": "checkout", "namespace": "production", "note": "n" * 3000})
+    first = [
         text("Looking at it. " * 800),  # 12 KB, before any tool: pushed back, kept in the conversation cut
         calls(raw_tool("get_pod_logs", long_arguments)),  # 3 KB of arguments: cut once older turns must go
-        *[calls(tool("get_pod_logs", name=pod, namespace="production", tail=100)) for pod in pods[1:12]],
-        text("Read them all."),
     ]
-    runs = {
-        impl: run_scenario(
-            impl,
-            script,
-            tmp_path / impl,
-            QUESTION,
-            cluster=fixture,
-            context_budget=4_000,
-            max_steps=30,
-            api=api,
-        )
-        for impl in ("handwritten", "sdk")
-    }
+    runs = compaction_runs(tmp_path, log_lines=30, api=api, first=first, pods_read=11)
 
     for impl, run in runs.items():
         assert max(request_sizes(run)) <= 4_000 * BYTES_PER_TOKEN, impl
