@@ -7,7 +7,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO, assert_never
 
 from k8s_agent.timeline import clip, pieces
@@ -88,12 +88,14 @@ class ProgressPrinter:
         *,
         environ: Mapping[str, str] | None = None,
         tick: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.stream = stream or sys.stderr
         environ = os.environ if environ is None else environ
         self.interactive = _isatty(self.stream)
         self.color = self.interactive and not environ.get("NO_COLOR") and environ.get("TERM") != "dumb"
         self._tick = tick
+        self._clock = clock
         self._lock = threading.Lock()
         self._waiting: threading.Event | None = None
 
@@ -117,14 +119,14 @@ class ProgressPrinter:
 
     def _start_waiting(self) -> None:
         stop = self._waiting = threading.Event()
-        started = time.monotonic()
+        started = self._clock()
 
         def draw() -> None:
             while not stop.wait(self._tick):
                 with self._lock:
                     if stop.is_set():
                         return
-                    seconds = time.monotonic() - started
+                    seconds = self._clock() - started
                     self.stream.write(f"\r\x1b[2K  … waiting for the model ({seconds:.0f} s)")
                     self.stream.flush()
 

@@ -7,6 +7,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests.processes import HANG_SECONDS
+
 CHROMIUM = shutil.which("chromium")
 FLAGS = (
     "--headless",
@@ -28,7 +30,7 @@ def chromium(page: Path, profile: Path, *options: str) -> subprocess.CompletedPr
         [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *options, page.as_uri()],
         capture_output=True,
         text=True,
-        timeout=90,
+        timeout=HANG_SECONDS,
         check=False,
     )
 

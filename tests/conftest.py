@@ -165,6 +165,7 @@ def run_scenario(
         responder = script.responder
         script = script.script() if script.script else []
     settings: dict[str, Any] = {
+        **processes.OUT_OF_REACH,
         "api_key": "sk-test-not-a-real-key-000",
         "trace_dir": workdir / "traces",
         **overrides,

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import HANG_SECONDS
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Top-level packages, highest layer first. A package may import those below it, never one above,
@@ -97,7 +99,7 @@ def test_the_handwritten_path_never_imports_the_sdk(tmp_path: Path) -> None:
         "print('ok')\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG_SECONDS, check=False
     )
 
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
@@ -111,7 +113,7 @@ def test_importing_the_cli_imports_neither_openai_nor_mcp_nor_the_sdk() -> None:
         "print(sorted(m for m in ('agents', 'openai', 'mcp', 'pydantic') if m in sys.modules))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG_SECONDS, check=False
     )
 
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr

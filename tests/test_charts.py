@@ -14,6 +14,7 @@ from k8s_agent import charts
 from k8s_agent.bench import scale
 from k8s_agent.cli import main
 from tests.browser import CHROMIUM, colour_pixels, screenshot
+from tests.processes import HANG_SECONDS
 
 SVG = "{http://www.w3.org/2000/svg}"
 ROWS = [
@@ -32,7 +33,7 @@ def test_importing_the_cli_and_the_charts_module_does_not_import_matplotlib() ->
         "from k8s_agent.cli import build_parser\nbuild_parser()\nprint('matplotlib' in sys.modules)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG_SECONDS, check=False
     )
 
     assert done.returncode == 0 and done.stdout.strip() == "False", done.stderr

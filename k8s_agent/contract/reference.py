@@ -146,7 +146,7 @@ class ReferenceAgent:
             target = setup.mock.server()
         else:
             target = StdioServerParameters(command=setup.mcp_command[0], args=list(setup.mcp_command[1:]))
-        model = openai.AsyncOpenAI(base_url=setup.base_url, api_key=setup.api_key, max_retries=0, timeout=20)
+        model = openai.AsyncOpenAI(base_url=setup.base_url, api_key=setup.api_key, max_retries=0, timeout=120)
         run = _Run(setup, self.breaks, prose_only=self.prose_only)
         try:
             async with Client(target) as mcp:

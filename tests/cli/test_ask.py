@@ -13,13 +13,13 @@ import pytest
 
 from tests.clusters import shop_fixture
 from tests.conftest import read_jsonl
-from tests.processes import k8s_agent
+from tests.processes import HANG_SECONDS, k8s_agent
 
 DEFAULT_QUESTION = "Which pods in the production namespace are unhealthy, and why?"
 
 
 def ask(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 90
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = HANG_SECONDS
 ) -> subprocess.CompletedProcess[str]:
     """Run `python -m k8s_agent ask ...` with a clean environment (no keys, no endpoint)."""
     # Traces in the test's folder, never the user's state folder.

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -16,14 +15,14 @@ import pytest
 
 from tests.cli.test_ask import DEFAULT_QUESTION, ask, traces
 from tests.conftest import read_jsonl
-from tests.processes import clean_env, k8s_agent
+from tests.processes import HANG_SECONDS, interrupt, k8s_agent, running, start_cold
 
 HANGING_SERVER = f'{sys.executable} -c "import time; time.sleep(120)"'
 
 
 def cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`python -m k8s_agent ARGS` with a clean environment and traces in `cwd/traces`."""
-    return k8s_agent(*args, cwd=cwd, timeout=120, env={"K8S_AGENT_TRACE_DIR": "traces", **(env or {})})
+    return k8s_agent(*args, cwd=cwd, env={"K8S_AGENT_TRACE_DIR": "traces", **(env or {})})
 
 
 def in_process(
@@ -147,55 +146,46 @@ def test_a_recorded_fixture_that_is_not_a_cluster_is_refused(tmp_path: Path) -> 
 def test_ctrl_c_while_the_mcp_server_hangs_at_start_up_ends_the_run_with_an_interrupted_trace(
     tmp_path: Path,
 ) -> None:
-    clean = clean_env(warm=False)  # a Ctrl-C test: everything started as a user's run starts it
-    process = subprocess.Popen(
-        [sys.executable, "-m", "k8s_agent", "ask", DEFAULT_QUESTION, "--mcp-command", HANGING_SERVER],
-        cwd=tmp_path,
-        env={**clean, "K8S_AGENT_TRACE_DIR": "traces"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, as a terminal's foreground job
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not list((tmp_path / "traces").glob("*.jsonl")) and time.monotonic() < deadline:
-            time.sleep(0.05)  # until the run has started (its trace has run_start)
-        time.sleep(0.5)
-        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole foreground group
-        _, err = process.communicate(timeout=20)  # not the 30 s start timeout
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
+    marker = f"hang-{tmp_path.name}"  # names this test's hanging server among the machine's processes
+    hanging = f'{sys.executable} -c "import time; time.sleep(3600)" {marker}'
+    process = start_cold(
+        "ask", DEFAULT_QUESTION, "--mcp-command", hanging, "--mcp-start-timeout", str(HANG_SECONDS),
+        cwd=tmp_path, env={"K8S_AGENT_TRACE_DIR": "traces"},
+    )  # fmt: skip
+    deadline = time.monotonic() + HANG_SECONDS
+    while not running(marker) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the run has started the server and waits for it
+
+    _, err = interrupt(process)
 
     assert process.returncode == 130, err
     assert err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err
     (trace,) = traces(tmp_path)
     assert trace[-1]["kind"] == "run_end" and trace[-1]["interrupted"] is True
     assert trace[-1]["error"] == "interrupted" and trace[-1]["error_type"] == "Interrupted"
+    assert not running(marker)  # the server went with the run
 
 
 def test_ctrl_c_in_the_first_moments_ends_in_one_line_and_exit_130(tmp_path: Path) -> None:
-    clean = clean_env(warm=False)  # a Ctrl-C test: everything started as a user's run starts it
-    process = subprocess.Popen(
-        [sys.executable, "-m", "k8s_agent", "ask", DEFAULT_QUESTION],
-        cwd=tmp_path,
-        env={**clean, "K8S_AGENT_TRACE_DIR": "traces"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        time.sleep(0.4)  # while it imports and starts: the window a raw traceback used to show in
-        os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=20)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
+    # -X importtime prints a line as each module is imported: Ctrl-C is pressed once the CLI's own
+    # module is in, while the rest imports and the run starts (the window a raw traceback used to show
+    # in), however long the machine takes to get there.
+    process = start_cold(
+        "ask", DEFAULT_QUESTION, cwd=tmp_path, env={"K8S_AGENT_TRACE_DIR": "traces"},
+        python_options=("-X", "importtime"),
+    )  # fmt: skip
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:  # ends at the latest when the run does
+        seen.append(line)
+        if line.rstrip().endswith("| k8s_agent.cli"):
+            break
 
-    assert process.returncode == 130, err
-    assert err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err
+    _, err = interrupt(process)
+
+    said = [line for line in (*seen, *err.splitlines(keepends=True)) if not line.startswith("import time:")]
+    assert process.returncode == 130, "".join(said)
+    assert "".join(said).strip().splitlines()[-1] == "interrupted" and not any("Traceback" in s for s in said)
     for trace in traces(tmp_path):  # when the run got as far as its trace, the trace says so
         assert trace[-1]["kind"] == "run_end" and trace[-1]["interrupted"] is True
 

@@ -14,6 +14,7 @@ import pytest
 from k8s_agent.cli import main
 from k8s_agent.scenarios import QUESTION, SCENARIOS
 from k8s_agent_scripted_llm import ScriptedModelServer, offline_model
+from tests.processes import HANG_SECONDS
 from tests.wire import RateLimitedFirst
 
 DEFAULT_FIXTURE = Path(__file__).resolve().parents[2] / "k8s_agent_mock_cluster" / "fixtures" / "default.json"
@@ -212,7 +213,7 @@ def test_registering_compare_and_trace_imports_nothing_heavy() -> None:
         "print(sorted(added), any(m in sys.modules for m in ('agents', 'openai', 'mcp')))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG_SECONDS, check=False
     )
 
     assert done.returncode == 0, done.stderr

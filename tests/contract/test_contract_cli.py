@@ -11,7 +11,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 
 from k8s_agent.scenarios import REPORT
 from tests.browser import CHROMIUM, chromium
-from tests.processes import alive, clean_env, k8s_agent
+from tests.processes import HANG_SECONDS, alive, clean_env, k8s_agent, wait_until
 
 SUBJECTS = ("handwritten", "sdk", "plain-sdk")
 
@@ -33,7 +32,7 @@ class Ran:
     page: Path
 
 
-def contract(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def contract(*args: str, cwd: Path, timeout: float = HANG_SECONDS) -> subprocess.CompletedProcess[str]:
     return k8s_agent("contract", *args, cwd=cwd, timeout=timeout)
 
 
@@ -61,7 +60,7 @@ def test_by_default_the_subjects_are_our_two_agents_and_the_exit_status_gates(tm
     """With no --subject the command judges handwritten and sdk only: exit 0 when they hold."""
     (tmp_path / "tmp").mkdir()
     done = k8s_agent(
-        "contract", "--scenario", "c7-step-budget", "--format", "json", cwd=tmp_path, timeout=600,
+        "contract", "--scenario", "c7-step-budget", "--format", "json", cwd=tmp_path,
         env={"TMPDIR": str(tmp_path / "tmp")},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
@@ -185,7 +184,7 @@ def test_any_cli_agent_runs_through_agent_cmd_with_its_placeholders(tmp_path: Pa
     done = contract(
         "--agent-cmd", ours, "--agent-name", "our-cli", "--agent-report", "structured",
         "--scenario", "c6-unknown-tool", "--scenario", "c7-step-budget", "--scenario", "c12-unverified-kept",
-        "--format", "json", cwd=tmp_path, timeout=120,
+        "--format", "json", cwd=tmp_path,
     )  # fmt: skip
 
     assert done.returncode == 0, done.stderr[-2000:]
@@ -214,7 +213,7 @@ def test_any_cli_agent_runs_through_agent_cmd_with_its_placeholders(tmp_path: Pa
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
-    done = contract(*args, cwd=tmp_path, timeout=60)
+    done = contract(*args, cwd=tmp_path)
 
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
 
@@ -240,20 +239,15 @@ def test_ctrl_c_ends_the_run_with_130_and_kills_the_subject_and_its_children(tmp
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
-        for _ in range(600):  # the agent has started its child
-            if pids.exists() and pids.read_text().endswith("\n"):
-                break
-            time.sleep(0.05)
+        wait_until(
+            lambda: pids.exists() and pids.read_text().endswith("\n"), "the agent started its child", process
+        )
         child = int(pids.read_text())
         process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
+        _, stderr = process.communicate(timeout=HANG_SECONDS)
     finally:
         process.kill()
 
     assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
     assert list((tmp_path / "tmp").iterdir()) == []  # the runs' temporary folder went too
-    for _ in range(100):  # SIGKILL is asynchronous: the child is reaped by init shortly after
-        if not alive(child):
-            break
-        time.sleep(0.05)
-    assert not alive(child)
+    wait_until(lambda: not alive(child), "the subject's child gone")  # SIGKILL is asynchronous

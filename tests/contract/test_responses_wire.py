@@ -182,7 +182,7 @@ def on_responses(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[st
     picked = [argument for name in PICKED for argument in ("--scenario", name)]
     done = k8s_agent(
         "contract", "--subject", "plain-sdk", "--api", "responses", *picked,
-        "--out", "card.json", "--out", "card.md", "--work-dir", str(folder / "runs"), cwd=folder, timeout=600,
+        "--out", "card.json", "--out", "card.md", "--work-dir", str(folder / "runs"), cwd=folder,
     )  # fmt: skip
     return done.returncode, json.loads((folder / "card.json").read_text()), (folder / "card.md").read_text()
 
@@ -232,7 +232,7 @@ def test_our_agents_hold_every_item_on_the_responses_wire(tmp_path: Path) -> Non
 def test_subjects_that_speak_chat_only_are_refused_on_the_responses_wire(
     args: tuple[str, ...], tmp_path: Path
 ) -> None:
-    done = k8s_agent("contract", "--api", "responses", *args, cwd=tmp_path, timeout=120)
+    done = k8s_agent("contract", "--api", "responses", *args, cwd=tmp_path)
 
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""

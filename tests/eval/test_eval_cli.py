@@ -9,10 +9,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import signal
 import subprocess
-import sys
-import time
+import threading
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -22,9 +20,9 @@ import pytest
 
 from k8s_agent.scenarios import LOG_LINE, PAYMENT, finding, report_json
 from k8s_agent_mock_cluster import default_fixture_path
-from k8s_agent_scripted_llm import ScriptedModelServer, Step, call, text
+from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, call, hang, offline_model, text
 from tests.browser import CHROMIUM, chromium
-from tests.processes import clean_env, k8s_agent, running
+from tests.processes import interrupt, k8s_agent, running, start_cold, wait_until
 from tests.wire import RateLimitedFirst
 
 PRODUCTION = [
@@ -368,7 +366,7 @@ def test_a_429_pauses_the_pool_for_its_retry_after_and_no_run_fails(corpus: Path
 def test_bad_input_is_one_line_and_exit_2(
     args: tuple[str, ...], message: str, corpus: Path, tmp_path: Path
 ) -> None:
-    done = k8s_agent("eval", "--corpus", str(corpus), *args, cwd=tmp_path, timeout=60)
+    done = k8s_agent("eval", "--corpus", str(corpus), *args, cwd=tmp_path)
 
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
 
@@ -420,42 +418,63 @@ def slow_corpus(tmp_path: Path) -> Iterator[Path]:
     yield write_corpus(tmp_path / "corpus")
 
 
+class ThreeRunsThenHang:
+    """The offline model as an endpoint that lets three runs finish, then hangs every request: when
+    Ctrl-C comes, three records are written and every other run is in flight, however fast or slow
+    the machine is. `release()` makes it the offline model again."""
+
+    def __init__(self) -> None:
+        self.finished = 0
+        self.hanging = True
+        self.lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> Step:
+        with self.lock:
+            if self.hanging and self.finished >= 3:
+                return hang()
+            step = offline_model(body)
+            if isinstance(step, Reply) and not step.tool_calls:
+                self.finished += 1  # a run's last request: its report
+            return step
+
+    def release(self) -> None:
+        with self.lock:
+            self.hanging = False
+
+
 def test_ctrl_c_leaves_no_mock_cluster_running_and_a_results_file_resume_continues(
     slow_corpus: Path, tmp_path: Path
 ) -> None:
-    clean = clean_env(warm=False)  # mock clusters started as a user's eval starts them
-    process = subprocess.Popen(
-        [sys.executable, "-m", "k8s_agent", "eval", "--corpus", str(slow_corpus), "--repeat", "6",
-         "--concurrency", "4", "--no-baselines", "--results", "r.jsonl", "-q"],
-        cwd=tmp_path, env=clean, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
-    try:
-        for _ in range(1200):  # a few runs have finished and others are in flight
-            if (tmp_path / "r.jsonl").exists() and len(records(tmp_path / "r.jsonl")) >= 3:
-                break
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        process.kill()
+    model = ThreeRunsThenHang()
+    with ScriptedModelServer(responder=model, record=False) as server:
+        endpoint = ("--base-url", server.url, "--api-key", "k", "--model", "scripted-offline")
+        process = start_cold(
+            "eval", "--corpus", str(slow_corpus), "--repeat", "6", "--concurrency", "4", "--no-baselines",
+            "--results", "r.jsonl", "-q", *endpoint,
+            cwd=tmp_path,
+        )  # fmt: skip
+        wait_until(
+            lambda: (tmp_path / "r.jsonl").exists() and (tmp_path / "r.jsonl").read_text().count("\n") >= 3,
+            "three runs written",
+            process,
+        )
+        _, stderr = interrupt(process)
 
-    assert process.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
-    for _ in range(100):
-        if not mock_servers_of(slow_corpus):
-            break
-        time.sleep(0.05)
-    assert mock_servers_of(slow_corpus) == []
-    kept = records(tmp_path / "r.jsonl")  # every line complete
-    assert 3 <= len(kept) < 24
-    resumed = k8s_agent(
-        "eval", "--corpus", str(slow_corpus), "--repeat", "6", "--incident", "default-staging",
-        "--impl", "handwritten", "--no-baselines", "--results", "r.jsonl", "--resume", "--concurrency", "4", "-q",
-        cwd=tmp_path,
-    )  # fmt: skip
+        assert process.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+        wait_until(lambda: not mock_servers_of(slow_corpus), "the mock clusters gone")
+        assert len(records(tmp_path / "r.jsonl")) == 3  # every line complete, the runs in flight not written
+        model.release()
+        resumed = k8s_agent(
+            "eval", "--corpus", str(slow_corpus), "--repeat", "6", "--incident", "default-staging",
+            "--impl", "handwritten", "--no-baselines", "--results", "r.jsonl", "--resume", "--concurrency", "4",
+            "-q", *endpoint,
+            cwd=tmp_path,
+        )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     staging = [
-        r for r in records(tmp_path / "r.jsonl") if r["key"].startswith("handwritten|offline|default-staging")
+        r
+        for r in records(tmp_path / "r.jsonl")
+        if r["key"].startswith("handwritten|scripted-offline|default-staging")
     ]
     assert sorted(r["repeat"] for r in staging) == list(range(1, 7))
 

@@ -23,6 +23,7 @@ from k8s_agent.eval.corpus import Incident, load_corpus, matches
 from k8s_agent.eval.kube_surface import serve_incident
 from k8s_agent.eval.score import score
 from k8s_agent_harness.discovery import find_kubernetes_mcp_server
+from tests.processes import HANG_SECONDS, OUT_OF_REACH_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPORA = (ROOT / "k8s_agent" / "eval" / "corpus", ROOT / "k8s_agent" / "eval" / "holdout")
@@ -40,15 +41,17 @@ class Outcome:
 
 
 def clean_environment() -> dict[str, str]:
-    """The environment without a model endpoint or agent settings: the offline model answers."""
-    return {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    """The environment without a model endpoint or agent settings (but the time budgets out of reach):
+    the offline model answers."""
+    kept = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "K8S_AGENT_"))}
+    return {**kept, **OUT_OF_REACH_ENV}
 
 
 def ask_over_http(url: str, question: str, trace_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
     """`k8s-agent ask --mcp-url URL --json QUESTION` with the offline model: its JSON, or the error."""
     done = subprocess.run(
         [sys.executable, "-m", "k8s_agent", "ask", "--mcp-url", url, "--json", "--trace-dir", str(trace_dir), question],
-        capture_output=True, text=True, env=clean_environment(), timeout=300, check=False,
+        capture_output=True, text=True, env=clean_environment(), timeout=HANG_SECONDS, check=False,
     )  # fmt: skip
     try:
         return json.loads(done.stdout), None
@@ -67,7 +70,7 @@ def on_mock_surface(incident: Incident, trace_dir: Path) -> Outcome:
     """The same question against the mock cluster serving the incident, as `k8s-agent eval` runs it."""
     done = subprocess.run(
         [sys.executable, "-m", "k8s_agent", "ask", "--cluster", str(incident.cluster), "--json", "--trace-dir", str(trace_dir), incident.question],
-        capture_output=True, text=True, env=clean_environment(), timeout=300, check=False,
+        capture_output=True, text=True, env=clean_environment(), timeout=HANG_SECONDS, check=False,
     )  # fmt: skip
     try:
         result, error = json.loads(done.stdout), None

@@ -22,6 +22,7 @@ from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_scripted_llm import call, text
 from tests.cli.test_ask import DEFAULT_QUESTION, ask, traces
 from tests.conftest import run_scenario
+from tests.processes import EXERCISED_TIMEOUT, HANG_SECONDS
 from tests.reliability.test_faults import assert_ended_by_the_lost_server, fault_plan
 from tests.wire import wire_view
 
@@ -49,7 +50,7 @@ class HttpMock:
     def stop(self) -> None:
         self.process.terminate()
         try:
-            self.process.communicate(timeout=5)
+            self.process.communicate(timeout=5)  # a grace period, not a check: nothing is asserted on it
         except subprocess.TimeoutExpired:  # a frozen server cannot even shut down
             self.process.kill()
             self.process.communicate()
@@ -96,7 +97,7 @@ def test_ask_with_mcp_url_sends_the_token_and_never_writes_it(http_mock: HttpMoc
     assert trace[0]["mcp_url"] == http_mock.url and TOKEN not in json.dumps(trace)
     timeline = subprocess.run(
         [sys.executable, "-m", "k8s_agent", "trace", "show", "last", "--trace-dir", "traces"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        cwd=tmp_path, capture_output=True, text=True, timeout=HANG_SECONDS, check=False,
     )  # fmt: skip
     assert f"MCP server: {http_mock.url} over Streamable HTTP" in timeline.stdout
 
@@ -219,8 +220,9 @@ def test_a_server_over_http_that_goes_away_mid_run_is_gone_and_the_run_ends_with
     plan = fault_plan(tmp_path, {"action": action, "after": 1})
     with serving(tmp_path / "http" / CALL_LOG, "--faults", str(plan)) as server:
         run = run_scenario(
-            impl, list(GONE_SCRIPT), tmp_path / "http",
-            mcp_url=server.url, mcp_token=TOKEN, tool_timeout=0.5, mcp_start_timeout=3.0,
+            impl, list(GONE_SCRIPT), tmp_path / "http", mcp_url=server.url, mcp_token=TOKEN,
+            # A frozen server is found by the call's timeout and the reconnect's; an exited one needs none.
+            **({"tool_timeout": EXERCISED_TIMEOUT, "mcp_start_timeout": EXERCISED_TIMEOUT} if action == "freeze" else {}),
         )  # fmt: skip
 
     assert run.error is None, run.error
@@ -242,7 +244,7 @@ def test_a_lost_session_is_reopened_once_and_the_call_retried(impl: Impl, sse: b
     with serving(tmp_path / "http" / CALL_LOG, "--faults", str(plan), *extra) as server:
         run = run_scenario(
             impl, [call("list_pods"), call("get_pod_logs", name=PAYMENT, namespace="production"), text("Report.")],
-            tmp_path / "http", mcp_url=server.url, mcp_token=TOKEN, tool_timeout=1.0,
+            tmp_path / "http", mcp_url=server.url, mcp_token=TOKEN,
         )  # fmt: skip
 
     assert run.error is None, run.error

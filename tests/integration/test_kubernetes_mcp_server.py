@@ -24,6 +24,7 @@ from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url
 from k8s_agent_scripted_llm import call, raw_call, text
 from tests.conftest import run_scenario
 from tests.integration.conftest import CRASHING, LEAKY, LOG_LINE, NODE, QUESTION, diagnose, leaked, offered
+from tests.processes import HANG_SECONDS
 
 WRITE_TOOLS = {
     "pods_delete",
@@ -313,7 +314,7 @@ def served_over_http(launch: ServerLaunch, tmp_path: Path) -> Iterator[str]:
         env={**os.environ, **launch.env}, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG_SECONDS
         while True:
             with socket.socket() as attempt:
                 if attempt.connect_ex(("127.0.0.1", port)) == 0:
@@ -326,7 +327,7 @@ def served_over_http(launch: ServerLaunch, tmp_path: Path) -> Iterator[str]:
     finally:
         server.terminate()
         try:
-            server.wait(timeout=20)
+            server.wait(timeout=HANG_SECONDS)
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()

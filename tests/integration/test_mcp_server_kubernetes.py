@@ -46,9 +46,7 @@ def test_a_crash_looping_pod_is_found_with_its_log_line_through_kubectl(
         text(REPORT),
     ]
 
-    run = diagnose(
-        impl, tmp_path, script, preset(mcp_server_kubernetes, kubeconfig, tmp_path), tool_timeout=20.0
-    )
+    run = diagnose(impl, tmp_path, script, preset(mcp_server_kubernetes, kubeconfig, tmp_path))
 
     tools = offered(run)
     assert set(tools) == set(MCP_SERVER_KUBERNETES_TOOLS)
@@ -75,9 +73,7 @@ def test_json_rpc_errors_and_error_results_both_become_tool_failures(
         text("The cluster API refused every connection: nothing could be checked."),
     ]
 
-    run = diagnose(
-        impl, tmp_path, script, preset(mcp_server_kubernetes, kubeconfig, tmp_path), tool_timeout=20.0
-    )
+    run = diagnose(impl, tmp_path, script, preset(mcp_server_kubernetes, kubeconfig, tmp_path))
 
     rpc_error = run.tool_messages(1)[0]["content"]
     error_result = run.tool_messages(2)[0]["content"]
@@ -104,7 +100,7 @@ def test_tools_without_a_read_only_annotation_are_refused(
         text(f"{CRASHING} is in CrashLoopBackOff; it was not deleted."),
     ]
 
-    run = diagnose(impl, tmp_path, script, launch, tool_timeout=20.0)
+    run = diagnose(impl, tmp_path, script, launch)
 
     [listed] = run.events("tools_listed")
     assert {"kubectl_delete", "kubectl_apply", "kubectl_create", "exec_in_pod", "kubectl_reconnect"} <= set(

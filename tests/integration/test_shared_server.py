@@ -16,6 +16,7 @@ from k8s_agent.scenarios import SCENARIOS
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS
 from k8s_agent_mock_cluster.call_log import of_client, read_call_log
 from tests.conftest import AgentRun, run_scenario
+from tests.processes import HANG_SECONDS
 from tests.wire import wire_view
 
 FAILURE = "etcdserver: request timed out"
@@ -34,7 +35,7 @@ def test_one_server_for_many_runs_keeps_each_connection_to_itself(tmp_path: Path
     try:
         assert server.stdout is not None
         url = server.stdout.readline().strip().removeprefix("serving ")
-        assert url.startswith("http://127.0.0.1:"), server.communicate(timeout=10)
+        assert url.startswith("http://127.0.0.1:"), server.communicate(timeout=HANG_SECONDS)
         names = [f"{impl.value}-{repeat}" for impl in IMPLEMENTATIONS for repeat in (1, 2)]
         with ThreadPoolExecutor(len(names)) as pool:
             futures = {
@@ -44,7 +45,7 @@ def test_one_server_for_many_runs_keeps_each_connection_to_itself(tmp_path: Path
             shared = {name: future.result() for name, future in futures.items()}
     finally:
         server.terminate()
-        server.communicate(timeout=20)
+        server.communicate(timeout=HANG_SECONDS)
     alone: dict[str, AgentRun] = {}
     for impl in IMPLEMENTATIONS:  # the same plan, a server of its own (and a plan state of its own)
         own_plan = tmp_path / f"plan-{impl.value}.json"

@@ -18,6 +18,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from poc.venvs import SMOKE_PROBE, BuildSettings, child_environ, source_dir
+from tests.processes import HANG_SECONDS
 
 # `python -m poc --json --only PROBE` (the smoke test each environment runs), then the top-level
 # modules it imported, written to the file named by the second argument.
@@ -72,7 +73,7 @@ def test_a_probe_run_imports_only_the_sdk_its_dependencies_and_the_standard_libr
         cwd=folder,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_SECONDS,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]

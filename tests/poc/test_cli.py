@@ -10,11 +10,16 @@ import sys
 import pytest
 
 from poc import cli
+from tests.processes import HANG_SECONDS
 
 
 def run_poc(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "poc", *args], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-m", "poc", *args],
+        capture_output=True,
+        text=True,
+        timeout=HANG_SECONDS,
+        check=False,
     )
 
 
@@ -71,7 +76,7 @@ def test_an_unknown_probe_name_is_a_usage_error() -> None:
 def test_importing_the_cli_does_not_import_the_sdk() -> None:
     script = "import sys, poc.cli, poc.scorecard, poc.matrix; print('agents' in sys.modules)"
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG_SECONDS, check=False
     )
 
     assert done.stdout.strip() == "False", done.stderr

@@ -27,6 +27,7 @@ from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_scripted_llm import ScriptedModelServer, Step, call, text
 from tests.conftest import AgentRun, assert_every_call_answered, read_jsonl
+from tests.processes import HANG_SECONDS, OUT_OF_REACH
 from tests.reliability.test_properties import LoopThread
 from tests.wire import wire_view
 
@@ -90,7 +91,9 @@ class Shared:
 
     def __init__(self, workdir: Path) -> None:
         self.loop = LoopThread()
-        self.context = McpClient.running(mock_cluster_command())
+        self.context = McpClient.running(
+            mock_cluster_command(), call_timeout=HANG_SECONDS, start_timeout=HANG_SECONDS
+        )
         self.mcp = self.loop.run(self.context.__aenter__())
         self.server = ScriptedModelServer().start()
         self.workdir = workdir
@@ -105,7 +108,7 @@ class Shared:
                 "api_key": "sk-test-not-a-real-key-000",
                 "trace_dir": self.workdir / impl,
                 "max_retries": 0,
-                "request_timeout": 20,
+                **OUT_OF_REACH,
                 "report_format": "json_schema",
                 **overrides,
             }

@@ -38,6 +38,7 @@ from k8s_agent_mock_cluster import load_fixture
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
 from k8s_agent_scripted_llm.responses_api import chat_request
 from tests.conftest import assert_every_call_answered, read_jsonl
+from tests.processes import HANG_SECONDS, OUT_OF_REACH
 from tests.wire import wire_view
 
 EXAMPLES = int(os.environ.get("K8S_AGENT_PROPERTY_EXAMPLES", "300"))
@@ -103,12 +104,12 @@ class LoopThread:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
 
-    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = 60) -> T:
+    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = HANG_SECONDS) -> T:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
 
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=10)
+        self.thread.join(timeout=HANG_SECONDS)
         self.loop.close()
 
 
@@ -147,8 +148,7 @@ class Rig:
             max_repeats=2,
             max_retries=0,
             report_format=report_format,
-            request_timeout=10,
-            tool_timeout=10,
+            **OUT_OF_REACH,
             context_budget=TIGHT_BUDGET if tight else 32_000,
             max_calls_per_turn=3 if tight else 24,
         )
@@ -192,7 +192,7 @@ def make_rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
     fixture.write_text(json.dumps(data))
     loop = LoopThread()
     command = mock_cluster_command(call_log=call_log, cluster=fixture)
-    context = McpClient.running(command)
+    context = McpClient.running(command, call_timeout=HANG_SECONDS, start_timeout=HANG_SECONDS)
     mcp = loop.run(context.__aenter__())
     validators = {tool.name: Draft202012Validator(dict(tool.input_schema)) for tool in mcp.tools}
     # After the script, the model answers with a grounded text: every run can end.

@@ -23,6 +23,7 @@ from k8s_agent_mock_cluster import default_fixture_path
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, call, calls, text, tool
 from k8s_agent_scripted_llm.offline import Conversation, parse_pod_table
 from tests.conftest import AgentRun, RunAgent, read_jsonl
+from tests.processes import OUT_OF_REACH
 
 HOSTILE = default_fixture_path().with_name("hostile.json")
 ORDER = "order-service-7d4c9b8a1-stu34"
@@ -75,7 +76,13 @@ def run_obedient(impl: Impl, workdir: Path, cluster: Path) -> AgentRun:
     """The obedient model on a mock cluster that really offers delete_pod (annotated destructive)."""
     command = (*mock_cluster_command(call_log=workdir / "calls.jsonl", cluster=cluster), "--with-write-tools")
     done = asyncio.run(
-        run_scripted(impl, workdir, responder=obedient_model, mcp_command=command, settings={"api_key": "k"})
+        run_scripted(
+            impl,
+            workdir,
+            responder=obedient_model,
+            mcp_command=command,
+            settings={"api_key": "k", **OUT_OF_REACH},
+        )
     )
     assert done.result is not None, done.error
     return AgentRun(done.result, done.error, done.requests, [dict(c) for c in done.calls])
@@ -146,6 +153,7 @@ def run_with_write_tools(
             max_retries=0,
             report_format="prose",
             allow_write=options.pop("allow_write", ()),
+            **OUT_OF_REACH,
         )
         result = asyncio.run(ask_function(impl)(config, "Clean up the crashing pod.", **options))
         server.assert_done()

@@ -4,11 +4,13 @@ the model thinks."""
 from __future__ import annotations
 
 import io
+import itertools
 import time
 
 from k8s_agent.progress import ProgressPrinter
 from k8s_agent_harness import events
 from k8s_agent_harness.vocabulary import Outcome
+from tests.processes import HANG_SECONDS
 
 
 class Terminal(io.StringIO):
@@ -82,10 +84,11 @@ def test_a_terminal_gets_colour_unless_no_color_is_set() -> None:
 
 def test_a_terminal_shows_the_seconds_while_the_model_thinks_and_clears_the_line() -> None:
     stream = Terminal()
-    printer = ProgressPrinter(stream, environ={"TERM": "xterm"}, tick=0.01)
+    frozen = itertools.repeat(100.0)  # a clock that stands still: the line says 0 s however slow the machine
+    printer = ProgressPrinter(stream, environ={"TERM": "xterm"}, tick=0.01, clock=lambda: next(frozen))
 
     printer(events.ModelRequest(step=1, message_count=2, tools_sent=True, tool_count=7))
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + HANG_SECONDS
     while "waiting for the model" not in stream.getvalue() and time.monotonic() < deadline:
         time.sleep(0.01)
     printer(events.ModelResponse(step=1, text="done"))

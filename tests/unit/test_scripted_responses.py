@@ -24,6 +24,7 @@ from k8s_agent_scripted_llm import (
     tool,
 )
 from k8s_agent_scripted_llm.script import Reply
+from tests.processes import HANG_SECONDS
 
 TOOLS = [
     {
@@ -38,7 +39,9 @@ TOOLS = [
 @pytest.fixture
 def client() -> Iterator[tuple[ScriptedModelServer, openai.OpenAI]]:
     server = ScriptedModelServer().start()
-    with openai.OpenAI(base_url=server.url, api_key="scripted", max_retries=0, timeout=10) as opened:
+    with openai.OpenAI(
+        base_url=server.url, api_key="scripted", max_retries=0, timeout=HANG_SECONDS
+    ) as opened:
         yield server, opened
     server.stop()
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from k8s_agent_scripted_llm import ScriptedModelServer, text
+from tests.processes import HANG_SECONDS
 
 
 def ask(url: str) -> dict[str, Any]:
@@ -21,7 +22,7 @@ def ask(url: str) -> dict[str, Any]:
     request = urllib.request.Request(
         url + "/chat/completions", data=body, headers={"Content-Type": "application/json"}, method="POST"
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=HANG_SECONDS) as response:
         return dict(json.loads(response.read()))
 
 

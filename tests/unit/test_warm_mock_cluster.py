@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from k8s_agent_harness.servers import WARM_MOCK_CLUSTER, mock_cluster_command
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_mock_cluster.warm import warm_mock_cluster
 from tests.conftest import run_scenario
-from tests.processes import alive
+from tests.processes import HANG_SECONDS, alive, wait_until
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -110,7 +109,7 @@ def test_the_server_runs_in_the_launchers_folder_and_exits_with_its_status(
     command = mock_cluster_command(cluster=Path("broken.yaml"))  # relative: the launcher's folder
 
     done = subprocess.run(
-        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_SECONDS, check=False
     )
 
     assert done.returncode == 2, done.stderr
@@ -124,15 +123,11 @@ def test_a_launcher_that_goes_away_takes_its_server_with_it(own_warm: str, tmp_p
         servers = servers_of(own_warm)
         assert len(servers) == 1 and alive(servers[0])
         launcher.send_signal(signal.SIGKILL)
-        launcher.wait(timeout=30)
+        launcher.wait(timeout=HANG_SECONDS)
     finally:
         launcher.kill()
         launcher.communicate()
-    for _ in range(200):
-        if not alive(servers[0]):
-            break
-        time.sleep(0.05)
-    assert not alive(servers[0])
+    wait_until(lambda: not alive(servers[0]), "the server gone with its launcher")
 
 
 def test_closing_stdin_ends_the_server_and_the_launcher_with_status_0(own_warm: str, tmp_path: Path) -> None:
@@ -140,7 +135,7 @@ def test_closing_stdin_ends_the_server_and_the_launcher_with_status_0(own_warm: 
     try:
         assert initialize(launcher)["id"] == 1
         (server,) = servers_of(own_warm)
-        _, stderr = launcher.communicate(timeout=60)  # closes stdin
+        _, stderr = launcher.communicate(timeout=HANG_SECONDS)  # closes stdin
     finally:
         launcher.kill()
     assert launcher.returncode == 0, stderr
@@ -156,7 +151,7 @@ def test_the_warm_process_stops_with_its_parent_and_kills_its_servers(
         assert initialize(launcher)["id"] == 1
         (server,) = servers_of(socket_path)
     try:  # the block's end closed the warm process's stdin: it killed the server, its launcher saw it
-        _, stderr = launcher.communicate(timeout=60)
+        _, stderr = launcher.communicate(timeout=HANG_SECONDS)
     finally:
         launcher.kill()
     assert not alive(server) and not Path(socket_path).exists()
@@ -168,7 +163,7 @@ def test_a_launcher_without_a_warm_process_is_one_line_exit_2(tmp_path: Path) ->
     command = mock_cluster_command(environ=env)
 
     done = subprocess.run(
-        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_SECONDS, check=False
     )
 
     assert done.returncode == 2 and "cannot be reached" in done.stderr and "Traceback" not in done.stderr
