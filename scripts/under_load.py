@@ -31,7 +31,9 @@ def _spin() -> None:  # pragma: no cover - runs in a child process
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     cores = os.cpu_count() or 1
-    parser.add_argument("--busy", type=int, default=max(4, 2 * cores), help="busy processes (default %(default)s)")
+    parser.add_argument(
+        "--busy", type=int, default=max(4, 2 * cores), help="busy processes (default %(default)s)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command

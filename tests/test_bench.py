@@ -42,7 +42,8 @@ def test_bench_scale_quick_measures_both_implementations_with_and_without_the_bu
         for budget in (32_000, 0)
     }
     assert all(row["found"] == 5 for row in figures["rows"])
-    timed = {"wall_time_grows_no_faster_than_the_cluster"}  # measured, so not asserted: a busy machine may miss it
+    # Measured, so not asserted: a busy machine may miss it.
+    timed = {"wall_time_grows_no_faster_than_the_cluster"}
     assert set(figures["targets_met"]) > timed
     assert all(met for name, met in figures["targets_met"].items() if name not in timed)
     with_budget = [row for row in figures["rows"] if row["budget"] and row["pods"] == 500]
