@@ -478,6 +478,14 @@ class _KubeChat:
             finding["evidence"] = [
                 self._quote(q) for q in finding.get("evidence") or [] if isinstance(q, dict)
             ]
+            for key in ("explanation", "fix"):
+                if isinstance(finding.get(key), str):
+                    finding[key] = _prose(finding[key])
+        if isinstance(report.get("scope"), str):
+            report["scope"] = _prose(report["scope"])
+        report["unchecked"] = [
+            _prose(line) if isinstance(line, str) else line for line in report.get("unchecked") or []
+        ]
         text = json.dumps(report, ensure_ascii=False, indent=1)
         return Reply(content=f"```json\n{text}\n```" if fenced else text)
 
@@ -516,7 +524,6 @@ def _pod_listing(call: Call, arguments: dict[str, Any]) -> View:
     view.lines.append(Line(header, call.content.splitlines()[0], call.id, call.tool))
     for row, original in rows:
         cells = [row.get(key) or "-" for key in ("NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE")]
-        cells[4] = cells[4].split()[0]  # "3 (5m ago)"
         cells.append(row.get("NODE") or "<none>")
         view.lines.append(Line("   ".join(cells), original, call.id, call.tool))
     return view
