@@ -217,6 +217,8 @@ class Finding:
     more: list[tuple[str, str, str | None]] = field(default_factory=list)
     """Further telling lines: (text, tool, call id), each verbatim from that call's result."""
     unchecked: list[str] = field(default_factory=list)
+    depends_on: Pod | None = None
+    """The unhealthy pod a dependency_down pod cannot reach."""
 
     def also(self, text: str, tool: str, call_id: str | None, note: str | None = None) -> None:
         """Quote one more line (once), with a note for the prose report."""
@@ -424,7 +426,7 @@ def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
         broken = unhealthy + [pod for pod in listed if pod.unhealthy and pod not in pods]
         findings = [diagnose(chat, pod, broken) for pod in unhealthy[:MAX_INVESTIGATED]]
         for finding in findings:
-            _elsewhere(chat, finding)
+            _elsewhere(chat, finding, [finding.pod for finding in findings])
     if may_call and not failed and "describe_node" in chat.offered:
         wanted = _nodes_behind(chat, findings)
         if wanted:
@@ -560,8 +562,8 @@ def _chain_findings(
         failing = [link for link in mine if any(other.name in down for other in link.pods)]
         if pod in unhealthy or failing:
             finding = diagnose(chat, pod, broken) if pod in unhealthy else Finding(pod)
-            if failing and finding.category in _BLAMABLE:
-                _blame(chat, finding, failing[0], [p for p in failing[0].pods if p.name in down])
+            if failing and _explained_by_its_calls(finding):
+                _blame(chat, finding, failing[0], down)
             findings.append(finding)
         for link in mine:
             if not link.pods:
@@ -577,24 +579,33 @@ def _chain_findings(
     return findings, everyone, [finding.pod for finding in findings]
 
 
-_BLAMABLE = frozenset({"unknown", "readiness_probe_failure", "dependency_down", "crash_application"})
-"""Causes a failed call to an unhealthy Service explains better: the pod's own words are the call's."""
+def _explained_by_its_calls(finding: Finding) -> bool:
+    """Whether a failed call to an unhealthy Service explains the pod better than its own finding:
+    it looks healthy, fails its readiness probe, or crashes on that very connection error."""
+    return finding.category in ("unknown", "readiness_probe_failure", "dependency_down") or (
+        finding.category == "crash_application" and bool(CONNECTION_ERROR.search(finding.evidence))
+    )
 
 
-def _blame(chat: Conversation, finding: Finding, link: Link, down: Sequence[Pod]) -> None:
-    """Make the finding dependency_down: its evidence the failed call's line, its cause the Service's pods."""
+def _blame(chat: Conversation, finding: Finding, link: Link, down: set[str]) -> None:
+    """Make the finding dependency_down: its evidence the failed call's line, its cause the Service's
+    unhealthy pods (each reported below with its own cause)."""
     before = (finding.evidence, finding.source, finding.call_id)
     _cite(chat, finding, "get_pod_logs", link.call.line, link.call_id)
     if before[0] and before[0] != link.call.line:
         finding.also(before[0], before[1], before[2], f"{before[1]}: {before[0]}")
     failure = CONNECTION_ERROR.search(link.call.line)
     how = f" ({failure[0].lower()})" if failure else ""
-    where = f" in namespace {down[0].namespace}" if down[0].namespace != finding.pod.namespace else ""
-    states = ", ".join(f"{pod.name} is {pod.status}, READY {pod.ready}" for pod in down)
+    bad = [pod for pod in link.pods if pod.name in down]
+    where = f" of namespace {bad[0].namespace}" if bad[0].namespace != finding.pod.namespace else ""
+    states = "; ".join(f"{pod.name} is {pod.status}, READY {pod.ready}" for pod in bad)
+    running = [pod.name for pod in link.pods if pod.name not in down]
     finding.category = "dependency_down"
     finding.cause = (
-        f"its calls to {link.call.host} fail{how}: the Service {link.call.service}{where} is down, its pod "
-        f"{states} (its own cause is reported below)"
+        f"its calls to {link.call.host} fail{how}: the Service {link.call.service}{where} is unhealthy, "
+        f"{'its pods' if len(bad) > 1 else 'its pod'} {states}"
+        + (f" ({', '.join(running)} runs)" if running else "")
+        + " (its own cause is reported below)"
     )
     finding.fix = f"fix {link.call.service} first (below); {workload_of(finding.pod.name)} recovers once its calls succeed"
 
@@ -647,8 +658,8 @@ def _restarts_playbook(chat: Conversation, may_call: bool) -> Step:
     if unwell:
         named = ", ".join(f"{pod.name} ({pod.status})" for pod in unwell[:MAX_NAMED])
         unchecked.append(
-            f"{len(unwell)} pods that never restarted are not healthy either (list_pods): {named}; not "
-            "investigated here, as the question is about restarts"
+            f"{_pods(len(unwell))} that never restarted {'is' if len(unwell) == 1 else 'are'} not healthy "
+            f"either (list_pods): {named}; not investigated here, as the question is about restarts"
         )
     if chat.report_format != "prose":
         if failed:
@@ -683,6 +694,13 @@ def _restart_finding(chat: Conversation, pod: Pod, broken: Sequence[Pod]) -> Fin
         finding.category, finding.cause, finding.fix = _restart_cause(pod, ended, described)
         if not ended:
             _cite(chat, finding, "list_pods", _listing_row(chat, pod))
+        logs = _read_logs(chat, finding)
+        said = logs.telling
+        if said and _ERRORISH.search(log_text(said)) and not _calm(said):
+            finding.cause += f"; its logs say: {said}"
+            finding.also(said, "get_pod_logs", logs.crash_id)
+            if finding.category == "crash_application":
+                finding.fix = "fix the error its logs show, or it crashes again on the same input"
     call_id = chat.latest_id("describe_pod", pod.name)
     last = ended[0] if ended else None
     if last is not None:
@@ -702,8 +720,12 @@ def _restart_finding(chat: Conversation, pod: Pod, broken: Sequence[Pod]) -> Fin
     now = (
         "" if unhealthy else f"; it is {pod.status}, READY {pod.ready} now, with no Warning event of trouble"
     )
-    finding.cause = f"restarted {pod.restarts} times{when}{how}{now}: {finding.cause}"
+    finding.cause = f"restarted {_times(pod.restarts)}{when}{how}{now}: {finding.cause}"
     return finding
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
 
 
 def _restart_cause(pod: Pod, ended: Sequence[Termination], description: str) -> tuple[str, str, str]:
@@ -765,7 +787,7 @@ def _restarts_unchecked(chat: Conversation, rest: Sequence[Pod], findings: Seque
     unchecked = [*chat.scope_notes, *[line for finding in findings for line in finding.unchecked]]
     if rest:
         named = ", ".join(f"{pod.name} ({pod.restarts})" for pod in rest[:MAX_NAMED])
-        unchecked.append(f"{len(rest)} more pods restarted and were not described: {named}")
+        unchecked.append(f"{_pods(len(rest))} more restarted and were not described: {named}")
     asked = time_words(chat.question)
     if asked and findings:
         times = _termination_times(chat, findings)
@@ -782,6 +804,10 @@ def _restarts_unchecked(chat: Conversation, rest: Sequence[Pod], findings: Seque
             f"terminations shown (describe_pod) are {shown}"
         )
     return unchecked
+
+
+def _pods(count: int) -> str:
+    return "1 pod" if count == 1 else f"{count} pods"
 
 
 def _restarts_header(chat: Conversation, namespaces: Sequence[str] | None = None) -> str:
@@ -805,14 +831,15 @@ def _restarts_report(
         lines.append(f"No pod restarted: RESTARTS is 0 for all {len(pods)} pods listed (list_pods).")
     else:
         lines.append(
-            f"{len(restarted)} of {len(pods)} pods restarted (RESTARTS in list_pods counts every restart "
+            f"{len(restarted)} of {_pods(len(pods))} restarted (RESTARTS in list_pods counts every restart "
             "since the pod was created)."
         )
     for number, finding in enumerate(findings, start=1):
         pod = finding.pod
         lines += [
             "",
-            f"{number}. {pod.name} ({pod.namespace}): {pod.restarts} restarts, {pod.status}, READY {pod.ready}",
+            f"{number}. {pod.name} ({pod.namespace}): restarted {_times(pod.restarts)}, {pod.status}, "
+            f"READY {pod.ready}",
             f"   Evidence ({finding.source}): {finding.evidence}",
             *[f"   Evidence ({tool}): {text}" for text, tool, _ in finding.more],
             f"   Cause: {finding.cause}",
@@ -857,7 +884,7 @@ def _judged(chat: Conversation, pods: Sequence[Pod], suspects: Sequence[Pod]) ->
             elif described:
                 chat.healthy_notes.append(
                     f"{pod.name}: {pod.status}, READY {pod.ready}"
-                    + (f", {pod.restarts} restarts" if pod.restarts else "")
+                    + (f", {pod.restarts} restart{'s' * (pod.restarts != 1)}" if pod.restarts else "")
                     + ", and describe_pod shows no Warning event: healthy now"
                 )
             continue
@@ -1058,7 +1085,7 @@ def _scoped(
             return scoped
         _focus_workloads(chat, kept)
         return kept, len(kept), mentioned
-    scoped = _workload_scope(chat, pods, listed, by_first_word=True)
+    scoped = _workload_scope(chat, pods, [], by_first_word=True)
     if scoped is not None:
         return scoped
     for word in implied_namespaces(chat.question):
@@ -1098,7 +1125,7 @@ def _workload_scope(
 
 
 def _no_such_workload(names: Sequence[str], pods: Sequence[Pod], namespaces: Sequence[str]) -> str:
-    where = f"namespace {', '.join(namespaces)}" if namespaces else "any namespace"
+    where = _scope_text(namespaces) if namespaces else "any namespace"
     workloads = list(dict.fromkeys(workload_of(pod.name) for pod in pods))
     shown = ", ".join(workloads[:MAX_NAMED]) + (" and more" if len(workloads) > MAX_NAMED else "")
     return f"No pod of a workload named {' or '.join(names)} in {where}: list_pods shows {len(pods)} pods" + (
@@ -1432,7 +1459,7 @@ def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
         )
     lines += [
         f"{pod.name} ({pod.namespace}): {pod.status}, READY {pod.ready}"
-        + (f", {pod.restarts} restarts" if pod.restarts else ""),
+        + (f", {pod.restarts} restart{'s' * (pod.restarts != 1)}" if pod.restarts else ""),
         f"   Evidence ({finding.source}): {finding.evidence}",
         f"   Cause: {finding.cause}",
         f"   Fix: {finding.fix}",
@@ -1631,7 +1658,7 @@ def _pod_report_lines(
     lines = [f"{len(unhealthy):,} of {total:,} pods are unhealthy."]
     for number, finding in enumerate(findings, start=1):
         pod = finding.pod
-        restarts = f", {pod.restarts} restarts" if pod.restarts else ""
+        restarts = f", {pod.restarts} restart{'s' * (pod.restarts != 1)}" if pod.restarts else ""
         lines += [
             "",
             f"{number}. {pod.name} ({pod.namespace}): {pod.status}, READY {pod.ready}{restarts}",
@@ -1743,7 +1770,7 @@ def pod_finding(chat: Conversation, finding: Finding) -> dict[str, Any]:
     pod = finding.pod
     evidence = [{"text": finding.evidence, "call_id": finding.call_id, "tool": finding.source}]
     evidence += [{"text": text, "call_id": call, "tool": tool} for text, tool, call in finding.more]
-    restarts = f", {pod.restarts} restarts" if pod.restarts else ""
+    restarts = f", {pod.restarts} restart{'s' * (pod.restarts != 1)}" if pod.restarts else ""
     return {
         "kind": "pod",
         "name": pod.name,
@@ -2091,6 +2118,7 @@ def _ruled(chat: Conversation, finding: Finding, described: str, logs: Logs, bro
                 f"{other.name} is itself unhealthy ({other.status}, READY {other.ready})"
             )
             finding.fix = f"fix {other.name} first (see its entry); this pod becomes ready once it is back"
+            finding.depends_on = other
             finding.also(
                 readiness,
                 "describe_pod",
@@ -2104,9 +2132,18 @@ def _ruled(chat: Conversation, finding: Finding, described: str, logs: Logs, bro
 _SERVICE_HOST = re.compile(r"\b([a-z0-9][a-z0-9-]*)\.([a-z0-9][a-z0-9-]*)\.svc\b")
 
 
-def _elsewhere(chat: Conversation, finding: Finding) -> None:
+def _elsewhere(chat: Conversation, finding: Finding, reported: Sequence[Pod] = ()) -> None:
     """A pod failing its readiness probe whose logs fail to reach a Service of another namespace
-    (`name.namespace.svc`): say which, and that it was not checked from here."""
+    (`name.namespace.svc`), or down because of a pod the report does not show: say which, and that
+    it was not checked from here."""
+    other = finding.depends_on
+    if finding.category == "dependency_down" and other is not None and other not in reported:
+        finding.fix = f"fix {other.name} first; this pod becomes ready once it is back"
+        finding.unchecked.append(
+            f"{finding.pod.name} depends on {other.name} of namespace {other.namespace}: that namespace is "
+            f"outside this report's scope; check it (e.g. 'what is wrong in the {other.namespace} namespace?')"
+        )
+        return
     if finding.category not in ("readiness_probe_failure", "unknown"):
         return
     logs, logs_id = _logs_of(chat, finding.pod.name)
