@@ -23,6 +23,22 @@ investigation the question asks for:
   attributed to its node.
 - one pod (a question naming a pod): find it in the listing, describe it, read its logs if its
   containers ran, and report on that pod alone.
+- a workload (a question naming one, by its name, its words or its name's first word, and not
+  asking about a namespace as a whole): the report is about its pods, each described and judged even
+  when it looks healthy; a line of their own logs that says a call to a Service was refused or timed
+  out (`payment-service.production.svc:8080`, `redis:6379`, `http://orders/...`) is followed to that
+  Service's pods (by name, in the namespace the host names, else the caller's; a namespace not listed
+  yet is listed first), which are diagnosed in turn, up to three Services deep. A pod whose calls
+  fail on a Service with an unhealthy pod is dependency_down, even when it looks healthy; the report
+  lists the asked workload's pods first, then each Service's pods with their own cause. A workload
+  named beside its kind ("the billing-api deployment") that has no pod is said, with what was listed.
+- restarts (a question asking which pods restarted, how often or when: offline_restarts): list the
+  pods, describe those whose RESTARTS is above 0 (most first) and read their logs, and report each
+  with its count, how its container last ended (`Last State: Terminated`, its reason, exit code and
+  finish time, quoted from describe_pod) and why: diagnose's cause when it is unhealthy now, else
+  the last termination's (OOMKilled, a liveness probe, an exit code, a clean exit). No tool tells the
+  time, so a window the question names ("today") is not filtered on: the report gives the times the
+  evidence shows and says so.
 
 How a pod's cause is read, in this order (each from a line the report quotes verbatim):
 a "Node is not ready" event (node_not_ready); an Evicted event or status (node_pressure when the
@@ -39,9 +55,11 @@ their last error as crash_application, quoted with their first error when that d
 
 The scope is read by offline_scope: a namespace named with or without the word "namespace" (never a
 word of the sentence), several at once, a workload named by its name (resolved to its pods, which are
-described even when they look healthy), a node named by its name alone; a place the question names
-that no namespace of the listing has is said in `unchecked`, and a question that is not about the
-cluster gets a short answer and no call. The verdict is not the STATUS column's alone: a Running pod
+described even when they look healthy: the scope itself, or, in a question about its namespace, the
+pods looked at first), a node named by its name alone; a place the question names that no namespace
+of the listing has is said in `unchecked`, and a question that is not about the cluster gets a short
+answer and no call. `unchecked` says only what the report does not show: a note of what a workload's
+name resolved to is left out once each of its pods is a finding or a healthy example. The verdict is not the STATUS column's alone: a Running pod
 that restarted is described and unhealthy only with a recent Warning event, and a pod starting up
 (ContainerCreating, Init:N/M) with no Warning event is not unhealthy.
 

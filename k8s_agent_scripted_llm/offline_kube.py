@@ -18,7 +18,8 @@ Every line of a view remembers the result and the line it was read from; a quote
 mapped back to that line (the quote itself when the result holds it, else the line: a container's
 `reason: OOMKilled`, an event's `Message:`). A pod with several containers whose logs were asked
 without naming one is asked again for the container that tells most (one that restarted or ended),
-once its YAML is known.
+once its YAML is known. The report's words that name a tool (`(describe_pod)` in a cause, a scope or
+an `unchecked` line) name the tool the surface offers (`(pods_get)`).
 """
 
 from __future__ import annotations

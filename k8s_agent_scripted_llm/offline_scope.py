@@ -1,6 +1,8 @@
 """How the offline playbook reads the scope of a question: the namespaces it names (with or without
-the word "namespace"), the workloads, pods or nodes it names, and whether it is about the cluster at
-all. Only the question's wording and the cluster's own listings are read: never a fixed name."""
+the word "namespace"), the workloads it names (by name, by the words of their name, by their name's
+first word, or beside their kind: "the billing-api deployment"), the pods or nodes it names, whether
+it asks about a namespace as a whole, and whether it is about the cluster at all. Only the
+question's wording and the cluster's own listings are read: never a fixed name."""
 
 from __future__ import annotations
 
