@@ -1767,13 +1767,11 @@ def _workload_scope_text(chat: Conversation, namespaces: Sequence[str]) -> str:
     reach (payment-service)`."""
     kind = "workloads" if len(chat.workloads) > 1 else "workload"
     text = f"{kind} {', '.join(chat.workloads)} (pods in {_scope_text(namespaces)})"
+    listed = _all_listed(chat)
+    workloads = {workload_of(pod.name) for pod in listed}
+    mine = [pod for pod in listed if pod.name in chat.focus]
     called = list(
-        dict.fromkeys(
-            call.service
-            for pod in _all_listed(chat)
-            if pod.name in chat.focus
-            for call, _ in _failed_calls_of(chat, pod, {workload_of(p.name) for p in _all_listed(chat)})
-        )
+        dict.fromkeys(call.service for pod in mine for call, _ in _failed_calls_of(chat, pod, workloads))
     )
     if called:
         text += f", and the Services its pods fail to reach ({', '.join(called)})"
