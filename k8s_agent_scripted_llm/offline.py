@@ -674,7 +674,7 @@ def _restarts_playbook(chat: Conversation, may_call: bool) -> Step:
     unchecked = _restarts_unchecked(chat, restarted[MAX_INVESTIGATED:], findings)
     unwell = [pod for pod in pods if pod.restarts == 0 and pod.unhealthy]
     if unwell:
-        named = ", ".join(f"{pod.name} ({pod.status})" for pod in unwell[:MAX_NAMED])
+        named = ", ".join(f"{pod.name} ({pod.status}, READY {pod.ready})" for pod in unwell[:MAX_NAMED])
         unchecked.append(
             f"{_pods(len(unwell))} that never restarted {'is' if len(unwell) == 1 else 'are'} not healthy "
             f"either (list_pods): {named}; not investigated here, as the question is about restarts"

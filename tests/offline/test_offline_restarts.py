@@ -81,7 +81,7 @@ def test_every_restarted_pod_is_listed_with_its_count_last_termination_and_cause
     (today,) = [line for line in report.unchecked if "today" in line]
     assert "not checked against a clock" in today and window in today
     assert "2027-03-03T23:05:09Z to 2027-03-04T09:58:31Z" in report.scope
-    assert any("report-29986323-xshxj (Pending)" in line for line in report.unchecked)
+    assert any("report-29986323-xshxj (Pending, READY 0/1)" in line for line in report.unchecked)
     assert "restarted 7 times" in prose and "restarted once" in prose
 
 
