@@ -23,6 +23,22 @@ investigation the question asks for:
   attributed to its node.
 - one pod (a question naming a pod): find it in the listing, describe it, read its logs if its
   containers ran, and report on that pod alone.
+- a workload (a question naming one, by its name, its words or its name's first word, and not
+  asking about a namespace as a whole): the report is about its pods, each described and judged even
+  when it looks healthy; a line of their own logs that says a call to a Service was refused or timed
+  out (`payment-service.production.svc:8080`, `redis:6379`, `http://orders/...`) is followed to that
+  Service's pods (by name, in the namespace the host names, else the caller's; a namespace not listed
+  yet is listed first), which are diagnosed in turn, up to three Services deep. A pod whose calls
+  fail on a Service with an unhealthy pod is dependency_down, even when it looks healthy; the report
+  lists the asked workload's pods first, then each Service's pods with their own cause. A workload
+  named beside its kind ("the billing-api deployment") that has no pod is said, with what was listed.
+- restarts (a question asking which pods restarted, how often or when: offline_restarts): list the
+  pods, describe those whose RESTARTS is above 0 (most first) and read their logs, and report each
+  with its count, how its container last ended (`Last State: Terminated`, its reason, exit code and
+  finish time, quoted from describe_pod) and why: diagnose's cause when it is unhealthy now, else
+  the last termination's (OOMKilled, a liveness probe, an exit code, a clean exit). No tool tells the
+  time, so a window the question names ("today") is not filtered on: the report gives the times the
+  evidence shows and says so.
 
 How a pod's cause is read, in this order (each from a line the report quotes verbatim):
 a "Node is not ready" event (node_not_ready); an Evicted event or status (node_pressure when the
@@ -39,9 +55,11 @@ their last error as crash_application, quoted with their first error when that d
 
 The scope is read by offline_scope: a namespace named with or without the word "namespace" (never a
 word of the sentence), several at once, a workload named by its name (resolved to its pods, which are
-described even when they look healthy), a node named by its name alone; a place the question names
-that no namespace of the listing has is said in `unchecked`, and a question that is not about the
-cluster gets a short answer and no call. The verdict is not the STATUS column's alone: a Running pod
+described even when they look healthy: the scope itself, or, in a question about its namespace, the
+pods looked at first), a node named by its name alone; a place the question names that no namespace
+of the listing has is said in `unchecked`, and a question that is not about the cluster gets a short
+answer and no call. `unchecked` says only what the report does not show: a note of what a workload's
+name resolved to is left out once each of its pods is a finding or a healthy example. The verdict is not the STATUS column's alone: a Running pod
 that restarted is described and unhealthy only with a recent Warning event, and a pod starting up
 (ContainerCreating, Init:N/M) with no Warning event is not unhealthy.
 
@@ -59,16 +77,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from k8s_agent_scripted_llm.offline_dependencies import CONNECTION_ERROR, FailedCall, failed_calls
 from k8s_agent_scripted_llm.offline_kube import kube_surface, on_kube_surface
+from k8s_agent_scripted_llm.offline_restarts import Termination, asks_about_restarts, terminations, time_words
 from k8s_agent_scripted_llm.offline_scope import (
     NOT_ABOUT_THE_CLUSTER,
     about_the_cluster,
+    asks_about_the_whole,
     belongs_to,
+    first_word_workloads,
     implied_namespaces,
     mentions,
+    named_by_kind,
     named_workloads,
     question_namespace,
     question_namespaces,
+    without_scope_line,
     workload_of,
 )
 from k8s_agent_scripted_llm.responses_api import chat_request
@@ -87,7 +111,7 @@ _WHOLE_CLUSTER = re.compile(
 )
 _POD_NAME = re.compile(r"(?<![\w.-])[a-z0-9]+(?:-[a-z0-9]+){2,}(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)*(?![\w-])")
 _NOT_POD_NAMES = frozenset({"kube-node-lease", "out-of-memory", "crash-looping", "up-to-date"})
-_NODES = re.compile(r"\bnodes?\b", re.I)
+_NODES = re.compile(r"(?<![\w-])nodes?(?![\w-])", re.I)
 _PODS = re.compile(
     r"\bpods?\b|\bworkloads?\b|\bcontainers?\b|\b(?:runs?|running|scheduled|hosted)\s+(?:on|there)\b"
     r"|\baffected\b|\bon (?:it|them|that node|those nodes)\b",
@@ -104,6 +128,7 @@ _SEARCH_LINE = re.compile(r"^r\d+:\d+: ")
 _POD_COUNT = re.compile(r"^([\d,]+) pods? in (?:namespace \S+|\d+ namespaces)\.$", re.M)
 _HEALTHY_ROW = r"\s(?:Running|Completed|Succeeded)\s"
 _NOT_READY_ROW = r"\s(\d+)/(?!\1\s)\d+\s+Running\s"
+_RESTARTED_ROW = r"\s\d+/\d+\s+\S+\s+[1-9]\d*\s"
 _PRESSURES = ("MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable")
 NODES_DESCRIBED_ALL_UP_TO = 10
 """Up to this many nodes the playbook describes every one (pressure shows only there); beyond, the not-Ready ones."""
@@ -154,11 +179,6 @@ _CALM = re.compile(
     r"|\"level\":\s*\"(?:warn|warning|info|debug)\"|using (?:the )?default"
 )
 """A log line's own level or words saying it is not an error."""
-_CONNECTION_ERROR = re.compile(
-    r"(?i)connection refused|econnrefused|\bconnect: |\brefused\b|no such host|i/o timeout|timed? ?out"
-    r"|deadline exceeded|unreachable|not reachable|unavailable|could not connect|failed to connect"
-    r"|cannot connect|can't connect|unable to connect|name resolution|connection reset"
-)
 _PORT_IN_LINE = re.compile(r":(\d{2,5})\b")
 _NODE_EVENT = re.compile(r"(?i)NotReady|Pressure|Insufficient|EvictionThreshold|ImageGCFailed")
 
@@ -176,6 +196,8 @@ class Pod:
     """The NODE column (empty when absent or `<none>`)."""
     age: str = ""
     """The AGE column."""
+    last_restart: str = ""
+    """When it last restarted, when the RESTARTS column says it ("3 (5m ago)": `5m ago`)."""
 
     @property
     def unhealthy(self) -> bool:
@@ -213,6 +235,8 @@ class Finding:
     more: list[tuple[str, str, str | None]] = field(default_factory=list)
     """Further telling lines: (text, tool, call id), each verbatim from that call's result."""
     unchecked: list[str] = field(default_factory=list)
+    depends_on: Pod | None = None
+    """The unhealthy pod a dependency_down pod cannot reach."""
 
     def also(self, text: str, tool: str, call_id: str | None, note: str | None = None) -> None:
         """Quote one more line (once), with a note for the prose report."""
@@ -280,6 +304,13 @@ class Conversation:
     workload's name resolved to): the report's `unchecked` lines."""
     focus: list[str] = field(default_factory=list)
     """The pods of the workloads the question names: investigated even when they look healthy."""
+    focus_notes: list[tuple[str, list[str]]] = field(default_factory=list)
+    """What a workload's name resolved to (the note, the pods it names): said only while the report
+    shows those pods nowhere else."""
+    workloads: list[str] = field(default_factory=list)
+    """The workloads that are the report's scope (a question about a workload), else empty."""
+    missing: bool = False
+    """The question names a workload that has no pod in what was listed."""
     healthy_notes: list[str] = field(default_factory=list)
     """Pods that looked suspect and were found healthy by describe_pod: said in the prose report."""
 
@@ -313,6 +344,11 @@ class Conversation:
         """The last result of `tool` (for the object named `pod`), or None."""
         found = self._latest(tool, pod, key)
         return None if found is None else self.results[found][2]
+
+    def first(self, tool: str) -> str | None:
+        """The first result of `tool`, or None: the pod listing the question asked for (later
+        listings are of the namespaces a dependency's host names)."""
+        return next((content for name, _, content in self.results if name == tool), None)
 
     def latest_id(self, tool: str, pod: str | None = None, key: str = "name") -> str | None:
         """The call id of that result, or None."""
@@ -354,6 +390,8 @@ def playbook(body: dict[str, Any]) -> Step:
         return _structured(
             chat, _draft("not a question about the cluster", unchecked=[NOT_ABOUT_THE_CLUSTER])
         )
+    if asks_about_restarts(chat.question):
+        return _restarts_playbook(chat, may_call)
     if asks_about_nodes(chat.question):
         return _node_playbook(chat, may_call)
     named = question_pod(chat.question)
@@ -370,8 +408,10 @@ def _list_pods_call(chat: Conversation) -> ToolCall:
 
 
 def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
-    """List the pods, investigate the unhealthy ones (and the nodes that cut some off), report them."""
-    listing = chat.latest("list_pods")
+    """List the pods, investigate the unhealthy ones (and the nodes that cut some off), report them.
+    A question about a workload is answered about its pods and, when their own logs say they
+    cannot reach a Service, about that Service's pods too (see _chain)."""
+    listing = chat.first("list_pods")
     if listing is None:
         if not may_call:
             return _said(chat, _report_header(chat), NO_RESULTS, _pods_scope(chat))
@@ -391,17 +431,25 @@ def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
     investigated = any(chat.latest("describe_pod", pod.name) is not None for pod in looked_at)
     if looked_at and not investigated and may_call and not failed:
         return Reply(tool_calls=_capped(_investigation(chat, looked_at)))
-    unhealthy = _judged(chat, pods, suspects)
-    broken = unhealthy + [pod for pod in listed if pod.unhealthy and pod not in pods]
-    chosen = unhealthy[:MAX_INVESTIGATED]
-    findings = [diagnose(chat, pod, broken) for pod in chosen]
-    for finding in findings:
-        _elsewhere(chat, finding)
+    links: list[Link] = []
+    if chat.workloads and not failed:
+        links, calls = _chain(chat, pods)
+        if calls and may_call:
+            return Reply(tool_calls=_capped(calls))
+    if links:
+        findings, pods, unhealthy = _chain_findings(chat, pods, suspects, links)
+        total = len(pods)
+    else:
+        unhealthy = _judged(chat, pods, suspects)
+        broken = unhealthy + [pod for pod in listed if pod.unhealthy and pod not in pods]
+        findings = [diagnose(chat, pod, broken) for pod in unhealthy[:MAX_INVESTIGATED]]
+        for finding in findings:
+            _elsewhere(chat, finding, [finding.pod for finding in findings])
     if may_call and not failed and "describe_node" in chat.offered:
         wanted = _nodes_behind(chat, findings)
         if wanted:
-            calls = (ToolCall("describe_node", json.dumps({"name": name})) for name in wanted)
-            return Reply(tool_calls=_capped(list(calls)))
+            calls = [ToolCall("describe_node", json.dumps({"name": name})) for name in wanted]
+            return Reply(tool_calls=_capped(calls))
     states = {
         finding.pod.node: _node_state(chat, finding.pod.node)
         for finding in findings
@@ -415,6 +463,409 @@ def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
             chat, pods_draft(chat, listing, pods, unhealthy, total, findings, namespaces, bad_nodes)
         )
     return Reply(content=write_report(chat, listing, pods, unhealthy, total, findings, namespaces, bad_nodes))
+
+
+# -- a workload's chain: the Services its pods fail to reach, and theirs ------------------------------
+
+MAX_CHAIN_DEPTH = 3
+"""How far the playbook follows Services from the asked workload's pods (a calls b calls c)."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """A pod whose own logs fail to reach a Service, and the pods found for that Service."""
+
+    caller: Pod
+    call: FailedCall
+    call_id: str | None
+    """The get_pod_logs call whose result holds the line."""
+    pods: tuple[Pod, ...]
+    """The Service's pods, by name, in the listings (none: no pod is named after it)."""
+
+
+def _chain(chat: Conversation, start: Sequence[Pod]) -> tuple[list[Link], list[ToolCall]]:
+    """Follow the failed calls of the workload's pods to the pods of the Services they name, and
+    on from those (up to MAX_CHAIN_DEPTH): the links found, and the calls still needed (a listing
+    of a namespace the host names, then a describe and logs of each pod found)."""
+    listed = _all_listed(chat)
+    workloads = {workload_of(pod.name) for pod in listed}
+    links: list[Link] = []
+    calls: list[ToolCall] = []
+    seen = {pod.name for pod in start}
+    frontier = [pod for pod in start if chat.latest("describe_pod", pod.name) is not None]
+    for _ in range(MAX_CHAIN_DEPTH):
+        following: list[Pod] = []
+        for caller in frontier:
+            for call, call_id in _failed_calls_of(chat, caller, workloads - {workload_of(caller.name)}):
+                if call.namespace and not _namespace_listed(chat, call.namespace):
+                    calls.append(ToolCall("list_pods", json.dumps({"namespace": call.namespace})))
+                    continue
+                found = _service_pods(call, caller, listed)
+                links.append(Link(caller, call, call_id, tuple(found)))
+                for pod in found:
+                    if pod.name in seen:
+                        continue
+                    seen.add(pod.name)
+                    if chat.latest("describe_pod", pod.name) is None:
+                        calls += _investigation(chat, [pod])
+                    else:
+                        following.append(pod)
+        frontier = following
+    return links, list({(call.name, call.arguments): call for call in calls}.values())
+
+
+def _failed_calls_of(
+    chat: Conversation, pod: Pod, workloads: set[str]
+) -> list[tuple[FailedCall, str | None]]:
+    """The pod's failed calls to other Services, from its current logs and then its previous ones."""
+    found: dict[tuple[str, str | None], tuple[FailedCall, str | None]] = {}
+    for previous in (False, True):
+        logs, call_id = _logs_of(chat, pod.name, previous=previous)
+        for call in failed_calls(_readable(logs), workloads):
+            if call.service != workload_of(pod.name):
+                found.setdefault((call.service, call.namespace), (call, call_id))
+    return list(found.values())
+
+
+def _service_pods(call: FailedCall, caller: Pod, listed: Sequence[Pod]) -> list[Pod]:
+    """The pods named after the Service the call names, in its namespace: the one its host says, else
+    the caller's (where a Service's short name resolves)."""
+    where = call.namespace or caller.namespace
+    return [
+        pod
+        for pod in listed
+        if belongs_to(pod.name, call.service) and pod.name != caller.name and pod.namespace == where
+    ]
+
+
+def _all_listed(chat: Conversation) -> list[Pod]:
+    """Every pod of every pod listing of the conversation (once, by namespace and name)."""
+    pods: dict[tuple[str, str], Pod] = {}
+    for tool, arguments, content in chat.results:
+        if tool != "list_pods" or content.startswith("Tool call failed"):
+            continue
+        for pod in parse_pod_table(content):
+            pod.namespace = pod.namespace or str(arguments.get("namespace") or "")
+            pods.setdefault((pod.namespace, pod.name), pod)
+    return list(pods.values())
+
+
+def _namespace_listed(chat: Conversation, namespace: str) -> bool:
+    """Whether a pod listing covers the namespace (a listing of it, or of every namespace)."""
+    return any(
+        tool == "list_pods"
+        and not content.startswith("Tool call failed")
+        and arguments.get("namespace") in (None, "", namespace)
+        for tool, arguments, content in chat.results
+    )
+
+
+def _chain_findings(
+    chat: Conversation, pods: Sequence[Pod], suspects: Sequence[Pod], links: Sequence[Link]
+) -> tuple[list[Finding], list[Pod], list[Pod]]:
+    """The findings of a workload and the Services it calls, in the chain's order (the workload's
+    pods, then each Service's pods as they were reached), the pods of the report, and the unhealthy
+    ones. A pod whose calls fail on a Service whose pods are unhealthy is dependency_down, even when
+    it looks healthy itself; the Service's pods keep their own cause."""
+    reached = list({pod.name: pod for link in links for pod in link.pods if pod not in pods}.values())
+    everyone = [*pods, *reached]
+    unhealthy = _judged(chat, pods, suspects) + _judged(
+        chat, reached, [pod for pod in reached if not pod.unhealthy and pod.status == "Running"]
+    )
+    broken = unhealthy + [pod for pod in _all_listed(chat) if pod.unhealthy and pod not in everyone]
+    down = {pod.name for pod in broken}
+    findings: list[Finding] = []
+    for pod in everyone:
+        mine = [link for link in links if link.caller.name == pod.name]
+        failing = [link for link in mine if any(other.name in down for other in link.pods)]
+        if pod in unhealthy or failing:
+            finding = diagnose(chat, pod, broken) if pod in unhealthy else Finding(pod)
+            if failing and _explained_by_its_calls(finding):
+                _blame(chat, finding, failing[0], down)
+            findings.append(finding)
+        for link in mine:
+            if not link.pods:
+                _not_found(chat, link, findings[-1] if findings and findings[-1].pod is pod else None)
+            elif link not in failing and pod not in unhealthy:
+                chat.healthy_notes.append(
+                    f"{pod.name}: its logs say {link.call.line!r}, but {link.call.service}'s pods "
+                    f"({', '.join(p.name for p in link.pods)}) are healthy now (describe_pod)"
+                )
+    findings = findings[:MAX_INVESTIGATED]
+    named = tuple(f"{finding.pod.name}:" for finding in findings)
+    chat.healthy_notes = [note for note in chat.healthy_notes if not note.startswith(named)]
+    return findings, everyone, [finding.pod for finding in findings]
+
+
+def _explained_by_its_calls(finding: Finding) -> bool:
+    """Whether a failed call to an unhealthy Service explains the pod better than its own finding:
+    it looks healthy, fails its readiness probe, or crashes on that very connection error."""
+    return finding.category in ("unknown", "readiness_probe_failure", "dependency_down") or (
+        finding.category == "crash_application" and bool(CONNECTION_ERROR.search(finding.evidence))
+    )
+
+
+def _blame(chat: Conversation, finding: Finding, link: Link, down: set[str]) -> None:
+    """Make the finding dependency_down: its evidence the failed call's line, its cause the Service's
+    unhealthy pods (each reported below with its own cause)."""
+    before = (finding.evidence, finding.source, finding.call_id)
+    _cite(chat, finding, "get_pod_logs", link.call.line, link.call_id)
+    if before[0] and before[0] != link.call.line:
+        finding.also(before[0], before[1], before[2], f"{before[1]}: {before[0]}")
+    failure = CONNECTION_ERROR.search(link.call.line)
+    how = f" ({failure[0].lower()})" if failure else ""
+    bad = [pod for pod in link.pods if pod.name in down]
+    where = f" of namespace {bad[0].namespace}" if bad[0].namespace != finding.pod.namespace else ""
+    states = "; ".join(f"{pod.name} is {pod.status}, READY {pod.ready}" for pod in bad)
+    running = [pod.name for pod in link.pods if pod.name not in down]
+    finding.category = "dependency_down"
+    finding.cause = (
+        f"its calls to {link.call.host} fail{how}: the Service {link.call.service}{where} is unhealthy, "
+        f"{'its pods' if len(bad) > 1 else 'its pod'} {states}"
+        + (f" ({', '.join(running)} runs)" if running else "")
+        + " (its own cause is reported below)"
+    )
+    finding.fix = f"fix {link.call.service} first (below); {workload_of(finding.pod.name)} recovers once its calls succeed"
+
+
+def _not_found(chat: Conversation, link: Link, finding: Finding | None) -> None:
+    """Say that no pod was found for a Service a pod fails to reach (its selector is not readable here)."""
+    where = f"namespace {link.call.namespace or link.caller.namespace}"
+    said = (
+        f"{link.caller.name}'s logs fail to reach {link.call.host}, but no pod named after the Service "
+        f"{link.call.service} is in {where} (list_pods): the pods behind it were not checked"
+    )
+    if finding is not None:
+        finding.unchecked.append(said)
+    elif said not in chat.scope_notes:
+        chat.scope_notes.append(said)
+
+
+# -- a question about restarts -------------------------------------------------------------------------
+
+
+def _restarts_playbook(chat: Conversation, may_call: bool) -> Step:
+    """List the pods of the question's scope, describe those that restarted (and read their logs),
+    and report each with its restart count, how and when its container last ended, and why."""
+    listing = chat.first("list_pods")
+    if listing is None:
+        if not may_call:
+            return _said(chat, _restarts_header(chat), NO_RESULTS, _restarts_scope(chat, None))
+        if "list_pods" not in chat.offered:
+            return _said(chat, _restarts_header(chat), _unknown_tools(chat), _restarts_scope(chat, None))
+        return Reply(tool_calls=(_list_pods_call(chat),))
+    view = _listing_view(chat, listing)
+    if view is None:
+        return _search_excerpt(chat, listing, may_call)
+    listed, total = view
+    pods, total, namespaces = _scoped(chat, listing, listed, total)
+    named = question_pod(chat.question)
+    if named is not None and any(pod.name == named for pod in pods):
+        pods, total = [pod for pod in pods if pod.name == named], 1
+    restarted = sorted((pod for pod in pods if pod.restarts > 0), key=lambda pod: -pod.restarts)
+    chosen = restarted[:MAX_INVESTIGATED]
+    failed = listing.startswith("Tool call failed")
+    described = any(chat.latest("describe_pod", pod.name) is not None for pod in chosen)
+    if chosen and not described and may_call and not failed:
+        return Reply(tool_calls=_capped(_investigation(chat, chosen)))
+    broken = [pod for pod in listed if pod.unhealthy]
+    findings = [_restart_finding(chat, pod, broken) for pod in chosen]
+    scope = _restarts_scope(chat, namespaces, findings)
+    unchecked = _restarts_unchecked(chat, restarted[MAX_INVESTIGATED:], findings)
+    unwell = [pod for pod in pods if pod.restarts == 0 and pod.unhealthy]
+    if unwell:
+        named = ", ".join(f"{pod.name} ({pod.status}, READY {pod.ready})" for pod in unwell[:MAX_NAMED])
+        unchecked.append(
+            f"{_pods(len(unwell))} that never restarted {'is' if len(unwell) == 1 else 'are'} not healthy "
+            f"either (list_pods): {named}; not investigated here, as the question is about restarts"
+        )
+    if chat.report_format != "prose":
+        if failed:
+            return _structured(chat, _draft(scope, unchecked=[f"Could not list the pods: {listing}"]))
+        calm = [pod.name for pod in pods if pod.restarts == 0 and not pod.unhealthy]
+        return _structured(
+            chat,
+            _draft(
+                scope,
+                [pod_finding(chat, finding) for finding in findings],
+                healthy=len(calm),
+                examples=calm,
+                unchecked=unchecked,
+            ),
+        )
+    return Reply(
+        content=_bounded(_restarts_report(chat, listing, pods, restarted, findings, unchecked, scope))
+    )
+
+
+def _restart_finding(chat: Conversation, pod: Pod, broken: Sequence[Pod]) -> Finding:
+    """A restarted pod: its cause as diagnose reads it when it is unhealthy now (a recent Warning event
+    of trouble for a pod that runs and is ready), else from how its container last ended; its
+    evidence, the lines of describe_pod that tell the restarts (count, reason, exit code, time)."""
+    description = chat.latest("describe_pod", pod.name) or ""
+    described = "" if description.startswith("Tool call failed") else description
+    suspect = [pod] if not pod.unhealthy and pod.status == "Running" else []
+    unhealthy = bool(_judged(chat, [pod], suspect))
+    ended = terminations(described)
+    finding = diagnose(chat, pod, broken) if unhealthy else Finding(pod)
+    if not unhealthy:
+        finding.category, finding.cause, finding.fix = _restart_cause(pod, ended, described)
+        if not ended:
+            _cite(chat, finding, "list_pods", _listing_row(chat, pod))
+        logs = _read_logs(chat, finding)
+        said = logs.telling
+        if said and _ERRORISH.search(log_text(said)) and not _calm(said):
+            finding.cause += f"; its logs say: {said}"
+            finding.also(said, "get_pod_logs", logs.crash_id)
+            if finding.category == "crash_application":
+                finding.fix = "fix the error its logs show, or it crashes again on the same input"
+    call_id = chat.latest_id("describe_pod", pod.name)
+    last = ended[0] if ended else None
+    if last is not None:
+        quotes = [last.reason_quote, last.lines.get("Exit Code", ""), last.lines.get("Finished", "")]
+        if not finding.evidence:
+            _cite(chat, finding, "describe_pod", quotes[0], call_id)
+        for quote in quotes:
+            finding.also(quote, "describe_pod", call_id)
+    count = re.search(r"^\s*Restart Count:\s+\d+\s*$", described, re.M)
+    if count:
+        finding.also(" ".join(count[0].split()), "describe_pod", call_id)
+    if pod.last_restart:
+        row, row_id = _listing_row_and_id(chat, pod)
+        finding.also(row, "list_pods", row_id)
+    when = f" (last {pod.last_restart}, list_pods)" if pod.last_restart else ""
+    how = f"; its container {last.container} last ended {last.said}" if last else ""
+    now = (
+        "" if unhealthy else f"; it is {pod.status}, READY {pod.ready} now, with no Warning event of trouble"
+    )
+    finding.cause = f"restarted {_times(pod.restarts)}{when}{how}{now}: {finding.cause}"
+    return finding
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
+def _restart_cause(pod: Pod, ended: Sequence[Termination], description: str) -> tuple[str, str, str]:
+    """(category, cause, fix) of a pod that restarted and is healthy now, from how it last ended."""
+    last = ended[0] if ended else None
+    liveness = any(_LIVENESS.search(message) for _, message in _warning_events(description))
+    if last is not None and last.reason == "OOMKilled":
+        return (
+            "oom_killed",
+            "its container exceeded its memory limit and was killed (OOMKilled)",
+            "raise its memory limit or reduce its memory use if it happens again",
+        )
+    if liveness:
+        return (
+            "liveness_probe_failure",
+            "the kubelet restarted it after failed liveness probes",
+            "find why the health endpoint stalls, or give the probe a realistic timeout",
+        )
+    if last is not None and last.exit_code not in ("", "0"):
+        return (
+            "crash_application",
+            f"its container exited with code {last.exit_code}",
+            "read its previous container's logs (get_pod_logs with previous) for the error, and fix it",
+        )
+    return (
+        "unknown",
+        "its container ended without an error (a restart of the pod or of its node, not a crash)",
+        "nothing to fix if it stays up; check the node's events if many pods restarted at once",
+    )
+
+
+def _restarts_scope(
+    chat: Conversation, namespaces: Sequence[str] | None, findings: Sequence[Finding] = ()
+) -> str:
+    """`restarts of pods in all namespaces (last terminations shown: A to B)`."""
+    where = _pods_scope(chat, namespaces).removeprefix("pods in ")
+    times = _termination_times(chat, findings)
+    window = (
+        f" (last terminations shown: {times[0]}{f' to {times[-1]}' if len(times) > 1 else ''})"
+        if times
+        else ""
+    )
+    return f"restarts of pods in {where}{window}"[:MAX_SCOPE_CHARACTERS]
+
+
+def _termination_times(chat: Conversation, findings: Sequence[Finding]) -> list[str]:
+    ended = [
+        last.finished
+        for finding in findings
+        for last in terminations(chat.latest("describe_pod", finding.pod.name) or "")[:1]
+        if last.finished
+    ]
+    return sorted(set(ended))
+
+
+def _restarts_unchecked(chat: Conversation, rest: Sequence[Pod], findings: Sequence[Finding]) -> list[str]:
+    """What the restart report did not check: the restarted pods beyond those described, the time
+    window the question asks for (no tool tells the time), and what its findings could not read."""
+    unchecked = [*chat.scope_notes, *[line for finding in findings for line in finding.unchecked]]
+    if rest:
+        named = ", ".join(f"{pod.name} ({pod.restarts})" for pod in rest[:MAX_NAMED])
+        unchecked.append(f"{_pods(len(rest))} more restarted and were not described: {named}")
+    asked = time_words(chat.question)
+    if asked and findings:
+        times = _termination_times(chat, findings)
+        shown = (
+            f"between {times[0]} and {times[-1]}"
+            if len(times) > 1
+            else f"at {times[0]}"
+            if times
+            else "at no time"
+        )
+        unchecked.append(
+            f"Whether these restarts fall {asked} was not checked against a clock: the tools show no current "
+            f"time, RESTARTS (list_pods) counts every restart since each pod was created, and the last "
+            f"terminations shown (describe_pod) are {shown}"
+        )
+    return unchecked
+
+
+def _pods(count: int) -> str:
+    return "1 pod" if count == 1 else f"{count} pods"
+
+
+def _restarts_header(chat: Conversation, namespaces: Sequence[str] | None = None) -> str:
+    return f"Restart report for {_pods_scope(chat, namespaces)} ({HEADER})"
+
+
+def _restarts_report(
+    chat: Conversation,
+    listing: str,
+    pods: Sequence[Pod],
+    restarted: Sequence[Pod],
+    findings: Sequence[Finding],
+    unchecked: Sequence[str],
+    scope: str,
+) -> str:
+    """The prose restart report: each restarted pod with its count, last termination, cause and fix."""
+    lines = [f"Restart report: {scope} ({HEADER})", ""]
+    if listing.startswith("Tool call failed"):
+        return "\n".join([*lines, f"Could not list the pods, so nothing could be checked. {listing}"])
+    if not restarted:
+        lines.append(f"No pod restarted: RESTARTS is 0 for all {len(pods)} pods listed (list_pods).")
+    else:
+        lines.append(
+            f"{len(restarted)} of {_pods(len(pods))} restarted (RESTARTS in list_pods counts every restart "
+            "since the pod was created)."
+        )
+    for number, finding in enumerate(findings, start=1):
+        pod = finding.pod
+        lines += [
+            "",
+            f"{number}. {pod.name} ({pod.namespace}): restarted {_times(pod.restarts)}, {pod.status}, "
+            f"READY {pod.ready}",
+            f"   Evidence ({finding.source}): {finding.evidence}",
+            *[f"   Evidence ({tool}): {text}" for text, tool, _ in finding.more],
+            f"   Cause: {finding.cause}",
+            f"   Fix: {finding.fix}",
+        ]
+    if unchecked:
+        lines += ["", *[f"Note: {note}" for note in unchecked]]
+    return "\n".join(lines)
 
 
 MAX_SUSPECTS = 5
@@ -451,7 +902,7 @@ def _judged(chat: Conversation, pods: Sequence[Pod], suspects: Sequence[Pod]) ->
             elif described:
                 chat.healthy_notes.append(
                     f"{pod.name}: {pod.status}, READY {pod.ready}"
-                    + (f", {pod.restarts} restarts" if pod.restarts else "")
+                    + (f", {pod.restarts} restart{'s' * (pod.restarts != 1)}" if pod.restarts else "")
                     + ", and describe_pod shows no Warning event: healthy now"
                 )
             continue
@@ -619,12 +1070,19 @@ def _scoped(
     ("in the a and b namespaces") are kept from the listing of all, and one without pods is said.
     After a listing of every namespace seen whole, a listed namespace the question names as a word
     ("Why is checkout down?") narrows the scope to it, unless the question asks about all
-    namespaces; else a workload it names ("Is checkout-api down?") narrows it to that workload's
-    namespace, and its pods are investigated even when they look healthy. A word used as a place
-    ("in payments") that is no namespace of the listing is said, and every namespace is checked.
+    namespaces. A workload the question names is the scope itself (see _workload_scope), unless the
+    question also asks about a namespace as a whole ("which pods in shop ...", "the web namespace"):
+    then the workload's pods are investigated first, even when they look healthy. A word used as a
+    place ("in payments") that is no namespace of the listing is said, and every namespace is checked.
     """
     named = question_namespaces(chat.question)
+    whole = asks_about_the_whole(chat.question)
     if len(named) == 1:
+        own_words = question_namespaces(without_scope_line(chat.question))
+        if not own_words and not whole:  # --namespace: a workload the question names, there
+            scoped = _workload_scope(chat, pods, named)
+            if scoped is not None:
+                return scoped
         _focus_workloads(chat, pods)
         return pods, total, named
     if _excerpt_handle(listing) is not None or _WHOLE_CLUSTER.search(chat.question):
@@ -640,21 +1098,57 @@ def _scoped(
     mentioned = [ns for ns in listed if mentions(chat.question, ns)]
     if mentioned:
         kept = [pod for pod in pods if pod.namespace in mentioned]
+        scoped = None if whole else _workload_scope(chat, kept, mentioned, by_first_word=False)
+        if scoped is not None:
+            return scoped
         _focus_workloads(chat, kept)
         return kept, len(kept), mentioned
-    workloads = _focus_workloads(chat, pods)
-    if workloads:
-        homes = list(dict.fromkeys(pod.namespace for pod in pods if pod.name in chat.focus and pod.namespace))
-        if homes:
-            kept = [pod for pod in pods if pod.namespace in homes]
-            return kept, len(kept), homes
-        return pods, total, []
+    scoped = _workload_scope(chat, pods, [], by_first_word=True)
+    if scoped is not None:
+        return scoped
     for word in implied_namespaces(chat.question):
         if listed and word not in listed and not any(mentions(pod.name, word) for pod in pods):
             chat.scope_notes.append(
                 _no_such_namespace(word, listed) + " Every namespace was checked instead."
             )
     return pods, total, []
+
+
+def _workload_scope(
+    chat: Conversation, pods: list[Pod], namespaces: Sequence[str], *, by_first_word: bool = True
+) -> tuple[list[Pod], int, list[str]] | None:
+    """The scope of a question about a workload: its pods of `pods` and their namespaces (set as
+    chat.workloads and chat.focus), or None when the question names no workload.
+
+    A workload is named by its name or its words ("payment-service", "the batch scorer"), else
+    (`by_first_word`) by its name's first word ("checkout" for checkout-service). A name said beside
+    a kind ("the billing-api deployment") that no listed pod has is the scope too, with no pods:
+    the report says it is not there.
+    """
+    names = [pod.name for pod in pods]
+    workloads = named_workloads(chat.question, names)
+    if not workloads and by_first_word:
+        workloads = first_word_workloads(chat.question, names, [pod.namespace for pod in pods])
+    if not workloads:
+        missing = named_by_kind(without_scope_line(chat.question))
+        if not missing:
+            return None
+        chat.workloads, chat.missing = missing, True
+        chat.scope_notes.append(_no_such_workload(missing, pods, namespaces))
+        return [], 0, list(namespaces)
+    chat.workloads = list(workloads)
+    chat.focus = [name for found in workloads.values() for name in found]
+    kept = [pod for pod in pods if pod.name in chat.focus]
+    return kept, len(kept), list(dict.fromkeys(pod.namespace for pod in kept if pod.namespace))
+
+
+def _no_such_workload(names: Sequence[str], pods: Sequence[Pod], namespaces: Sequence[str]) -> str:
+    where = _scope_text(namespaces) if namespaces else "any namespace"
+    workloads = list(dict.fromkeys(workload_of(pod.name) for pod in pods))
+    shown = ", ".join(workloads[:MAX_NAMED]) + (" and more" if len(workloads) > MAX_NAMED else "")
+    return f"No pod of a workload named {' or '.join(names)} in {where}: list_pods shows {len(pods)} pods" + (
+        f", of the workloads {shown}." if workloads else "."
+    )
 
 
 def _no_such_namespace(namespace: str, listed: Sequence[str]) -> str:
@@ -665,15 +1159,16 @@ def _no_such_namespace(namespace: str, listed: Sequence[str]) -> str:
 
 
 def _focus_workloads(chat: Conversation, pods: Sequence[Pod]) -> dict[str, list[str]]:
-    """The workloads the question names, resolved to their pods of `pods` (set as chat.focus and said)."""
+    """The workloads the question names, resolved to their pods of `pods` (set as chat.focus and
+    noted: the note is said while the report shows those pods nowhere else)."""
     workloads = named_workloads(chat.question, [pod.name for pod in pods])
     for workload, names in workloads.items():
         chat.focus.extend(name for name in names if name not in chat.focus)
         shown = ", ".join(names[:MAX_NAMED]) + (
             f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else ""
         )
-        chat.scope_notes.append(
-            f"The question names the workload {workload}: its pods (list_pods) are {shown}."
+        chat.focus_notes.append(
+            (f"The question names the workload {workload}: its pods (list_pods) are {shown}.", names)
         )
     return workloads
 
@@ -696,17 +1191,26 @@ def _searches(chat: Conversation, handle: str) -> list[str]:
     ]
 
 
+def _excerpt_searches(chat: Conversation, handle: str) -> list[dict[str, Any]]:
+    """The searches that find the rows of an excerpt the playbook judges: the rows that are not
+    Running or not ready, and, for a question about restarts, the rows that restarted."""
+    searches = [
+        {"handle": handle, "pattern": _HEALTHY_ROW, "regex": True, "invert": True, "max_matches": 200},
+        {"handle": handle, "pattern": _NOT_READY_ROW, "regex": True, "max_matches": 200},
+    ]
+    if asks_about_restarts(chat.question):
+        searches.append({"handle": handle, "pattern": _RESTARTED_ROW, "regex": True, "max_matches": 200})
+    return searches
+
+
 def _search_excerpt(chat: Conversation, listing: str, may_call: bool) -> Step:
-    """Ask the search tool for the rows of a listing too large to see whole that are not healthy."""
+    """Ask the search tool for the rows of a listing too large to see whole that it judges."""
     handle = _excerpt_handle(listing) or ""
     tool = _search_tool(chat)
     if tool is None or not may_call:
         said = f"The pod listing was too large to read whole ({listing.splitlines()[0]}) and it could not be searched."
         return _said(chat, _report_header(chat) + "\n", said, _pods_scope(chat))
-    searches = [
-        {"handle": handle, "pattern": _HEALTHY_ROW, "regex": True, "invert": True, "max_matches": 200},
-        {"handle": handle, "pattern": _NOT_READY_ROW, "regex": True, "max_matches": 200},
-    ]
+    searches = _excerpt_searches(chat, handle)
     return Reply(tool_calls=tuple(ToolCall(tool, json.dumps(arguments)) for arguments in searches))
 
 
@@ -714,15 +1218,15 @@ def _listing_view(chat: Conversation, listing: str) -> tuple[list[Pod], int] | N
     """The pods to judge and how many the listing holds in all; None while an excerpt is unsearched.
 
     A listing seen whole is parsed whole. Of an excerpt, the pods are its header's and shown rows'
-    plus the rows the searches found (the rows that are not Running or not ready), and the total is
-    the listing's own closing count ("5000 pods in namespace x.") or its line count.
+    plus the rows the searches found (see _excerpt_searches), and the total is the listing's own
+    closing count ("5000 pods in namespace x.") or its line count.
     """
     handle = _excerpt_handle(listing)
     if handle is None:
         pods = parse_pod_table(listing)
         return pods, len(pods)
     found = _searches(chat, handle)
-    if len(found) < 2:
+    if len(found) < len(_excerpt_searches(chat, handle)):
         return None
     shown = [line for line in listing.splitlines()[1:] if not line.startswith("[")]
     header = shown[0] if shown else ""
@@ -973,7 +1477,7 @@ def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
         )
     lines += [
         f"{pod.name} ({pod.namespace}): {pod.status}, READY {pod.ready}"
-        + (f", {pod.restarts} restarts" if pod.restarts else ""),
+        + (f", {pod.restarts} restart{'s' * (pod.restarts != 1)}" if pod.restarts else ""),
         f"   Evidence ({finding.source}): {finding.evidence}",
         f"   Cause: {finding.cause}",
         f"   Fix: {finding.fix}",
@@ -1073,12 +1577,16 @@ def _table_rows(lines: Sequence[str], columns: Sequence[str]) -> list[dict[str, 
         cells = line.split()
         if len(cells) < len(columns):
             continue
+        since = ""
         if len(cells) > len(columns) and "RESTARTS" in columns:  # "3 (5m ago)": the restarts' age
             at = columns.index("RESTARTS")
             extra = len(cells) - len(columns)
             if re.fullmatch(r"\(\S+", cells[at + 1]) and cells[at + extra].endswith(")"):
+                since = " ".join(cells[at + 1 : at + 1 + extra])[1:-1]
                 cells = cells[: at + 1] + cells[at + 1 + extra :]
         row = dict(zip(columns, cells, strict=False))
+        if since and len(cells) == len(columns):
+            row["LAST RESTART"] = since
         if all(
             pattern.match(row.get(column, "x")) for column, pattern in _ROW_CELLS.items() if column in row
         ):
@@ -1110,6 +1618,7 @@ def parse_pod_table(listing: str) -> list[Pod]:
                 int(row.get("RESTARTS", "0")),
                 "" if node in ("<none>", "<unknown>") else node,
                 row.get("AGE", ""),
+                row.get("LAST RESTART", ""),
             )
         )
     return pods
@@ -1155,6 +1664,8 @@ def _pod_report_lines(
 ) -> list[str]:
     if listing.startswith("Tool call failed"):
         return [f"Could not list the pods, so nothing could be checked. {listing}"]
+    if not pods and chat.missing:
+        return chat.scope_notes
     if not pods:
         said = listing.strip().splitlines()[-1] if listing.strip() else ""
         lines = [f"list_pods returned no pods: {said}"]
@@ -1165,7 +1676,7 @@ def _pod_report_lines(
     lines = [f"{len(unhealthy):,} of {total:,} pods are unhealthy."]
     for number, finding in enumerate(findings, start=1):
         pod = finding.pod
-        restarts = f", {pod.restarts} restarts" if pod.restarts else ""
+        restarts = f", {pod.restarts} restart{'s' * (pod.restarts != 1)}" if pod.restarts else ""
         lines += [
             "",
             f"{number}. {pod.name} ({pod.namespace}): {pod.status}, READY {pod.ready}{restarts}",
@@ -1186,9 +1697,18 @@ def _pod_report_lines(
     elif healthy_count > 0:
         lines += ["", f"Healthy: {healthy_count:,} pods, for example {', '.join(healthy[:3])}."]
     lines += [f"Checked: {note}." for note in chat.healthy_notes]
-    if chat.scope_notes:
-        lines += ["", *[f"Note: {note}" for note in chat.scope_notes]]
+    named = {finding.pod.name for finding in findings} | set(
+        healthy if len(healthy) <= MAX_NAMED else healthy[:3]
+    )
+    notes = _unchecked_notes(chat, named | _described(chat, pods))
+    if notes:
+        lines += ["", *[f"Note: {note}" for note in notes]]
     return lines
+
+
+def _described(chat: Conversation, pods: Sequence[Pod]) -> set[str]:
+    """The pods a describe_pod result shows (the prose report's Checked lines name them)."""
+    return {pod.name for pod in pods if chat.latest("describe_pod", pod.name) is not None}
 
 
 NO_RESULTS = "No tool results: the cluster could not be inspected."
@@ -1237,7 +1757,28 @@ def _pods_scope(chat: Conversation, namespaces: Sequence[str] | None = None) -> 
     if namespaces is None:
         named = question_namespace(chat.question)
         namespaces = [named] if named else []
+    if chat.workloads:
+        return _workload_scope_text(chat, namespaces)
     return f"pods in {_scope_text(namespaces)}"
+
+
+def _workload_scope_text(chat: Conversation, namespaces: Sequence[str]) -> str:
+    """`workload checkout-service (pods in namespace production), and the Services its pods fail to
+    reach (payment-service)`."""
+    kind = "workloads" if len(chat.workloads) > 1 else "workload"
+    text = f"{kind} {', '.join(chat.workloads)} (pods in {_scope_text(namespaces)})"
+    listed = _all_listed(chat)
+    workloads = {workload_of(pod.name) for pod in listed}
+    mine = [pod for pod in listed if pod.name in chat.focus]
+    called = list(
+        dict.fromkeys(call.service for pod in mine for call, _ in _failed_calls_of(chat, pod, workloads))
+    )
+    if called:
+        text += f", and the Services its pods fail to reach ({', '.join(called)})"
+    return text[:MAX_SCOPE_CHARACTERS]
+
+
+MAX_SCOPE_CHARACTERS = 300
 
 
 def pod_finding(chat: Conversation, finding: Finding) -> dict[str, Any]:
@@ -1245,7 +1786,7 @@ def pod_finding(chat: Conversation, finding: Finding) -> dict[str, Any]:
     pod = finding.pod
     evidence = [{"text": finding.evidence, "call_id": finding.call_id, "tool": finding.source}]
     evidence += [{"text": text, "call_id": call, "tool": tool} for text, tool, call in finding.more]
-    restarts = f", {pod.restarts} restarts" if pod.restarts else ""
+    restarts = f", {pod.restarts} restart{'s' * (pod.restarts != 1)}" if pod.restarts else ""
     return {
         "kind": "pod",
         "name": pod.name,
@@ -1273,6 +1814,8 @@ def pods_draft(
     if listing.startswith("Tool call failed"):
         return _draft(scope, unchecked=[f"Could not list the pods: {listing}"])
     if not pods:
+        if chat.missing:
+            return _draft(scope, unchecked=chat.scope_notes)
         said = listing.strip().splitlines()[-1] if listing.strip() else ""
         return _draft(scope, unchecked=[f"list_pods returned no pods: {said}", *chat.scope_notes])
     if findings is None:
@@ -1287,14 +1830,27 @@ def pods_draft(
         names = ", ".join(pod.name for pod in rest[:MAX_NAMED])
         more = f" and {len(rest) - MAX_NAMED:,} more" if len(rest) > MAX_NAMED else ""
         unchecked.append(f"{len(rest):,} more unhealthy pods not investigated: {names}{more}")
-    healthy = [pod.name for pod in pods if pod not in unhealthy]
+    healthy = _healthy_first(chat, [pod.name for pod in pods if pod not in unhealthy])
+    shown = {finding.pod.name for finding in findings} | set(healthy[:MAX_EXAMPLES])
     return _draft(
         scope,
         reported,
         healthy=max(0, total - len(unhealthy)),
         examples=healthy,
-        unchecked=[*chat.scope_notes, *unchecked],
+        unchecked=[*_unchecked_notes(chat, shown), *unchecked],
     )
+
+
+def _healthy_first(chat: Conversation, healthy: list[str]) -> list[str]:
+    """The healthy pods, those of the workloads the question names first (the examples it shows)."""
+    return sorted(healthy, key=lambda name: name not in chat.focus)
+
+
+def _unchecked_notes(chat: Conversation, shown: set[str]) -> list[str]:
+    """The scope notes of the report's `unchecked`: a note of what a workload's name resolved to is
+    left out when the report shows each of its pods (as a finding, or a healthy example)."""
+    kept = [note for note, pods in chat.focus_notes if not set(pods) <= shown]
+    return [*chat.scope_notes, *kept]
 
 
 def nodes_draft(chat: Conversation, listing: str, nodes: list[dict[str, str]]) -> dict[str, Any]:
@@ -1420,12 +1976,32 @@ def _cite(chat: Conversation, finding: Finding, source: str, line: str, call_id:
     """Make `line` of the `source` tool's result the finding's evidence."""
     finding.source, finding.evidence = source, line
     by_pod = source in ("describe_pod", "get_pod_logs")
+    if source == "list_pods" and call_id is None:
+        call_id = _listing_row_and_id(chat, finding.pod)[1]
     finding.call_id = call_id or chat.latest_id(source, finding.pod.name if by_pod else None)
 
 
 def _listing_row(chat: Conversation, pod: Pod) -> str:
-    listing = chat.latest("list_pods") or ""
-    return next((line.strip() for line in listing.splitlines() if pod.name in line), pod.status)
+    """The pod's row of the latest listing that shows it (or its status, when none does)."""
+    return _listing_row_and_id(chat, pod)[0]
+
+
+def _listing_row_and_id(chat: Conversation, pod: Pod) -> tuple[str, str | None]:
+    for index in range(len(chat.results) - 1, -1, -1):
+        tool, _, content = chat.results[index]
+        if tool != "list_pods":
+            continue
+        row = next(
+            (
+                line.strip()
+                for line in content.splitlines()
+                if line.split()[1:2] == [pod.name] or line.split()[:1] == [pod.name]
+            ),
+            None,
+        )
+        if row is not None:
+            return row, chat.id_of(index)
+    return pod.status, chat.latest_id("list_pods")
 
 
 def _ruled(chat: Conversation, finding: Finding, described: str, logs: Logs, broken: Sequence[Pod]) -> bool:
@@ -1558,6 +2134,7 @@ def _ruled(chat: Conversation, finding: Finding, described: str, logs: Logs, bro
                 f"{other.name} is itself unhealthy ({other.status}, READY {other.ready})"
             )
             finding.fix = f"fix {other.name} first (see its entry); this pod becomes ready once it is back"
+            finding.depends_on = other
             finding.also(
                 readiness,
                 "describe_pod",
@@ -1571,14 +2148,23 @@ def _ruled(chat: Conversation, finding: Finding, described: str, logs: Logs, bro
 _SERVICE_HOST = re.compile(r"\b([a-z0-9][a-z0-9-]*)\.([a-z0-9][a-z0-9-]*)\.svc\b")
 
 
-def _elsewhere(chat: Conversation, finding: Finding) -> None:
+def _elsewhere(chat: Conversation, finding: Finding, reported: Sequence[Pod] = ()) -> None:
     """A pod failing its readiness probe whose logs fail to reach a Service of another namespace
-    (`name.namespace.svc`): say which, and that it was not checked from here."""
+    (`name.namespace.svc`), or down because of a pod the report does not show: say which, and that
+    it was not checked from here."""
+    other = finding.depends_on
+    if finding.category == "dependency_down" and other is not None and other not in reported:
+        finding.fix = f"fix {other.name} first; this pod becomes ready once it is back"
+        finding.unchecked.append(
+            f"{finding.pod.name} depends on {other.name} of namespace {other.namespace}: that namespace is "
+            f"outside this report's scope; check it (e.g. 'what is wrong in the {other.namespace} namespace?')"
+        )
+        return
     if finding.category not in ("readiness_probe_failure", "unknown"):
         return
     logs, logs_id = _logs_of(chat, finding.pod.name)
     for line in _readable(logs).splitlines():
-        if not _CONNECTION_ERROR.search(line):
+        if not CONNECTION_ERROR.search(line):
             continue
         for service, namespace in _SERVICE_HOST.findall(line):
             if namespace != finding.pod.namespace:
@@ -1641,7 +2227,7 @@ def _dependency(chat: Conversation, pod: Pod, logs: str, broken: Sequence[Pod]) 
     """A log line of a connection error to another workload that is unhealthy itself, and that
     workload's pod: named by host or words ("payments-db.payments.svc", "session store"), else by a
     port its probes use."""
-    lines = [line.strip() for line in logs.splitlines() if _CONNECTION_ERROR.search(line)]
+    lines = [line.strip() for line in logs.splitlines() if CONNECTION_ERROR.search(line)]
     if not lines:
         return None
     own = workload_of(pod.name)
@@ -1868,6 +2454,8 @@ def _report_header(chat: Conversation, namespaces: Sequence[str] | None = None) 
     if namespaces is None:
         named = question_namespace(chat.question)
         namespaces = [named] if named else []
+    if chat.workloads:
+        return f"Health report for {_pods_scope(chat, namespaces)} ({HEADER})"
     return f"Health report for {_scope_text(namespaces)} ({HEADER})"
 
 

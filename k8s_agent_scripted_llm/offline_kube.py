@@ -18,7 +18,8 @@ Every line of a view remembers the result and the line it was read from; a quote
 mapped back to that line (the quote itself when the result holds it, else the line: a container's
 `reason: OOMKilled`, an event's `Message:`). A pod with several containers whose logs were asked
 without naming one is asked again for the container that tells most (one that restarted or ended),
-once its YAML is known.
+once its YAML is known. The report's words that name a tool (`(describe_pod)` in a cause, a scope or
+an `unchecked` line) name the tool the surface offers (`(pods_get)`).
 """
 
 from __future__ import annotations
@@ -478,6 +479,14 @@ class _KubeChat:
             finding["evidence"] = [
                 self._quote(q) for q in finding.get("evidence") or [] if isinstance(q, dict)
             ]
+            for key in ("explanation", "fix"):
+                if isinstance(finding.get(key), str):
+                    finding[key] = _prose(finding[key])
+        if isinstance(report.get("scope"), str):
+            report["scope"] = _prose(report["scope"])
+        report["unchecked"] = [
+            _prose(line) if isinstance(line, str) else line for line in report.get("unchecked") or []
+        ]
         text = json.dumps(report, ensure_ascii=False, indent=1)
         return Reply(content=f"```json\n{text}\n```" if fenced else text)
 
@@ -516,7 +525,6 @@ def _pod_listing(call: Call, arguments: dict[str, Any]) -> View:
     view.lines.append(Line(header, call.content.splitlines()[0], call.id, call.tool))
     for row, original in rows:
         cells = [row.get(key) or "-" for key in ("NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE")]
-        cells[4] = cells[4].split()[0]  # "3 (5m ago)"
         cells.append(row.get("NODE") or "<none>")
         view.lines.append(Line("   ".join(cells), original, call.id, call.tool))
     return view

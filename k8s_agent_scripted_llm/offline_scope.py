@@ -1,6 +1,8 @@
 """How the offline playbook reads the scope of a question: the namespaces it names (with or without
-the word "namespace"), the workloads, pods or nodes it names, and whether it is about the cluster at
-all. Only the question's wording and the cluster's own listings are read: never a fixed name."""
+the word "namespace"), the workloads it names (by name, by the words of their name, by their name's
+first word, or beside their kind: "the billing-api deployment"), the pods or nodes it names, whether
+it asks about a namespace as a whole, and whether it is about the cluster at all. Only the
+question's wording and the cluster's own listings are read: never a fixed name."""
 
 from __future__ import annotations
 
@@ -123,14 +125,81 @@ def belongs_to(pod: str, workload: str) -> bool:
     return own == workload or re.fullmatch(rf"{re.escape(workload)}-\d+", own) is not None
 
 
+_WORD = re.compile(r"(?<![\w.-])[a-z0-9][a-z0-9-]*[a-z0-9](?![\w-])", re.I)
+_KIND = r"(?:deployments?|statefulsets?|daemonsets?|cronjobs?|jobs?|services?|workloads?|apps?)"
+_KIND_AFTER = re.compile(rf"{_QUOTE}({_NAME}){_QUOTE}\s+{_KIND}(?![\w-])", re.I)
+_KIND_BEFORE = re.compile(
+    rf"(?<![\w-]){_KIND}(?:\s+(?:called|named)\s+{_QUOTE}|/|\s+[\"'`])({_NAME})"
+    rf"|(?<![\w-]){_KIND}\s+({_NAME}-{_NAME})",
+    re.I,
+)
+"""A kind then a name: "deployment/x", "the service called x", "statefulset 'x'", "job nightly-etl"
+(a plain word after a kind is English: "job run", "service down")."""
+_WHOLE = re.compile(
+    r"(?i)\b(?:which|what|any|all|every|each|other|the)\s+(?:of\s+the\s+)?(?:pods|workloads)\b"
+    r"|\b(?:anything|everything|something|nothing)\b|\bhealth\s+(?:report|check)\b|\bwhat\s+needs\b"
+)
+"""Words asking about a namespace as a whole ("which pods", "anything", "a health report")."""
+
+
+def _words(question: str) -> list[str]:
+    return [word.lower() for word in _WORD.findall(question)]
+
+
 def named_workloads(question: str, pods: Sequence[str]) -> dict[str, list[str]]:
-    """The workloads the question names, each with its pods (by name, as listed)."""
-    words = _dedup(re.findall(r"(?<![\w.-])[a-z0-9][a-z0-9-]*[a-z0-9](?![\w-])", question, re.I))
+    """The workloads the question names, each with its pods (by name, as listed): by its name
+    ("payment-service", "kafka", "nightly-etl") or by its words ("the payment service", "the batch
+    scorer" for batch-scorer)."""
+    words = _words(question)
+    candidates = [*words]
+    for size in (3, 2):  # words joined as the name they spell: "batch scorer" -> batch-scorer
+        candidates += ["-".join(words[i : i + size]) for i in range(len(words) - size + 1)]
     found: dict[str, list[str]] = {}
-    for word in words:
+    for word in _dedup(candidates):
         if not _usable(word) or word in found:
             continue
         mine = [pod for pod in pods if belongs_to(pod, word)]
         if mine:
             found[word] = mine
     return found
+
+
+def first_word_workloads(
+    question: str, pods: Sequence[str], namespaces: Sequence[str] = ()
+) -> dict[str, list[str]]:
+    """The workloads a word of the question is the first word of ("checkout" for checkout-service
+    and checkout-worker), each with its pods; never a word that is a namespace, a stop word, or
+    shorter than three letters."""
+    found: dict[str, list[str]] = {}
+    for word in _dedup(w for w in _words(question) if "-" not in w):
+        if not _usable(word) or len(word) < 3 or word in namespaces:
+            continue
+        for pod in pods:
+            workload = workload_of(pod)
+            if workload.startswith(word + "-") and belongs_to(pod, workload):
+                found.setdefault(workload, []).append(pod)
+    return found
+
+
+def named_by_kind(question: str) -> list[str]:
+    """The names the question gives beside a workload's kind ("the billing-api deployment",
+    "statefulset 'kafka'", "job nightly-etl", "the checkout service"), lower-cased, in order."""
+    found = [
+        (m.start(), name)
+        for pattern in (_KIND_AFTER, _KIND_BEFORE)
+        for m in pattern.finditer(question)
+        for name in m.groups()
+        if name
+    ]
+    return _dedup(name for _, name in sorted(found) if _usable(name) and len(name) > 1)
+
+
+def asks_about_the_whole(question: str) -> bool:
+    """Whether the question asks about a namespace as a whole ("which pods in checkout ...",
+    "is anything wrong in shop?"), not only about a workload it names there."""
+    return bool(_WHOLE.search(without_scope_line(question)))
+
+
+def without_scope_line(question: str) -> str:
+    """The question without the `Scope: namespace x.` line the CLI's --namespace adds."""
+    return _SCOPE.sub("", question).strip()

@@ -116,3 +116,194 @@ def node_trouble_fixture() -> dict[str, Any]:
         for n in nodes
     ]
     return {"nodes": nodes, "pods": pods, "events": []}
+
+
+def _pod(name: str, namespace: str, status: str, **container: Any) -> dict[str, Any]:
+    """A one-container pod on node-a (Running unless its status says it is Pending)."""
+    return {
+        "name": name,
+        "namespace": namespace,
+        "status": status,
+        "phase": "Pending" if status == "Pending" else "Running",
+        "node": "node-a",
+        "age": "2d",
+        "containers": [
+            {
+                "name": name.rsplit("-", 1)[0] if name[-1].isdigit() else name.split("-")[0],
+                "image": f"ghcr.io/acme/{name.split('-')[0]}:1.0",
+                **container,
+            }
+        ],
+    }
+
+
+def _warning(namespace: str, pod: str, reason: str, message: str) -> dict[str, Any]:
+    return {
+        "namespace": namespace,
+        "object": f"pod/{pod}",
+        "type": "Warning",
+        "reason": reason,
+        "message": message,
+        "count": 12,
+        "last_seen": "1m",
+        "first_seen": "40m",
+    }
+
+
+LEDGER_TIMEOUT = "ERROR flush batch 8813: connect to postgres.db.svc.cluster.local:5432 timed out after 10s"
+LEDGER_RETRY = (
+    "WARN flush batch 8810 retried: connect to postgres.db.svc.cluster.local:5432 timed out after 10s"
+)
+
+
+def ledger_chain_fixture() -> dict[str, Any]:
+    """A StatefulSet (ledger-writer, namespace billing) whose pods time out on the Service postgres of
+    namespace db, whose only pod is OOMKilled in a loop; a broken neighbour in billing that a question
+    about ledger-writer is not about."""
+    nodes = [{"name": "node-a", "status": "Ready", "allocatable": {"cpu": "4", "memory": "16Gi"}}]
+    return {
+        "nodes": nodes,
+        "pods": [
+            _pod(
+                "ledger-writer-0",
+                "billing",
+                "Running",
+                ready=False,
+                readiness_probe="http-get http://:8080/ready delay=5s timeout=1s period=10s #success=1 #failure=3",
+                logs=[
+                    "ledger-writer 3.2 starting",
+                    "ERROR flush batch 8812: connect timed out",
+                    LEDGER_TIMEOUT,
+                ],
+            ),
+            _pod(
+                "ledger-writer-1",
+                "billing",
+                "Running",
+                ready=True,
+                logs=["ledger-writer 3.2 starting", LEDGER_RETRY, "INFO flush batch 8811 written"],
+            ),
+            _pod(
+                "invoice-api-6c5d4b3a2-q8r2t",
+                "billing",
+                "ImagePullBackOff",
+                ready=False,
+                state={"waiting": {"reason": "ImagePullBackOff"}},
+            ),
+            _pod(
+                "postgres-0",
+                "db",
+                "CrashLoopBackOff",
+                ready=False,
+                restarts=6,
+                limits={"memory": "1Gi"},
+                state={"waiting": {"reason": "CrashLoopBackOff"}},
+                last_state={
+                    "terminated": {
+                        "reason": "OOMKilled",
+                        "exit_code": 137,
+                        "started_at": "2027-03-04T08:10:02Z",
+                        "finished_at": "2027-03-04T08:11:40Z",
+                    }
+                },
+                logs=["LOG:  database system is ready to accept connections"],
+            ),
+        ],
+        "events": [
+            _warning(
+                "billing",
+                "ledger-writer-0",
+                "Unhealthy",
+                "Readiness probe failed: HTTP probe failed with statuscode: 503",
+            ),
+            _warning(
+                "billing",
+                "invoice-api-6c5d4b3a2-q8r2t",
+                "Failed",
+                'Failed to pull image "ghcr.io/acme/invoice:1.0": not found: manifest unknown',
+            ),
+            _warning(
+                "db",
+                "postgres-0",
+                "BackOff",
+                "Back-off restarting failed container postgres in pod postgres-0_db",
+            ),
+        ],
+    }
+
+
+def restarts_fixture() -> dict[str, Any]:
+    """Pods that restarted for different reasons in two namespaces, and pods that never did."""
+
+    def ended(reason: str, code: int, finished: str) -> dict[str, Any]:
+        started = finished[:-3] + "00Z"
+        return {
+            "terminated": {
+                "reason": reason,
+                "exit_code": code,
+                "started_at": started,
+                "finished_at": finished,
+            }
+        }
+
+    nodes = [{"name": "node-a", "status": "Ready", "allocatable": {"cpu": "4", "memory": "16Gi"}}]
+    return {
+        "nodes": nodes,
+        "pods": [
+            _pod(
+                "api-6c5d4b3a2-aaaaa",
+                "web",
+                "Running",
+                ready=True,
+                restarts=3,
+                limits={"memory": "512Mi"},
+                last_state=ended("OOMKilled", 137, "2027-03-04T06:42:17Z"),
+                logs=["serving on :8080"],
+                previous_logs=["serving on :8080", "cache warmed: 498Mi"],
+            ),
+            _pod(
+                "worker-7f6e5d4c3-bbbbb",
+                "web",
+                "Running",
+                ready=True,
+                restarts=1,
+                last_state=ended("Completed", 0, "2027-03-03T23:05:09Z"),
+                logs=["consuming orders"],
+                previous_logs=["consuming orders", "SIGTERM received: draining"],
+            ),
+            _pod(
+                "cache-0",
+                "web",
+                "Running",
+                ready=False,
+                restarts=7,
+                last_state=ended("Error", 137, "2027-03-04T09:58:31Z"),
+                liveness_probe="http-get http://:6379/health delay=5s timeout=1s period=10s #success=1 #failure=3",
+                logs=["cache 7.2 ready"],
+                previous_logs=["cache 7.2 ready", "slow command: KEYS * (2.8s)"],
+            ),
+            _pod("web-5d4c3b2a1-ccccc", "web", "Running", ready=True, logs=["GET / 200"]),
+            _pod(
+                "api-5b4c3d2e1-ddddd",
+                "staging",
+                "Running",
+                ready=True,
+                restarts=2,
+                last_state=ended("Error", 2, "2027-03-04T07:30:55Z"),
+                logs=["serving on :8080"],
+                previous_logs=["panic: runtime error: invalid memory address or nil pointer dereference"],
+            ),
+            _pod("report-29986323-xshxj", "staging", "Pending", ready=False),
+        ],
+        "events": [
+            _warning(
+                "web",
+                "cache-0",
+                "Unhealthy",
+                'Liveness probe failed: Get "http://10.0.0.9:6379/health": context deadline exceeded',
+            ),
+            _warning(
+                "web", "cache-0", "BackOff", "Back-off restarting failed container cache in pod cache-0_web"
+            ),
+        ],
+    }

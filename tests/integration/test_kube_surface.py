@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import stat
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from k8s_agent_harness.errors import ConfigError, McpServerError
 from k8s_agent_harness.servers import ServerLaunch
 from k8s_agent_mock_cluster import load_fixture
 from k8s_agent_mock_cluster.kube_api import FakeKubeAPI
+from tests.clusters import LEDGER_TIMEOUT, ledger_chain_fixture, restarts_fixture
 from tests.integration.kube_surface_eval import ask_over_http
 from tests.processes import k8s_agent
 
@@ -228,3 +230,63 @@ def _strings(data: Any) -> list[str]:
 
 def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+@contextlib.contextmanager
+def served_fixture(fixture: dict[str, Any], path: Path, binary: Path) -> Iterator[str]:
+    """A cluster fixture of the tests' own, served by kubernetes-mcp-server: its MCP URL."""
+    path.write_text(json.dumps(fixture))
+    with serve_incident(Incident(path.stem, path.parent, "", "", (), fixture=path), binary) as url:
+        yield url
+
+
+def verified_findings(result: dict[str, Any] | None) -> list[tuple[str, str, str]]:
+    """(name, namespace, cause) of each finding, once every quote is checked to be the Go server's own."""
+    assert result is not None and result["report_verified"] is True, result
+    for finding in result["report"]["findings"]:
+        assert all(q["verified"] and q["tool"] in KUBE_TOOLS for q in finding["evidence"]), finding
+    return [(f["name"], f["namespace"], f["cause"]) for f in result["report"]["findings"]]
+
+
+KUBE_TOOLS = {"pods_list", "pods_list_in_namespace", "pods_get", "pods_log", "events_list"}
+
+
+def test_a_workload_and_the_service_of_another_namespace_it_times_out_on_through_the_go_server(
+    kubernetes_mcp_server: Path, tmp_path: Path
+) -> None:
+    with served_fixture(ledger_chain_fixture(), tmp_path / "ledger.json", kubernetes_mcp_server) as url:
+        result, error = ask_over_http(url, "Why is ledger-writer failing?", tmp_path / "traces")
+
+    assert error is None
+    assert verified_findings(result) == [
+        ("ledger-writer-0", "billing", "dependency_down"),
+        ("ledger-writer-1", "billing", "dependency_down"),
+        ("postgres-0", "db", "oom_killed"),
+    ]
+    assert result is not None
+    writer = result["report"]["findings"][0]
+    assert (writer["evidence"][0]["text"], writer["evidence"][0]["tool"]) == (LEDGER_TIMEOUT, "pods_log")
+
+
+def test_the_restarts_and_how_each_pod_last_ended_through_the_go_server(
+    kubernetes_mcp_server: Path, tmp_path: Path
+) -> None:
+    with served_fixture(restarts_fixture(), tmp_path / "restarts.json", kubernetes_mcp_server) as url:
+        result, error = ask_over_http(url, "which pods restarted today", tmp_path / "traces")
+
+    assert error is None
+    assert verified_findings(result) == [
+        ("cache-0", "web", "liveness_probe_failure"),
+        ("api-6c5d4b3a2-aaaaa", "web", "oom_killed"),
+        ("api-5b4c3d2e1-ddddd", "staging", "crash_application"),
+        ("worker-7f6e5d4c3-bbbbb", "web", "unknown"),
+    ]
+    assert result is not None
+    api = result["report"]["findings"][1]
+    quoted = {(q["text"], q["tool"]) for q in api["evidence"]}
+    assert {("reason: OOMKilled", "pods_get"), ("restartCount: 3", "pods_get")} <= quoted
+    assert any("2027-03-04T06:42:17Z" in text and tool == "pods_get" for text, tool in quoted)
+    assert any(
+        "(pods_get)" in line and "not checked against a clock" in line
+        for line in result["report"]["unchecked"]
+    )

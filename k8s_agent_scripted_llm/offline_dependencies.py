@@ -1,0 +1,95 @@
+"""What a pod's own log lines say it cannot reach: the Services (or workloads) a line of a refused,
+timed-out or unresolved connection names, for the offline playbook to follow to their pods.
+
+A line counts when it says a connection failed (CONNECTION_ERROR) and names where it went:
+
+    payment-service.production.svc:8080      the Service payment-service of namespace production
+    postgres.db.svc.cluster.local            the Service postgres of namespace db
+    http://ledger:8080/v1, redis:6379        the Service ledger, redis (in the caller's namespace)
+    "dependency redis not reachable"         a workload of the cluster named as a word
+
+An address (`10.43.0.12:6379`) names no Service and is left out; so is a host of the outside world
+(`api.stripe.com:443`). Only the line's words are read: which pods answer for the Service is the
+playbook's to find, by name, in the pod listings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+CONNECTION_ERROR = re.compile(
+    r"(?i)connection refused|econnrefused|\bconnect: |\brefused\b|no such host|i/o timeout|timed? ?out"
+    r"|deadline exceeded|unreachable|not reachable|unavailable|could not connect|failed to connect"
+    r"|cannot connect|can't connect|unable to connect|name resolution|connection reset"
+)
+"""Words of a line saying a connection failed: refused, timed out, unresolved, reset."""
+
+_LABEL = r"[a-z](?:[a-z0-9-]*[a-z0-9])?"
+_SERVICE_DNS = re.compile(
+    rf"(?<![\w.-])({_LABEL})\.({_LABEL})\.svc(?:\.[a-z0-9-]+)*(?::\d{{1,5}})?(?![\w-])", re.I
+)
+"""A Service's cluster DNS name: name.namespace.svc[.cluster.local][:port]."""
+_URL_HOST = re.compile(
+    rf"\b[a-z][a-z0-9+.-]*://(?:[^@/\s]+@)?({_LABEL})(?:\.({_LABEL}))?(?::\d{{1,5}})?(?=[/\s)\"',;]|$)", re.I
+)
+"""The host of a URL when it is a Service's short name (name, or name.namespace)."""
+_HOST_PORT = re.compile(rf"(?<![\w./:@-])({_LABEL})(?:\.({_LABEL}))?:(\d{{2,5}})(?![\w.])", re.I)
+"""A short host with its port: redis:6379, postgres.db:5432."""
+_NOT_SERVICES = frozenset({"localhost", "http", "https", "tcp", "udp", "dial", "lookup", "get", "post"})
+
+
+@dataclass(frozen=True)
+class FailedCall:
+    """A log line saying a connection to a Service failed, and the Service it names."""
+
+    line: str
+    """The log line, stripped: verbatim from the logs."""
+    host: str
+    """How the line names it (payment-service.production.svc:8080, redis:6379, redis)."""
+    service: str
+    """The Service's (or workload's) name."""
+    namespace: str | None
+    """Its namespace when the name says it (name.namespace.svc); None: the caller's, or any."""
+
+
+def failed_calls(logs: str, workloads: Iterable[str] = ()) -> list[FailedCall]:
+    """The failed connections of the logs, in order, each Service once (its first line): named by
+    host, else by a word that is the name of one of `workloads`."""
+    known = sorted(set(workloads), key=len, reverse=True)
+    found: dict[tuple[str, str | None], FailedCall] = {}
+    for raw in logs.splitlines():
+        line = raw.strip()
+        if not line or not CONNECTION_ERROR.search(line):
+            continue
+        for host, service, namespace in _hosts(line, known):
+            found.setdefault((service, namespace), FailedCall(line, host, service, namespace))
+    return list(found.values())
+
+
+def _hosts(line: str, workloads: list[str]) -> list[tuple[str, str, str | None]]:
+    """(as written, service, namespace) of each Service the line names, in the order written."""
+    taken: list[tuple[int, int]] = []
+    named: list[tuple[int, str, str, str | None]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= low or start >= high for low, high in taken)
+
+    for match in _SERVICE_DNS.finditer(line):
+        taken.append(match.span())
+        named.append((match.start(), match[0], match[1].lower(), match[2].lower()))
+    for pattern in (_URL_HOST, _HOST_PORT):
+        for match in pattern.finditer(line):
+            if not free(*match.span(1)) or match[1].lower() in _NOT_SERVICES:
+                continue
+            taken.append(match.span())
+            namespace = match[2].lower() if match[2] else None
+            host = match[0] if pattern is _HOST_PORT else line[match.start(1) : match.end()]
+            named.append((match.start(), host, match[1].lower(), namespace))
+    for workload in workloads:
+        for match in re.finditer(rf"(?<![\w.-]){re.escape(workload)}(?![\w-])", line, re.I):
+            if free(*match.span()):
+                taken.append(match.span())
+                named.append((match.start(), match[0], workload, None))
+    return [(host, service, namespace) for _, host, service, namespace in sorted(named)]
