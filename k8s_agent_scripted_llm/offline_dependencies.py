@@ -6,7 +6,8 @@ A line counts when it says a connection failed (CONNECTION_ERROR) and names wher
     payment-service.production.svc:8080      the Service payment-service of namespace production
     postgres.db.svc.cluster.local            the Service postgres of namespace db
     http://ledger:8080/v1, redis:6379        the Service ledger, redis (in the caller's namespace)
-    "dependency redis not reachable"         a workload of the cluster named as a word
+    "dependency redis not reachable"         the Service redis, named as what the caller depends on
+    "cache warm-up failed: orders timed out" a workload of the cluster named as a word
 
 An address (`10.43.0.12:6379`) names no Service and is left out; so is a host of the outside world
 (`api.stripe.com:443`). Only the line's words are read: which pods answer for the Service is the
@@ -37,6 +38,8 @@ _URL_HOST = re.compile(
 """The host of a URL when it is a Service's short name (name, or name.namespace)."""
 _HOST_PORT = re.compile(rf"(?<![\w./:@-])({_LABEL})(?:\.({_LABEL}))?:(\d{{2,5}})(?![\w.])", re.I)
 """A short host with its port: redis:6379, postgres.db:5432."""
+_NAMED_DEPENDENCY = re.compile(rf"\b(?:dependency|upstream|backend)\s+[\"'`]?({_LABEL})\b", re.I)
+"""A Service a line names by what it is to the caller: "dependency redis not reachable"."""
 _NOT_SERVICES = frozenset({"localhost", "http", "https", "tcp", "udp", "dial", "lookup", "get", "post"})
 
 
@@ -79,13 +82,15 @@ def _hosts(line: str, workloads: list[str]) -> list[tuple[str, str, str | None]]
     for match in _SERVICE_DNS.finditer(line):
         taken.append(match.span())
         named.append((match.start(), match[0], match[1].lower(), match[2].lower()))
-    for pattern in (_URL_HOST, _HOST_PORT):
+    for pattern in (_URL_HOST, _HOST_PORT, _NAMED_DEPENDENCY):
         for match in pattern.finditer(line):
             if not free(*match.span(1)) or match[1].lower() in _NOT_SERVICES:
                 continue
             taken.append(match.span())
-            namespace = match[2].lower() if match[2] else None
-            host = match[0] if pattern is _HOST_PORT else line[match.start(1) : match.end()]
+            namespace = match[2].lower() if pattern is not _NAMED_DEPENDENCY and match[2] else None
+            host = line[match.start(1) : match.end()] if pattern is _URL_HOST else match[0]
+            if pattern is _NAMED_DEPENDENCY:
+                host = match[1]
             named.append((match.start(), host, match[1].lower(), namespace))
     for workload in workloads:
         for match in re.finditer(rf"(?<![\w.-]){re.escape(workload)}(?![\w-])", line, re.I):

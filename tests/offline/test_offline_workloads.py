@@ -89,7 +89,8 @@ PENDING = {"node": None, "phase": "Pending"}
         # a short name resolves in the caller's own namespace, not in another with the same name
         ("GET http://pricing:8080/quote failed: context deadline exceeded", ("pricing-0", "shop")),
         ("dial redis:6379: connect: connection refused", ("redis-0", "shop")),
-        # a workload of the cluster named as a word
+        # a workload of the cluster named as a word, and a Service named as what the caller depends on
+        ("WARN cache fill from session-store timed out", ("session-store-0", "shop")),
         ("WARN dependency session-store not reachable", ("session-store-0", "shop")),
     ],
 )
@@ -213,6 +214,15 @@ def test_the_line_reader_takes_hosts_in_order_and_leaves_out_addresses_and_the_o
         ("postgres.db.svc.cluster.local:5432", "postgres", "db"),
     ]
     assert {c.line for c in found} == {line}  # the line that says the connection failed, not the INFO one
+
+
+def test_a_service_named_as_a_dependency_is_read_even_when_no_workload_has_its_name() -> None:
+    found = failed_calls("GET /ready -> 503: dependency memcache not reachable\nupstream 'ledger' timed out")
+
+    assert [(c.host, c.service, c.namespace) for c in found] == [
+        ("memcache", "memcache", None),
+        ("ledger", "ledger", None),
+    ]
 
 
 # -- the scope a workload's name gives, and what it is not ----------------------------------------------
