@@ -1,18 +1,24 @@
-"""Pick an implementation, give it a model endpoint (the offline model when none is configured), ask it."""
+"""Pick an implementation, give it a model endpoint (the offline model when none is configured), ask it.
+
+Checking a request (`scoped_question`, `check_inputs`) imports nothing heavy: `ask` refuses bad input
+at once, before openai, mcp, the SDK or the harness's session are loaded.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.session import RunResult
 from k8s_agent_harness.vocabulary import Impl
 
-AskFunction = Callable[..., Awaitable[RunResult]]
+if TYPE_CHECKING:
+    from k8s_agent_harness.session import RunResult
+
+AskFunction = Callable[..., Awaitable["RunResult"]]
 """An implementation's `ask(config, question, **options)`."""
 
 
@@ -47,8 +53,9 @@ def scoped_question(question: str, namespace: str | None) -> str:
 
 
 def check_inputs(config: Config, question: str) -> None:
-    """What a run would otherwise find out only after starting its servers: an empty question, a
-    mock cluster fixture that is not a cluster. Raises ConfigError (exit 2)."""
+    """What a run would otherwise find out only after starting: an empty question, a trace folder
+    that is a file, a mock cluster fixture that is not a cluster, a server that cannot be found or a
+    context the kubeconfig lacks. Raises ConfigError (exit 2); writes nothing."""
     if not question.strip():
         raise ConfigError(
             'the question is empty: ask about the cluster, e.g. "Which pods in the production namespace '
@@ -66,6 +73,9 @@ def check_inputs(config: Config, question: str) -> None:
             load_fixture(config.cluster)
         except FixtureError as error:
             raise ConfigError(str(error)) from None
+    from k8s_agent_harness.servers import resolve_server
+
+    resolve_server(config)
 
 
 async def ask(config: Config, question: str, **options: Any) -> RunResult:

@@ -22,7 +22,7 @@ from k8s_agent_harness import events
 from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget, ResultStore
-from k8s_agent_harness.errors import AgentError, ConfigError
+from k8s_agent_harness.errors import AgentError
 from k8s_agent_harness.findings import HealthReport, render_text, report_fields
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.grounding import Evidence, invented_names
@@ -266,13 +266,10 @@ async def open_session(
 ) -> AsyncIterator[Session]:
     """Open the trace, start the MCP server, build gateway and model client; close all on exit.
 
-    `mcp` reuses a running server (its tools listed once) instead of starting one per run.
+    `mcp` reuses a running server (its tools listed once) instead of starting one per run. The run
+    starts when its trace opens: a server that cannot even be named (ConfigError) leaves no trace.
     """
-    try:
-        launch = resolve_server(config)
-    except ConfigError as error:
-        record_failed_start(config.trace_dir, impl, question, error)
-        raise
+    launch = resolve_server(config)
     run_id = new_run_id()
     redactor = Redactor([*config.secrets(), *secrets, *launch.secrets])
     recorder = Recorder(
@@ -381,17 +378,3 @@ def _record_failure(recorder: Recorder, error: BaseException) -> None:
             counts=recorder.stats.counts(),
         )
     )
-
-
-def record_failed_start(trace_dir: Path, impl: Impl, question: str, error: BaseException) -> Path:
-    """Write the trace of a run that ended before it could start (bad input, or Ctrl-C)."""
-    run_id = new_run_id()
-    recorder = Recorder(
-        TraceWriter(trace_path(trace_dir, impl, run_id)), run_id=run_id, impl=impl, redactor=Redactor()
-    )
-    recorder.emit(events.RunStart(question=question, started_at=_now()))
-    _record_failure(recorder, error)
-    recorder.writer.close()
-    if isinstance(error, AgentError):
-        error.trace_path = recorder.path
-    return recorder.path
