@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import importlib
 import json
 import os
@@ -87,7 +88,8 @@ def version_line() -> str:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error and exit code 2, never a traceback, and no abbreviations.
+    """argparse with a one-line error and exit code 2, never a traceback, and no abbreviations; a
+    misspelt subcommand, choice or flag gets the closest one this parser knows as a hint.
 
     An argument the top-level parser cannot place (`k8s-agent ask Q --bogus`) is reported by the
     subcommand it was given to, so the hint names that subcommand's `--help`. A flag is taken only
@@ -107,7 +109,37 @@ class _Parser(argparse.ArgumentParser):
         ]
         if unknown and "invalid choice" in message:  # `--scen X`: X was taken for a subcommand
             message = f"unrecognized arguments: {' '.join(unknown)}"
-        self.exit(2, f"error: {message}\n(see '{self.prog} --help')\n")
+        hint = self._did_you_mean(message)
+        self.exit(2, f"error: {message}{hint}\n(see '{self.prog} --help')\n")
+
+    def _did_you_mean(self, message: str) -> str:
+        """`; did you mean 'ask'?` for a misspelt choice (a subcommand), `; did you mean --repeat?`
+        for a misspelt flag: the closest spelling this parser knows, if one is close; else ''."""
+        choice = re.search(r"^argument (.+?): invalid choice: ('[^']*'|\"[^\"]*\")", message)
+        if choice is not None:
+            value = choice[2][1:-1]
+            close = difflib.get_close_matches(value, self._choices_of(choice[1]), n=1)
+            return f"; did you mean {close[0]!r}?" if close else ""
+        if not message.startswith("unrecognized arguments: "):
+            return ""
+        # Compared without their dashes, which every flag shares and would make any two look alike.
+        flags = {flag.lstrip("-"): flag for flag in self._option_string_actions}
+        guesses = []
+        for word in message.removeprefix("unrecognized arguments: ").split():
+            name = word.split("=", 1)[0]
+            close = difflib.get_close_matches(name.lstrip("-"), flags, n=1) if name.startswith("-") else []
+            if close and flags[close[0]] not in guesses:
+                guesses.append(flags[close[0]])
+        return f"; did you mean {' or '.join(guesses)}?" if guesses else ""
+
+    def _choices_of(self, argument: str) -> list[str]:
+        """The choices of the argument argparse names `argument` in its message (its flags, its
+        metavar or its name)."""
+        for action in self._actions:
+            name = "/".join(action.option_strings) or action.metavar or action.dest
+            if action.choices is not None and name == argument:
+                return [str(choice) for choice in action.choices]
+        return []
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None

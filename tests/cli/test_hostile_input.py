@@ -307,6 +307,69 @@ def test_a_bad_flag_points_to_the_subcommand_s_help(
         assert code == 2 and err.splitlines() == ["error: unrecognized arguments: --bogus", hint]
 
 
+@pytest.mark.parametrize(
+    ("args", "error", "hint", "help_of"),
+    [
+        (["aks", "q"], "invalid choice: 'aks' (choose from 'ask', ", "; did you mean 'ask'?", "k8s-agent"),
+        (
+            ["eval", "--repeats", "1"],
+            "unrecognized arguments: --repeats",
+            "; did you mean --repeat?",
+            "k8s-agent eval",
+        ),
+        (
+            ["eval", "--repeats=1"],
+            "unrecognized arguments: --repeats=1",
+            "; did you mean --repeat?",
+            "k8s-agent eval",
+        ),
+        (
+            ["ask", "q", "--max-step", "3"],
+            "unrecognized arguments: --max-step 3",
+            "; did you mean --max-steps?",
+            "k8s-agent ask",
+        ),
+        (
+            ["trace", "shwo", "last"],
+            "invalid choice: 'shwo' (choose from 'show', ",
+            "; did you mean 'show'?",
+            "k8s-agent trace",
+        ),
+        (
+            ["compare", "--format", "htm"],
+            "invalid choice: 'htm' (choose from 'md', ",
+            "; did you mean 'html'?",
+            "k8s-agent compare",
+        ),
+        (
+            ["ask", "q", "--modle", "x", "--trace-dri", "t"],
+            "unrecognized arguments: --modle x --trace-dri t",
+            "; did you mean --model or --trace-dir?",
+            "k8s-agent ask",
+        ),
+    ],
+)
+def test_a_misspelt_subcommand_choice_or_flag_is_refused_with_the_closest_one_as_a_hint(
+    args: list[str], error: str, hint: str, help_of: str, tmp_path: Path
+) -> None:
+    done = cli(*args, cwd=tmp_path)
+
+    assert done.returncode == 2 and done.stdout == ""
+    first, see = done.stderr.splitlines()
+    assert first.startswith("error: ") and error in first and first.endswith(hint)
+    assert first.count("did you mean") == 1
+    assert see == f"(see '{help_of} --help')"
+    assert not (tmp_path / "traces").exists()
+
+
+@pytest.mark.parametrize("args", [["ask", "q", "--bogus"], ["frobnicate"], ["compare", "--format", "pdf"]])
+def test_a_word_close_to_nothing_the_command_knows_gets_no_hint(args: list[str], tmp_path: Path) -> None:
+    done = cli(*args, cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert "did you mean" not in done.stderr and len(done.stderr.splitlines()) == 2
+
+
 def test_neither_a_bad_value_nor_a_malformed_command_line_leaves_a_trace(tmp_path: Path) -> None:
     value = ask(DEFAULT_QUESTION, "--max-steps", "many", cwd=tmp_path)
     assert value.returncode == 2 and value.stderr == "error: max-steps must be a number, got 'many'\n"
