@@ -103,6 +103,7 @@ def test_ctrl_c_before_the_run_started_is_exit_130_and_leaves_no_trace(tmp_path:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's job has it
     )
     writer = None
     try:
