@@ -7,6 +7,7 @@ entry), so these tests do not depend on the shipped corpus; `test_shipped_corpus
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -458,6 +459,49 @@ def test_ctrl_c_leaves_no_mock_cluster_running_and_a_results_file_resume_continu
         r for r in records(tmp_path / "r.jsonl") if r["key"].startswith("handwritten|offline|default-staging")
     ]
     assert sorted(r["repeat"] for r in staging) == list(range(1, 7))
+
+
+@pytest.mark.parametrize("traces_given", [False, True])
+def test_ctrl_c_before_the_first_run_ends_leaves_no_empty_folder_the_eval_made(
+    traces_given: bool, corpus: Path, tmp_path: Path
+) -> None:
+    # The incident's mock cluster is started through a warm-start socket that takes the launcher's
+    # call (and lets go of its pipes) but never answers: the eval has made its folders and waits for
+    # its server to start, and no run has started.
+    import socket as sockets
+
+    stall = tmp_path / "stall.sock"
+    listener = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+    listener.bind(str(stall))
+    listener.listen()
+    listener.settimeout(120)
+    mine = tmp_path / "mine"  # a folder the user had, empty: kept
+    mine.mkdir()
+    traces = ["--traces", str(mine)] if traces_given else []
+    process = subprocess.Popen(
+        [sys.executable, "-m", "k8s_agent", "eval", "--corpus", str(corpus), "--incident", "default-staging",
+         "--impl", "handwritten", "--no-baselines", "--results", "out/deeper/r.jsonl", *traces, "-q"],
+        cwd=tmp_path, env=clean_env({"K8S_AGENT_MOCK_CLUSTER_WARM": str(stall)}, warm=False),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        connection, _ = listener.accept()  # the eval is starting the incident's server
+        _, pipes, _, _ = sockets.recv_fds(connection, 1 << 20, 3)
+        for pipe in pipes:
+            os.close(pipe)
+        os.killpg(process.pid, signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        connection.close()
+    finally:
+        listener.close()
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=60)
+
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+    left = sorted(str(path.relative_to(tmp_path)) for path in tmp_path.rglob("*"))
+    assert left == ["mine", "stall.sock"]  # out/, out/deeper/ and the traces folders are gone
 
 
 def test_a_report_file_that_cannot_be_written_is_one_line_exit_2_and_stdout_still_gets_the_report(
