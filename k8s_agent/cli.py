@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import importlib
 import json
 import os
@@ -14,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from k8s_agent_harness.config import GROUPS, SETTINGS, Config, flag_of, help_of, load_config, trace_folder
+from k8s_agent_harness.config import GROUPS, SETTINGS, Config, flag_of, help_of, load_config
 from k8s_agent_harness.errors import AgentError, ConfigError
 
 EXIT_INTERNAL = 1
@@ -87,7 +88,8 @@ def version_line() -> str:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error and exit code 2, never a traceback, and no abbreviations.
+    """argparse with a one-line error and exit code 2, never a traceback, and no abbreviations; a
+    misspelt subcommand, choice or flag gets the closest one this parser knows as a hint.
 
     An argument the top-level parser cannot place (`k8s-agent ask Q --bogus`) is reported by the
     subcommand it was given to, so the hint names that subcommand's `--help`. A flag is taken only
@@ -107,7 +109,37 @@ class _Parser(argparse.ArgumentParser):
         ]
         if unknown and "invalid choice" in message:  # `--scen X`: X was taken for a subcommand
             message = f"unrecognized arguments: {' '.join(unknown)}"
-        self.exit(2, f"error: {message}\n(see '{self.prog} --help')\n")
+        hint = self._did_you_mean(message)
+        self.exit(2, f"error: {message}{hint}\n(see '{self.prog} --help')\n")
+
+    def _did_you_mean(self, message: str) -> str:
+        """`; did you mean 'ask'?` for a misspelt choice (a subcommand), `; did you mean --repeat?`
+        for a misspelt flag: the closest spelling this parser knows, if one is close; else ''."""
+        choice = re.search(r"^argument (.+?): invalid choice: ('[^']*'|\"[^\"]*\")", message)
+        if choice is not None:
+            value = choice[2][1:-1]
+            close = difflib.get_close_matches(value, self._choices_of(choice[1]), n=1)
+            return f"; did you mean {close[0]!r}?" if close else ""
+        if not message.startswith("unrecognized arguments: "):
+            return ""
+        # Compared without their dashes, which every flag shares and would make any two look alike.
+        flags = {flag.lstrip("-"): flag for flag in self._option_string_actions}
+        guesses = []
+        for word in message.removeprefix("unrecognized arguments: ").split():
+            name = word.split("=", 1)[0]
+            close = difflib.get_close_matches(name.lstrip("-"), flags, n=1) if name.startswith("-") else []
+            if close and flags[close[0]] not in guesses:
+                guesses.append(flags[close[0]])
+        return f"; did you mean {' or '.join(guesses)}?" if guesses else ""
+
+    def _choices_of(self, argument: str) -> list[str]:
+        """The choices of the argument argparse names `argument` in its message (its flags, its
+        metavar or its name)."""
+        for action in self._actions:
+            name = "/".join(action.option_strings) or action.metavar or action.dest
+            if action.choices is not None and name == argument:
+                return [str(choice) for choice in action.choices]
+        return []
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
@@ -237,51 +269,39 @@ def config_from(args: argparse.Namespace, environ: dict[str, str] | None = None)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    """`k8s-agent ask QUESTION`; Ctrl-C at any point still leaves a trace that says so."""
-    folder = trace_folder(args.trace_dir)
-    before = _trace_names(folder)
+    """`k8s-agent ask QUESTION`.
+
+    The request is checked first (settings, files, the question, the server to start), with nothing
+    heavy imported and nothing written: a refusal is one line and exit 2, at once. A run starts only
+    for a request that passes, and from then on its trace records how it ends, Ctrl-C included.
+    """
     try:
-        return _ask(args)
-    except KeyboardInterrupt:
-        if _trace_names(folder) == before:  # interrupted before the run opened its trace
-            from k8s_agent_harness.session import record_failed_start
-            from k8s_agent_harness.vocabulary import Impl
-
-            impl = Impl(args.impl) if args.impl in tuple(Impl) else Config.impl
-            record_failed_start(folder, impl, args.question, KeyboardInterrupt())
-        raise
+        config = checked_request(args)
+    except ConfigError as error:
+        return fail(error, None, as_json=args.json, impl=args.impl)
+    return _run(args, config)
 
 
-def _trace_names(folder: Path) -> set[str]:
-    try:
-        return {path.name for path in folder.glob("*.jsonl")}
-    except OSError:
-        return set()
+def checked_request(args: argparse.Namespace) -> Config:
+    """The run's Config, its question scoped (`args.question`) and checked; ConfigError if refused."""
+    from k8s_agent.implementations import check_inputs, scoped_question
+
+    config = config_from(args)
+    args.question = scoped_question(args.question, args.namespace)
+    check_inputs(config, args.question)
+    return config
 
 
-def _ask(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, config: Config) -> int:
     import asyncio
 
-    from k8s_agent.implementations import ask, check_inputs, scoped_question
+    from k8s_agent.implementations import ask
     from k8s_agent.progress import ProgressPrinter
     from k8s_agent_harness.approval import TerminalApprover, deny_all
     from k8s_agent_harness.redact import json_printable
     from k8s_agent_harness.report import render, render_markdown
-    from k8s_agent_harness.session import record_failed_start
     from k8s_agent_harness.trace import prune_traces
-    from k8s_agent_harness.vocabulary import Impl
 
-    try:
-        config = config_from(args)
-        args.question = scoped_question(args.question, args.namespace)
-        check_inputs(config, args.question)
-    except ConfigError as error:
-        # The trace is named after a valid implementation only: an unchecked --impl builds no path.
-        impl = args.impl if args.impl in tuple(Impl) else Config.impl
-        folder = trace_folder(args.trace_dir)
-        writable = not folder.exists() or folder.is_dir()  # a file named as the folder holds no trace
-        trace = record_failed_start(folder, Impl(impl), args.question, error) if writable else None
-        return fail(error, trace, as_json=args.json, impl=args.impl)
     observer = None if args.quiet else ProgressPrinter()
     approver = TerminalApprover() if config.allow_write else deny_all
     try:
@@ -309,8 +329,8 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def fail(error: AgentError, trace: Path | None, *, as_json: bool = False, impl: str | None = None) -> int:
-    """Report a run failure in one line (plus the MCP server's stderr tail) and return its exit code.
-    The trace is named only when it was written."""
+    """Report a refusal or a run's failure in one line (plus the MCP server's stderr tail) and return
+    its exit code. The trace is named only when it was written: a refused request has none."""
     tail = getattr(error, "stderr_tail", "")
     if trace is not None and not trace.is_file():
         trace = None

@@ -152,7 +152,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _compare_scenarios(args: argparse.Namespace) -> int:
-    from k8s_agent.compare_runs import Progress, run_comparison, select_cases
+    from k8s_agent.compare_runs import Progress, listing, run_comparison, select_cases
     from k8s_agent_harness.report import plural
 
     given = [flag_of(name) for name in ENDPOINT_SETTINGS if getattr(args, name, None)]
@@ -165,8 +165,8 @@ def _compare_scenarios(args: argparse.Namespace) -> int:
     api = checked_settings({"api": args.api})["api"] if args.api is not None else "chat"
     pair = _sides(args.side, api)
     if args.action == "list":
-        for case in cases:
-            print(case.describe())
+        for line in listing(cases):
+            print(line)
         return EXIT_OK
     jobs = _jobs(args.jobs, DEFAULT_JOBS)
     settings = checked_settings(

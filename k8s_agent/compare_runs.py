@@ -13,7 +13,7 @@ import contextlib
 import dataclasses
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,8 +48,8 @@ class Case:
         """The scenario's name, as `--scenario` selects it."""
         return self.scenario.name
 
-    def describe(self) -> str:
-        """One line: what drives the model, the budgets it changes, what it shows."""
+    def columns(self) -> tuple[str, str, str]:
+        """Its name, what drives the model (with the budgets it changes), and what it shows."""
         scenario = self.scenario
         if scenario.offline:
             driver = "offline model"
@@ -59,7 +59,17 @@ class Case:
         budgets = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in scenario.overrides.items())
         if budgets:
             driver += f", {budgets}"
-        return f"{self.name:<26} {driver:<32} {scenario.summary}"
+        return self.name, driver, scenario.summary
+
+
+def listing(cases: Sequence[Case]) -> list[str]:
+    """`compare list`: one line per case, its columns aligned to the widest cell of each."""
+    rows = [case.columns() for case in cases]
+    if not rows:
+        return []
+    name_width = max(len(row[0]) for row in rows)
+    driver_width = max(len(row[1]) for row in rows)
+    return [f"{name:<{name_width}}  {driver:<{driver_width}}  {summary}" for name, driver, summary in rows]
 
 
 @dataclass

@@ -124,8 +124,8 @@ def trace_file(name: str, trace_dir: str | None) -> Path:
 
 
 def _started(path: Path) -> bool:
-    """Whether the trace is of a run that started: its run_start names the model. A run refused
-    before it started (bad settings) keeps a trace too, but is not `last`."""
+    """Whether the trace is of a run that started: its run_start names the model. A trace folder
+    may hold traces of refused runs, which earlier k8s-agent versions wrote: they are not `last`."""
     import json
 
     try:

@@ -29,6 +29,12 @@ BASELINE_MODELS = ("baseline:parrot", "baseline:status")
 """Trivial models served in process like the offline model: the floor an eval is read against."""
 CLUSTER_SERVERS = ("kubernetes-mcp-server", "mcp-server-kubernetes", "mock")
 """Presets of `--cluster-server`; `servers` turns one into a command and its environment."""
+FIXTURE_SERVERS = ("mock", "kubernetes-mcp-server")
+"""The presets that can serve a mock cluster fixture (`--cluster FILE`): kubernetes-mcp-server
+reads it from a fake Kubernetes API that holds it."""
+EMBEDDED_MODEL_SERVERS = {"offline": ("mock", "kubernetes-mcp-server")}
+"""The presets whose tools an embedded model knows: the offline playbook plays on the mock cluster's
+tools and on kubernetes-mcp-server's; the baselines know the mock cluster's only."""
 APIS = ("chat", "responses")
 """The wire to the model endpoint: Chat Completions (every OpenAI-compatible endpoint) or the
 Responses API (the OpenAI Agents SDK's default)."""
@@ -192,7 +198,8 @@ class Config:
     )
     cluster: Path | None = _setting(
         None,
-        "mock cluster fixture (JSON) instead of the shipped one",
+        "mock cluster fixture (JSON) instead of the shipped one; with --cluster-server kubernetes-mcp-server, "
+        "served to it by a fake Kubernetes API",
         env=("K8S_AGENT_CLUSTER",),
         group=CLUSTER,
         metavar="FILE",
@@ -683,16 +690,45 @@ def _check_cluster_server(config: Config) -> None:
         )
     if config.mcp_command:
         raise ConfigError("--cluster-server and --mcp-command both name the MCP server: give one of them")
-    if config.cluster is not None and config.cluster_server != "mock":
+    if config.cluster is not None:
+        _check_fixture_server(config)
+    if config.offline:
+        _check_embedded_model_server(config)
+
+
+def _check_embedded_model_server(config: Config) -> None:
+    """An embedded model plays on the tools it knows: refuse a server whose tools it does not."""
+    known = EMBEDDED_MODEL_SERVERS.get(config.model, ("mock",))
+    if config.cluster_server in known:
+        return
+    model = (
+        "the offline model (a deterministic playbook, not an LLM)"
+        if config.model == OFFLINE_MODEL
+        else config.model
+    )
+    servers = " and ".join("the mock cluster" if name == "mock" else name for name in known)
+    other = next((name for name in known if name != "mock"), None)
+    instead = f"use --cluster-server {other}, or " if other else ""
+    raise ConfigError(
+        f"{model} knows the tools of {servers} only, not those of {config.cluster_server}: {instead}set "
+        f"OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI server) for a model that can use "
+        f"--cluster-server {config.cluster_server}"
+    )
+
+
+def _check_fixture_server(config: Config) -> None:
+    """--cluster FILE is served by the mock cluster, or by kubernetes-mcp-server over a fake
+    Kubernetes API holding it; either way the fixture is the whole cluster."""
+    if config.cluster_server not in FIXTURE_SERVERS:
         raise ConfigError(
-            f"--cluster selects a mock cluster fixture; it cannot be combined with --cluster-server "
-            f"{config.cluster_server}"
+            f"--cluster serves a mock cluster fixture through the mock cluster or kubernetes-mcp-server; it "
+            f"cannot be combined with --cluster-server {config.cluster_server}"
         )
-    if config.offline and config.cluster_server != "mock":
+    if config.cluster_server != "mock" and (config.kubeconfig is not None or config.context):
+        flag = "--kubeconfig" if config.kubeconfig is not None else "--context"
         raise ConfigError(
-            f"the offline model (a deterministic playbook, not an LLM) knows only the mock cluster's tools: "
-            f"set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI server) to use --cluster-server "
-            f"{config.cluster_server}"
+            f"--cluster is the cluster kubernetes-mcp-server reads (a fake Kubernetes API serves it); {flag} "
+            "names another: give one of them"
         )
 
 

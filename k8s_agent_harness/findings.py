@@ -273,12 +273,66 @@ def parse_report(text: str) -> tuple[HealthReport | None, str | None]:
 # -- verification -------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Shown:
+    """The resources of one kind that the run's successful tool results showed: how many distinct
+    ones, in which namespaces (none for cluster-scoped ones), and which tools showed them. What a
+    report with no findings rests on."""
+
+    kind: str | None
+    """`pod`, `node`, ...; None for resources a result showed without saying their kind."""
+    count: int
+    namespaces: tuple[str, ...]
+    tools: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The `--json` form."""
+        return {
+            "kind": self.kind,
+            "count": self.count,
+            "namespaces": list(self.namespaces),
+            "tools": list(self.tools),
+        }
+
+
+def shown_resources(sources: Sequence[Source]) -> list[Shown]:
+    """What the successful results showed, by kind (the most shown first); namespaces are not
+    counted as resources. A resource shown once with its kind (or namespace) and once without is
+    one resource."""
+    tools: dict[Resource, set[str]] = {}
+    for source in sources:
+        for sighting in source.sightings:
+            if sighting.resource.kind != "namespace":
+                tools.setdefault(sighting.resource, set()).add(source.tool)
+    kinded = {(r.name, r.namespace) for r in tools if r.kind is not None}
+    placed = {(r.kind, r.name) for r in tools if r.namespace is not None}
+    groups: dict[str | None, list[Resource]] = {}
+    for resource in tools:
+        if resource.kind is None and (resource.name, resource.namespace) in kinded:
+            continue
+        if resource.namespace is None and (resource.kind, resource.name) in placed:
+            continue
+        groups.setdefault(resource.kind, []).append(resource)
+    shown = [
+        Shown(
+            kind,
+            len(resources),
+            tuple(sorted({r.namespace for r in resources if r.namespace})),
+            tuple(sorted({tool for r in resources for tool in tools[r]})),
+        )
+        for kind, resources in groups.items()
+    ]
+    return sorted(shown, key=lambda group: (-group.count, group.kind or "~"))
+
+
 @dataclass
 class Verification:
     """The harness's check of a report: what is verified, and what is not (with the reason)."""
 
     report: HealthReport
     problems: list[str] = field(default_factory=list)
+    shown: list[Shown] = field(default_factory=list)
+    """What the run's tool results showed, by kind: what a report with no findings rests on."""
 
     @property
     def verified(self) -> bool:
@@ -371,7 +425,7 @@ def verify(report: HealthReport, results: Sequence[Any]) -> Verification:
     unknown = [example for example in checked.healthy.examples if example.strip() not in shown]
     checked.healthy.unverified_examples = unknown
     problems += [f"the healthy example {_clip(example)!r} names nothing a tool showed" for example in unknown]
-    return Verification(checked, problems)
+    return Verification(checked, problems, shown_resources(known))
 
 
 def _check_resource(finding: Finding, sources: Sequence[Source]) -> list[str]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from k8s_agent_harness.config import OFFLINE_MODEL
+from k8s_agent_harness.findings import Shown
 from k8s_agent_harness.prompts import MAX_PROBLEMS_LISTED
 from k8s_agent_harness.redact import one_line, printable
 from k8s_agent_harness.session import RunResult
@@ -52,6 +55,8 @@ def verification_line(result: RunResult) -> str | None:
         return None
     if result.report is None:
         return "Verification: the answer is not a structured report: nothing in it is verified."
+    if not result.report.findings:
+        return _no_findings_line(result)
     quotes = [quote for finding in result.report.findings for quote in finding.evidence]
     verified = sum(1 for quote in quotes if quote.verified)
     counted = f"{verified} of {plural(len(quotes), 'quote')} verified against this run's tool results"
@@ -60,10 +65,55 @@ def verification_line(result: RunResult) -> str | None:
             f"Verification: {counted}; every finding names a resource a tool showed, in its namespace, "
             "with the status it showed."
         )
+    return f"Verification: {counted}; UNVERIFIED: {_problems(result)}"
+
+
+def _no_findings_line(result: RunResult) -> str:
+    """A report with no findings has nothing to verify but what it rests on: what the tools showed,
+    none of it reported unhealthy, and the healthy examples among it."""
+    assert result.report is not None
+    checked = f"Verification: no findings to verify; {shown_phrase(result.shown)}"
+    if not result.verified:
+        return f"{checked}; UNVERIFIED: {_problems(result)}"
+    if result.shown:
+        checked += ", none reported unhealthy"
+    examples = len(result.report.healthy.examples)
+    if examples:
+        checked += (
+            f"; the {plural(examples, 'healthy example')} {'is' if examples == 1 else 'are'} among them"
+        )
+    return checked + "."
+
+
+MAX_KINDS_SHOWN = 4
+"""Kinds of resources named in a no-findings footer; the others are counted."""
+
+
+def shown_phrase(shown: Sequence[Shown]) -> str:
+    """`the tools showed 2 pods in namespace staging (list_pods), 3 nodes (list_nodes)`."""
+    if not shown:
+        return "the tools showed no resources"
+    parts = []
+    for group in shown[:MAX_KINDS_SHOWN]:
+        namespaces = group.namespaces
+        where = (
+            f" in namespace {namespaces[0]}"
+            if len(namespaces) == 1
+            else f" in {len(namespaces)} namespaces"
+            if namespaces
+            else ""
+        )
+        parts.append(f"{plural(group.count, group.kind or 'resource')}{where} ({', '.join(group.tools)})")
+    more = len(shown) - MAX_KINDS_SHOWN
+    if more > 0:
+        parts.append(f"and resources of {plural(more, 'other kind')}")
+    return "the tools showed " + ", ".join(parts)
+
+
+def _problems(result: RunResult) -> str:
     problems = [one_line(problem) for problem in result.report_problems[:MAX_PROBLEMS_LISTED]]
     more = len(result.report_problems) - len(problems)
-    listed = "; ".join(problems) + (f"; and {more} more (--json lists them all)" if more > 0 else "")
-    return f"Verification: {counted}; UNVERIFIED: {listed}"
+    return "; ".join(problems) + (f"; and {more} more (--json lists them all)" if more > 0 else "")
 
 
 def render_markdown(result: RunResult) -> str:

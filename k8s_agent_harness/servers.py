@@ -3,7 +3,9 @@
     mock                    the embedded mock cluster, `python -m k8s_agent_mock_cluster` (the default)
     kubernetes-mcp-server   containers/kubernetes-mcp-server: its Go binary, run directly, with
                             --read-only --toolsets core --disable-multi-cluster and a config
-                            file that denies Secrets
+                            file that denies Secrets; with `--cluster FILE`, against a fake
+                            Kubernetes API holding the fixture, which the caller serves and
+                            names in `config.kubeconfig` (k8s_agent.implementations)
     mcp-server-kubernetes   Flux159's Node.js server: ALLOW_ONLY_READONLY_TOOLS=true, ALLOWED_TOOLS
                             narrowed to the tools that cannot change anything, MASK_SECRETS=true;
                             it runs `kubectl` (found on PATH) for every call
@@ -279,13 +281,18 @@ def _context_note(config: Config) -> str:
 def _kubernetes_mcp_server(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
     env = dict(config.mcp_env)
     binary = discovery.find_kubernetes_mcp_server(environ, discovery.search_path(env, environ))
-    kubeconfigs = kubeconfig.require_kubeconfig(env, environ, KUBERNETES_MCP_SERVER)
+    if config.cluster is not None:
+        kubeconfigs = _fixture_kubeconfig(config, env)
+    else:
+        kubeconfigs = kubeconfig.require_kubeconfig(env, environ, KUBERNETES_MCP_SERVER)
     settings = discovery.cache_root(environ) / KUBERNETES_MCP_SERVER / "k8s-agent.toml"
     if kubeconfigs:
         env["KUBECONFIG"] = os.pathsep.join(str(path) for path in kubeconfigs)
     files = {settings: KUBERNETES_MCP_SERVER_CONFIG, **_select_context(config, env, kubeconfigs, environ)}
     version = discovery.version_of(binary, KUBERNETES_MCP_SERVER)
     context = f"context {config.context} only" if config.context else "current context only"
+    if config.cluster is not None:
+        context = f"the fixture {config.cluster} served by a fake Kubernetes API"
     http = _over_http(config)
     served = ""
     if http is not None:
@@ -307,6 +314,16 @@ def _kubernetes_mcp_server(config: Config, environ: Mapping[str, str]) -> Server
         transport=config.mcp_transport or STDIO,
         http=http,
     )
+
+
+def _fixture_kubeconfig(config: Config, env: dict[str, str]) -> list[Path]:
+    """With `--cluster FILE`, the server reads the fixture from a fake Kubernetes API that the caller
+    serves (k8s_agent.implementations) and names in `config.kubeconfig`: that kubeconfig only, never
+    the user's. Until it is served (checking a request), there is none, and the server could reach
+    nothing."""
+    served = [config.kubeconfig] if config.kubeconfig is not None and config.kubeconfig.is_file() else []
+    env["KUBECONFIG"] = str(served[0]) if served else os.devnull
+    return served
 
 
 def _mcp_server_kubernetes(config: Config, environ: Mapping[str, str]) -> ServerLaunch:

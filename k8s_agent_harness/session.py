@@ -8,6 +8,7 @@ and carry the trace path to the CLI.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -22,8 +23,8 @@ from k8s_agent_harness import events
 from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget, ResultStore
-from k8s_agent_harness.errors import AgentError, ConfigError
-from k8s_agent_harness.findings import HealthReport, render_text, report_fields
+from k8s_agent_harness.errors import AgentError
+from k8s_agent_harness.findings import HealthReport, Shown, render_text, report_fields
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.grounding import Evidence, invented_names
 from k8s_agent_harness.mcp_client import McpClient
@@ -54,6 +55,8 @@ class RunResult:
     """The structured report with the harness's marks (json modes, when the answer parsed)."""
     report_problems: tuple[str, ...] = ()
     """What is still unverified (or why the answer is no report) after the correction turn."""
+    shown: tuple[Shown, ...] = ()
+    """What the run's tool results showed, by kind, when a structured report was checked against them."""
 
     @property
     def verified(self) -> bool | None:
@@ -82,6 +85,7 @@ class RunResult:
             "report": self.report.model_dump(mode="json") if self.report is not None else None,
             "report_verified": self.verified,
             "report_problems": list(self.report_problems),
+            "resources_shown": [group.as_dict() for group in self.shown],
             **self.stats.as_dict(),
             "ungrounded_names": list(self.ungrounded),
             "wall_seconds": round(self.wall_seconds, 3),
@@ -182,6 +186,7 @@ class Session:
             checked = Checked(verdict.answer, None, "no report was written")
         report: HealthReport | None = None
         problems: tuple[str, ...] = ()
+        shown: tuple[Shown, ...] = ()
         if checked is None:
             answer = verdict.answer
             ungrounded = tuple(invented_names(answer, self.evidence))
@@ -192,6 +197,7 @@ class Session:
             if report is not None and checked.verification is not None:
                 answer = render_text(report)
                 ungrounded = tuple(checked.verification.unverified_names)
+                shown = tuple(redacted_shown(checked.verification.shown, self.recorder.redactor))
             else:
                 answer = _unreadable(checked)
                 ungrounded = ()
@@ -218,7 +224,20 @@ class Session:
             report_format=mode,
             report=report,
             report_problems=problems,
+            shown=shown,
         )
+
+
+def redacted_shown(shown: Sequence[Shown], redactor: Redactor) -> list[Shown]:
+    """The groups of resources shown, their namespaces and tool names redacted."""
+    return [
+        dataclasses.replace(
+            group,
+            namespaces=tuple(redactor.text(name) for name in group.namespaces),
+            tools=tuple(redactor.text(tool) for tool in group.tools),
+        )
+        for group in shown
+    ]
 
 
 def redacted_report(report: HealthReport, redactor: Redactor) -> HealthReport:
@@ -266,13 +285,10 @@ async def open_session(
 ) -> AsyncIterator[Session]:
     """Open the trace, start the MCP server, build gateway and model client; close all on exit.
 
-    `mcp` reuses a running server (its tools listed once) instead of starting one per run.
+    `mcp` reuses a running server (its tools listed once) instead of starting one per run. The run
+    starts when its trace opens: a server that cannot even be named (ConfigError) leaves no trace.
     """
-    try:
-        launch = resolve_server(config)
-    except ConfigError as error:
-        record_failed_start(config.trace_dir, impl, question, error)
-        raise
+    launch = resolve_server(config)
     run_id = new_run_id()
     redactor = Redactor([*config.secrets(), *secrets, *launch.secrets])
     recorder = Recorder(
@@ -381,17 +397,3 @@ def _record_failure(recorder: Recorder, error: BaseException) -> None:
             counts=recorder.stats.counts(),
         )
     )
-
-
-def record_failed_start(trace_dir: Path, impl: Impl, question: str, error: BaseException) -> Path:
-    """Write the trace of a run that ended before it could start (bad input, or Ctrl-C)."""
-    run_id = new_run_id()
-    recorder = Recorder(
-        TraceWriter(trace_path(trace_dir, impl, run_id)), run_id=run_id, impl=impl, redactor=Redactor()
-    )
-    recorder.emit(events.RunStart(question=question, started_at=_now()))
-    _record_failure(recorder, error)
-    recorder.writer.close()
-    if isinstance(error, AgentError):
-        error.trace_path = recorder.path
-    return recorder.path

@@ -196,6 +196,8 @@ def cmd_contract(args: argparse.Namespace) -> int:
         except McpServerError as error:
             print(f"error: {error}", file=sys.stderr)
             return error.exit_code
+    if args.work_dir is None:  # the temporary folder is gone: the report names no path in it
+        report.forget_files()
 
     def rendered(kind: str) -> str:
         if kind == "json":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
 from k8s_agent.contract.judge import FAILS, HOLDS, ITEMS, UNOBSERVABLE, Judgement
 from k8s_agent.contract.run import ContractReport, SubjectResult
@@ -58,10 +59,17 @@ def markdown(report: ContractReport) -> str:
     lines += [
         "",
         f"{plural(len(report.scenarios), 'scenario')} x {plural(len(names), 'subject')} in {report.wall_seconds:.1f} s; "
-        f"each run's files in {report.workdir}.",
+        + files_line(report.workdir),
         wires_line(report),
     ]
     return "\n".join(lines) + "\n"
+
+
+def files_line(workdir: Path | None) -> str:
+    """Where each run's files are, or how to keep them."""
+    if workdir is None:
+        return "the runs' files were not kept (--work-dir DIR keeps them)."
+    return f"each run's files in {workdir}."
 
 
 def _md(text: str) -> str:

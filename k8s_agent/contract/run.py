@@ -104,9 +104,17 @@ class ContractReport:
     results: list[SubjectResult]
     scenarios: list[str]
     wall_seconds: float
-    workdir: Path
+    workdir: Path | None
+    """Where each run's files are; None when they were not kept (`forget_files`)."""
     api: str = "chat"
     """The wire the subjects were asked to speak (`--api`)."""
+
+    def forget_files(self) -> None:
+        """Say nowhere where the runs' files were: they were in a temporary folder, now removed."""
+        self.workdir = None
+        for result in self.results:
+            for run in result.runs.values():
+                run["workdir"] = None
 
     @property
     def any_failed(self) -> bool:
@@ -309,7 +317,7 @@ def as_json(report: ContractReport) -> dict[str, Any]:
         "items": ITEMS,
         "scenarios": report.scenarios,
         "wall_seconds": report.wall_seconds,
-        "workdir": str(report.workdir),
+        "workdir": str(report.workdir) if report.workdir is not None else None,
         "subjects": [
             {
                 "subject": result.subject,

@@ -323,9 +323,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from k8s_agent.cli import config_from
     from k8s_agent.eval.report import build
-    from k8s_agent.eval.runner import Progress, Results, model_endpoints, plan, run_jobs, shard
+    from k8s_agent.eval.runner import MadeFolders, Progress, Results, model_endpoints, plan, run_jobs, shard
     from k8s_agent_harness.vocabulary import Impl
 
+    folders = MadeFolders()  # the results' and the traces' folders: removed again if left empty
     try:
         if args.repeat < 1:
             raise ConfigError("--repeat must be at least 1")
@@ -361,17 +362,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
             )
         if done and args.resume:
             _same_incidents(done, incidents, args.results)
-        args.results.parent.mkdir(parents=True, exist_ok=True)
+        folders.make(args.results.parent)
         if args.fresh:
             args.results.write_text("", encoding="utf-8")
             done, notes = {}, []
         results.end_torn_line()
         traces = (args.traces or args.results.with_name(args.results.stem + "-traces")).absolute()
-        traces.mkdir(parents=True, exist_ok=True)
+        folders.make(traces)
     except ConfigError as error:
+        folders.remove_empty()
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as error:
+        folders.remove_empty()
         print(f"error: {error.strerror or error}: {getattr(error, 'filename', '')}", file=sys.stderr)
         return EXIT_USAGE
 
@@ -392,24 +395,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
         + (f", the model on the {api} API" if api != "chat" else "")
         + f"; results in {args.results}, traces in {traces}"
     )
-    with model_endpoints(configs) as (pointed, gates):
-        asyncio.run(
-            run_jobs(
-                jobs,
-                pointed,
-                results,
-                traces,
-                concurrency=args.concurrency,
-                progress=progress,
-                serve=serve,
-            )
-        )
-        for gate in gates:
-            if gate.rate_limited:
-                progress.say(
-                    f"rate limited {gate.rate_limited} time(s) by {gate.upstream}: the pool paused "
-                    f"{gate.paused_seconds:.0f} s in all"
+    try:
+        with model_endpoints(configs) as (pointed, gates):
+            asyncio.run(
+                run_jobs(
+                    jobs,
+                    pointed,
+                    results,
+                    traces,
+                    concurrency=args.concurrency,
+                    progress=progress,
+                    serve=serve,
                 )
+            )
+            for gate in gates:
+                if gate.rate_limited:
+                    progress.say(
+                        f"rate limited {gate.rate_limited} time(s) by {gate.upstream}: the pool paused "
+                        f"{gate.paused_seconds:.0f} s in all"
+                    )
+    finally:
+        folders.remove_empty()
     records, notes = results.read()
     wanted = {job.key for job in plan(impls, models, incidents, args.repeat, args.served_by, api)}
     chosen = [record for key, record in records.items() if key in wanted]

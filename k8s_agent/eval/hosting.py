@@ -52,8 +52,17 @@ def serve_through_kubernetes_mcp_server(binary: Path) -> Serve:
 
 @contextlib.asynccontextmanager
 async def _in_a_thread(serving: AbstractContextManager[str]) -> AsyncIterator[str]:
-    """A blocking server context, entered and left in a worker thread."""
-    url = await asyncio.to_thread(serving.__enter__)
+    """A blocking server context, entered and left in a worker thread. A thread cannot be stopped:
+    when the start is cancelled, it is let finish, and the server it started is stopped before the
+    cancellation goes on, never left running."""
+    entering = asyncio.ensure_future(asyncio.to_thread(serving.__enter__))
+    try:
+        url = await asyncio.shield(entering)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            await entering
+            await asyncio.to_thread(serving.__exit__, None, None, None)
+        raise
     try:
         yield url
     finally:
@@ -103,12 +112,15 @@ class SharedServers:
 
 
 async def _entered(serving: AbstractAsyncContextManager[str]) -> str:
-    """Enter a server's context in a task of its own; if the run is cancelled meanwhile, the server
-    that started is stopped before the cancellation goes on, never left running."""
+    """Enter a server's context in a task of its own. If the run is cancelled meanwhile (Ctrl-C),
+    the start is cancelled too (a server context stops what it started when cancelled), and a
+    start that finished all the same is stopped before the cancellation goes on: never left
+    running."""
     starting = asyncio.ensure_future(serving.__aenter__())
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:
+        starting.cancel()
         with contextlib.suppress(BaseException):
             await starting
             await serving.__aexit__(None, None, None)

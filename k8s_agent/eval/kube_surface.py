@@ -2,7 +2,8 @@
 
 `serve_incident(incident, binary)` turns the incident's mock-cluster fixture into Kubernetes objects
 (k8s_agent_mock_cluster.kube_objects), serves them from a fake Kubernetes API over TLS (a throw-away
-certificate, a bearer token in a kubeconfig of a temporary folder), starts the Go server against it
+certificate, a bearer token in a kubeconfig of a temporary folder: `fake_kubernetes`, which `ask
+--cluster FILE --cluster-server kubernetes-mcp-server` runs against too), starts the Go server against it
 as `--cluster-server kubernetes-mcp-server` would (read-only core tools, one context, Secrets denied)
 but over Streamable HTTP on a free loopback port, and yields its URL. Any number of runs may connect
 to it at once (`k8s-agent ask --mcp-url URL`); everything is stopped and removed at exit.
@@ -37,6 +38,23 @@ STOP_SECONDS = 10.0
 
 
 @contextlib.contextmanager
+def fake_kubernetes(fixture: Path) -> Iterator[Path]:
+    """The fixture's cluster as Kubernetes objects, served by a fake Kubernetes API over TLS (on a
+    free loopback port) for as long as the context lasts; yields a kubeconfig for it (its bearer
+    token and throw-away certificate), in a temporary folder of its own that goes with it. What
+    `ask --cluster FILE --cluster-server kubernetes-mcp-server` runs against, and each incident here.
+
+    Raises FixtureError when the fixture cannot be read.
+    """
+    objects, now = _objects(fixture)
+    with (
+        tempfile.TemporaryDirectory(prefix="k8s-agent-kube-surface-") as folder,
+        FakeKubeAPI(objects, tls=True, now=now) as api,
+    ):
+        yield api.write_kubeconfig(Path(folder) / "kubeconfig")
+
+
+@contextlib.contextmanager
 def serve_incident(incident: Incident, binary: Path) -> Iterator[str]:
     """Serve the incident's cluster through kubernetes-mcp-server; yield its MCP Streamable HTTP URL.
 
@@ -45,13 +63,13 @@ def serve_incident(incident: Incident, binary: Path) -> Iterator[str]:
     """
     if not binary.is_file() or not os.access(binary, os.X_OK):
         raise ConfigError(f"kubernetes-mcp-server is not an executable file: {binary}")
-    objects, now = _objects(incident)
-    with (
-        tempfile.TemporaryDirectory(prefix="k8s-agent-kube-surface-") as folder,
-        FakeKubeAPI(objects, tls=True, now=now) as api,
-    ):
-        kubeconfig = api.write_kubeconfig(Path(folder) / "kubeconfig")
-        settings = Path(folder) / "k8s-agent.toml"
+    with contextlib.ExitStack() as stack:
+        try:
+            kubeconfig = stack.enter_context(fake_kubernetes(incident.cluster))
+        except FixtureError as error:
+            raise ConfigError(f"incident {incident.id}: {error}") from None
+        folder = kubeconfig.parent
+        settings = folder / "k8s-agent.toml"
         settings.write_text(KUBERNETES_MCP_SERVER_CONFIG, encoding="utf-8")
         port = _free_port()
         command = [
@@ -64,7 +82,7 @@ def serve_incident(incident: Incident, binary: Path) -> Iterator[str]:
             "--bind-address",
             "127.0.0.1",
         ]
-        log_path = Path(folder) / "server.log"
+        log_path = folder / "server.log"
         with log_path.open("wb") as log:
             server = subprocess.Popen(
                 command,
@@ -80,16 +98,13 @@ def serve_incident(incident: Incident, binary: Path) -> Iterator[str]:
                 _stop(server)
 
 
-def _objects(incident: Incident) -> tuple[dict[str, object], datetime]:
-    path = incident.cluster
-    try:
-        fixture = load_fixture(path)
-        moment = None
-        if path.suffix in YAML_SUFFIXES:
-            section = read_yaml(path).get("cluster") or {}
-            moment = section.get("now")
-    except FixtureError as error:
-        raise ConfigError(f"incident {incident.id}: {error}") from None
+def _objects(path: Path) -> tuple[dict[str, object], datetime]:
+    """The fixture's Kubernetes objects, and the moment its ages count from (its `now`, else now)."""
+    fixture = load_fixture(path)
+    moment = None
+    if path.suffix in YAML_SUFFIXES:
+        section = read_yaml(path).get("cluster") or {}
+        moment = section.get("now")
     now = cluster_moment(moment, datetime.now(UTC).replace(microsecond=0))
     return kube_objects(fixture, now), now
 

@@ -314,6 +314,34 @@ def _rest(result: dict[str, Any] | None) -> dict[str, Any] | None:
     return {key: value for key, value in result.items() if key not in ("report", "answer")}
 
 
+class MadeFolders:
+    """The folders an eval makes, each one that did not exist before, so that those it leaves empty
+    (a Ctrl-C before the first run started) are removed again; a folder the user had is never
+    touched."""
+
+    def __init__(self) -> None:
+        self._made: set[Path] = set()
+        self._lock = threading.Lock()
+
+    def make(self, folder: Path) -> None:
+        """`mkdir -p folder`, noting each folder it creates; OSError as mkdir raises it."""
+        folder = folder.absolute()
+        missing = [path for path in (folder, *folder.parents) if not path.exists()]
+        folder.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            self._made.update(missing)
+
+    def remove_empty(self) -> None:
+        """Remove the folders made here that are empty, the deepest first (rmdir removes only an
+        empty folder: one that holds a trace, or anything the user put there, stays)."""
+        with self._lock:
+            made = sorted(self._made, key=lambda path: len(path.parts), reverse=True)
+            self._made.clear()
+        for folder in made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
 async def run_jobs(
     jobs: Iterable[Job],
     configs: dict[str, Config],
@@ -326,13 +354,15 @@ async def run_jobs(
     serve: Serve | None = serve_mock_cluster,
 ) -> None:
     """Run the jobs `concurrency` at a time, appending each record as it finishes. `serve` serves
-    an incident to all its runs from one server (None: each run starts its own stdio server)."""
+    an incident to all its runs from one server (None: each run starts its own stdio server). A run's
+    trace folder is made as the run begins; the ones left empty (interrupted) are removed."""
     jobs = list(jobs)
     servers = SharedServers((job.incident for job in jobs), serve) if serve is not None else None
+    folders = MadeFolders()
 
     async def one(job: Job) -> dict[str, Any]:
         folder = trace_root / job.impl.value / _safe(job.model)
-        await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+        await asyncio.to_thread(folders.make, folder)
         return await run_one(job, configs[job.model], folder, servers)
 
     async def done(job: Job, record: dict[str, Any]) -> None:
@@ -345,6 +375,7 @@ async def run_jobs(
     finally:
         if servers is not None:
             await servers.aclose()
+        folders.remove_empty()
 
 
 def _safe(name: str) -> str:

@@ -306,14 +306,21 @@ def test_a_trace_folder_that_is_a_file_is_exit_2_and_no_trace_path_is_printed(tm
     assert "trace:" not in done.stderr and "warning" not in done.stderr and done.stdout == ""
 
 
-def test_a_run_refused_before_it_started_is_not_last(recorded: Path, tmp_path: Path) -> None:
+def test_a_refused_run_leaves_no_trace_and_a_trace_of_a_run_that_never_started_is_not_last(
+    recorded: Path, tmp_path: Path
+) -> None:
     (tmp_path / "traces").mkdir()
     shutil.copy(recorded, tmp_path / "traces" / recorded.name)
     refused = ask(DEFAULT_QUESTION, "--max-steps", "many", cwd=tmp_path)
-    assert refused.returncode == 2 and len(list((tmp_path / "traces").glob("*.jsonl"))) == 2  # kept too
+    assert refused.returncode == 2 and refused.stderr == "error: max-steps must be a number, got 'many'\n"
+    assert [p.name for p in (tmp_path / "traces").iterdir()] == [recorded.name]
+    # A trace whose run_start names no model is of a run that never started (a trace folder may hold
+    # such traces, from k8s-agent versions that wrote one for refused input): never `last`.
+    start, *_, end = read_jsonl(recorded)
+    never_started = [{**start, "model": None, "question": "never started"}, end]
+    (tmp_path / "traces" / "99991231T235959Z-handwritten-000000000000.jsonl").write_text(
+        "".join(json.dumps(event) + "\n" for event in never_started)
+    )
     shown = cli("trace", "show", "last", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
-    assert "list_pods" in shown.stdout  # the run that called the tools, not the refused one
-    assert "max-steps" not in shown.stdout + shown.stderr
-    refused_trace = next(p for p in (tmp_path / "traces").glob("*.jsonl") if p.name != recorded.name)
-    assert "max-steps must be a number" in cli("trace", "show", str(refused_trace), cwd=tmp_path).stdout
+    assert "list_pods" in shown.stdout and "never started" not in shown.stdout

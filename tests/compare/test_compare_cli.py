@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,23 @@ def test_compare_list_shows_every_scenario_in_one_line_each(capsys: pytest.Captu
     assert [line.split()[0] for line in lines] == list(SCENARIOS)
     assert "script, 4 turns, max-steps 3" in next(line for line in lines if line.startswith("c7-step-budget"))
     assert "offline model" in lines[-1]
+
+
+def test_compare_list_aligns_its_columns_whatever_their_widths(tmp_path: Path) -> None:
+    from tests.processes import k8s_agent
+
+    fixture = tmp_path / "a-cluster-fixture-with-a-name-longer-than-any-scenario-s.json"
+    shutil.copyfile(DEFAULT_FIXTURE, fixture)
+
+    done = k8s_agent("compare", "list", "--cluster", str(fixture), cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(SCENARIOS) + 1
+    # Three columns, apart by two spaces or more: each starts at the same place on every line.
+    starts = {tuple(gap.end() for gap in re.finditer(r" {2,}", line)) for line in lines}
+    assert len(starts) == 1 and len(next(iter(starts))) == 2, lines
+    assert any("report-format" in line for line in lines)  # the rows that were misaligned
 
 
 def test_a_cluster_fixture_becomes_a_scenario_of_the_offline_model(

@@ -68,6 +68,32 @@ def test_by_default_the_subjects_are_our_two_agents_and_the_exit_status_gates(tm
     assert list((tmp_path / "tmp").iterdir()) == []  # the runs' files went with the command
 
 
+def test_the_runs_folder_is_named_only_when_it_is_kept(tmp_path: Path) -> None:
+    (tmp_path / "tmp").mkdir()
+    one = ("--subject", "handwritten", "--scenario", "c1-forced-first-step")
+
+    removed = k8s_agent(
+        "contract", *one, "--out", "removed.md", "--out", "removed.json", cwd=tmp_path, timeout=600,
+        env={"TMPDIR": str(tmp_path / "tmp")},
+    )  # fmt: skip
+    kept = contract(*one, "--work-dir", "runs", "--out", "kept.json", cwd=tmp_path)
+
+    assert removed.returncode == 0, removed.stderr[-2000:]
+    assert list((tmp_path / "tmp").iterdir()) == []  # the temporary folder went with the command
+    for shown in (removed.stdout, removed.stderr, (tmp_path / "removed.md").read_text()):
+        assert str(tmp_path / "tmp") not in shown
+    assert "; the runs' files were not kept (--work-dir DIR keeps them)." in removed.stdout
+    assert (tmp_path / "removed.md").read_text() == removed.stdout
+    report = json.loads((tmp_path / "removed.json").read_text())
+    assert (
+        report["workdir"] is None and report["subjects"][0]["runs"]["c1-forced-first-step"]["workdir"] is None
+    )
+    assert kept.returncode == 0, kept.stderr[-2000:]
+    assert "; each run's files in runs." in kept.stdout
+    run = json.loads((tmp_path / "kept.json").read_text())["subjects"][0]["runs"]["c1-forced-first-step"]
+    assert (tmp_path / run["workdir"]).is_dir()
+
+
 def test_our_agents_hold_every_item_and_the_command_exits_5_because_the_plain_sdk_does_not(ran: Ran) -> None:
     assert ran.done.returncode == 5, ran.done.stderr[-2000:]
     assert [s["subject"] for s in ran.report["subjects"]] == list(SUBJECTS)

@@ -7,6 +7,7 @@ entry), so these tests do not depend on the shipped corpus; `test_shipped_corpus
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ from k8s_agent.scenarios import LOG_LINE, PAYMENT, finding, report_json
 from k8s_agent_mock_cluster import default_fixture_path
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, call, hang, offline_model, text
 from tests.browser import CHROMIUM, chromium
-from tests.processes import interrupt, k8s_agent, running, start_cold, wait_until
+from tests.processes import HANG_SECONDS, interrupt, k8s_agent, running, start_cold, wait_until
 from tests.wire import RateLimitedFirst
 
 PRODUCTION = [
@@ -477,6 +478,46 @@ def test_ctrl_c_leaves_no_mock_cluster_running_and_a_results_file_resume_continu
         if r["key"].startswith("handwritten|scripted-offline|default-staging")
     ]
     assert sorted(r["repeat"] for r in staging) == list(range(1, 7))
+
+
+@pytest.mark.parametrize("traces_given", [False, True])
+def test_ctrl_c_before_the_first_run_ends_leaves_no_empty_folder_the_eval_made(
+    traces_given: bool, corpus: Path, tmp_path: Path
+) -> None:
+    # The incident's mock cluster is started through a warm-start socket that takes the launcher's
+    # call (and lets go of its pipes) but never answers: the eval has made its folders and waits for
+    # its server to start, and no run has started.
+    import socket as sockets
+
+    stall = tmp_path / "stall.sock"
+    listener = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+    listener.bind(str(stall))
+    listener.listen()
+    listener.settimeout(HANG_SECONDS)
+    mine = tmp_path / "mine"  # a folder the user had, empty: kept
+    mine.mkdir()
+    traces = ["--traces", str(mine)] if traces_given else []
+    process = start_cold(
+        "eval", "--corpus", str(corpus), "--incident", "default-staging", "--impl", "handwritten", "--no-baselines",
+        "--results", "out/deeper/r.jsonl", *traces, "-q",
+        cwd=tmp_path, env={"K8S_AGENT_MOCK_CLUSTER_WARM": str(stall)},
+    )  # fmt: skip
+    try:
+        connection, _ = listener.accept()  # the eval is starting the incident's server
+        _, pipes, _, _ = sockets.recv_fds(connection, 1 << 20, 3)
+        for pipe in pipes:
+            os.close(pipe)
+        _, stderr = interrupt(process)
+        connection.close()
+    finally:
+        listener.close()
+        if process.poll() is None:  # interrupt() was not reached
+            process.kill()
+            process.wait()
+
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+    left = sorted(str(path.relative_to(tmp_path)) for path in tmp_path.rglob("*"))
+    assert left == ["mine", "stall.sock"]  # out/, out/deeper/ and the traces folders are gone
 
 
 def test_a_report_file_that_cannot_be_written_is_one_line_exit_2_and_stdout_still_gets_the_report(

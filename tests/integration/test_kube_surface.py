@@ -290,3 +290,104 @@ def test_the_restarts_and_how_each_pod_last_ended_through_the_go_server(
         "(pods_get)" in line and "not checked against a clock" in line
         for line in result["report"]["unchecked"]
     )
+
+
+# -- `ask --cluster-server kubernetes-mcp-server` with the offline model ------------------------------
+
+KUBE_TOOLS = {
+    "pods_list",
+    "pods_list_in_namespace",
+    "pods_get",
+    "pods_log",
+    "events_list",
+    "resources_get",
+    "resources_list",
+}
+SHOP_UNHEALTHY = {
+    "cart-api-6d5f7c8b9-k2m4p",
+    "pricing-engine-84c9d7f6b-q8r2t",
+    "search-api-5b7c9d8e7-w3x5y",
+    "mailer-7f8e9d6c5-h4j6k",
+}
+
+
+def ask_offline(
+    tmp_path: Path, binary: Path, question: str, *flags: str, env: dict[str, str] | None = None
+) -> Any:
+    """`k8s-agent ask QUESTION --cluster-server kubernetes-mcp-server FLAGS --json`, the offline model."""
+    return k8s_agent(
+        "ask", question, "--cluster-server", "kubernetes-mcp-server", *flags, "--json", "--quiet",
+        cwd=tmp_path,
+        env={"KUBERNETES_MCP_SERVER_BIN": str(binary), "K8S_AGENT_CACHE": str(tmp_path / "cache"),
+             "K8S_AGENT_TRACE_DIR": "traces", **(env or {})},
+    )  # fmt: skip
+
+
+def trace_of(tmp_path: Path) -> list[dict[str, Any]]:
+    from tests.conftest import read_jsonl
+
+    (path,) = (tmp_path / "traces").glob("*.jsonl")
+    return read_jsonl(path)
+
+
+def test_ask_serves_a_fixture_to_kubernetes_mcp_server_and_the_offline_model_plays_on_its_tools(
+    impl: str, kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    """`--cluster FILE`: a fake Kubernetes API holds the fixture, the Go server reads it, and the
+    user's kubeconfig (here one for another fake cluster) is never read."""
+    from tests.clusters import shop_fixture
+
+    fixture = tmp_path / "shop.json"
+    fixture.write_text(json.dumps(shop_fixture()))
+    (tmp_path / "tmp").mkdir()
+
+    done = ask_offline(
+        tmp_path, kubernetes_mcp_server, "Which pods in the shop namespace are unhealthy, and why?",
+        "--impl", impl, "--cluster", str(fixture), env={"KUBECONFIG": str(kubeconfig), "TMPDIR": str(tmp_path / "tmp")},
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    assert out["report_verified"] is True
+    assert {f["name"] for f in out["report"]["findings"]} == SHOP_UNHEALTHY
+    assert {q["tool"] for f in out["report"]["findings"] for q in f["evidence"]} <= KUBE_TOOLS
+    start, *events = trace_of(tmp_path)
+    assert start["mcp_command"][0] == str(kubernetes_mcp_server)
+    assert f"the fixture {fixture} served by a fake Kubernetes API" in start["mcp_server"]
+    called = {e["tool"] for e in events if e["kind"] == "tool_call"}
+    assert called and called <= KUBE_TOOLS
+    assert cluster.requests == []  # the user's cluster was not asked anything
+    assert list((tmp_path / "tmp").iterdir()) == []  # the fake API's kubeconfig went with the run
+
+
+def test_ask_with_the_offline_model_reaches_the_user_s_cluster_through_kubernetes_mcp_server(
+    kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    from tests.integration.conftest import CRASHING, QUESTION
+
+    done = ask_offline(tmp_path, kubernetes_mcp_server, QUESTION, "--kubeconfig", str(kubeconfig))
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    crashing = next(f for f in out["report"]["findings"] if f["name"] == CRASHING)
+    assert crashing["evidence"] and all(
+        q["verified"] and q["tool"] in KUBE_TOOLS for q in crashing["evidence"]
+    )
+    assert cluster.requests  # asked through the kubeconfig the user named
+    assert {e["tool"] for e in trace_of(tmp_path) if e["kind"] == "tool_call"} <= KUBE_TOOLS
+
+
+def test_a_fixture_kubernetes_mcp_server_cannot_read_is_one_line_and_exit_2(
+    kubernetes_mcp_server: Path, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{ nodes: [")
+
+    done = ask_offline(tmp_path, kubernetes_mcp_server, "Which pods are unhealthy?", "--cluster", str(broken))
+
+    assert done.returncode == 2
+    assert (
+        done.stderr.startswith(f"error: fixture {broken} is not valid JSON")
+        and len(done.stderr.splitlines()) == 1
+    )
+    assert not (tmp_path / "traces").exists()

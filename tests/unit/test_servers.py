@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -349,18 +350,63 @@ def test_a_flag_naming_the_cluster_overrides_the_environment_naming_it_otherwise
         ),
         ({"cluster_server": "mock", "mcp_command": "x"}, "--cluster-server and --mcp-command both name"),
         (
-            {"cluster_server": "kubernetes-mcp-server", "cluster": __file__},
-            "cannot be combined with --cluster-server",
+            {"cluster_server": "mcp-server-kubernetes", "cluster": __file__},
+            "through the mock cluster or kubernetes-mcp-server; it cannot be combined with --cluster-server "
+            "mcp-server-kubernetes",
+        ),
+        (
+            {"cluster_server": "kubernetes-mcp-server", "cluster": __file__, "context": "prod"},
+            "--context names another",
+        ),
+        (
+            {"cluster_server": "kubernetes-mcp-server", "cluster": __file__, "kubeconfig": __file__},
+            "--kubeconfig names another",
         ),
         (
             {"cluster_server": "mcp-server-kubernetes", "model": "offline"},
-            "knows only the mock cluster's tools",
+            r"the offline model \(a deterministic playbook, not an LLM\) knows the tools of the mock cluster and "
+            "kubernetes-mcp-server only, not those of mcp-server-kubernetes: use --cluster-server "
+            "kubernetes-mcp-server, or set OPENAI_API_KEY",
+        ),
+        (
+            {"cluster_server": "kubernetes-mcp-server", "model": "baseline:status"},
+            "baseline:status knows the tools of the mock cluster only, not those of kubernetes-mcp-server: set "
+            "OPENAI_API_KEY",
         ),
     ],
 )
 def test_bad_presets_are_config_errors(flags: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         load_config(flags, KEYED, None)
+
+
+@pytest.mark.parametrize("fixture", [None, __file__])
+def test_the_offline_model_may_use_kubernetes_mcp_server_on_a_cluster_or_a_fixture(
+    fixture: str | None,
+) -> None:
+    config = load_config({"cluster_server": "kubernetes-mcp-server", "cluster": fixture}, {}, None)
+
+    assert config.offline and config.cluster_server == "kubernetes-mcp-server"
+    assert config.cluster == (Path(fixture) if fixture else None)
+
+
+def test_a_fixture_through_kubernetes_mcp_server_reads_only_the_kubeconfig_of_the_api_serving_it(
+    machine: dict[str, str], tmp_path: Path
+) -> None:
+    installed_kms(Path(machine["K8S_AGENT_CACHE"]))
+    config = load_config(
+        {"cluster_server": "kubernetes-mcp-server", "cluster": __file__},
+        {"KUBECONFIG": machine["KUBECONFIG"]},
+        None,
+    )
+    served = kubeconfig(tmp_path / "served-kubeconfig", token="token-of-the-fake-api-0001")
+
+    before = resolve_server(config, machine)  # checking the request: nothing serves the fixture yet
+    during = resolve_server(dataclasses.replace(config, kubeconfig=served), machine)
+
+    assert before.env["KUBECONFIG"] == os.devnull and before.secrets == ()  # never the user's
+    assert during.env["KUBECONFIG"] == str(served) and during.secrets == ("token-of-the-fake-api-0001",)
+    assert f"the fixture {__file__} served by a fake Kubernetes API" in during.description
 
 
 def test_resolving_reads_only_the_given_environment(
