@@ -57,16 +57,27 @@ def corpus(shell: Shell) -> str:
 
 
 def readme_rows(shell: Shell) -> str:
-    """The hand-written agent's rows, short: solved, the margin or the floor, recall, cause, fact."""
+    """The hand-written agent's rows, short and aligned: solved, the margin or the floor, recall,
+    cause, fact."""
     printed, _ = _eval(shell, "corpus")
-    rows = [row for row in summary_rows(printed) if row["implementation"] == "handwritten"]
-    lines = [
-        f"| {row['implementation']} | {row['model']} | {row['runs']} | {row['solved [95% CI]']} | "
-        f"{row['over the best baseline']} | recall {_mean(row['recall'])} | cause {_mean(row['cause'])} | "
-        f"fact {_mean(row['fact'])} |"
-        for row in rows
+    rows = [
+        [
+            row["implementation"],
+            row["model"],
+            row["runs"],
+            row["solved [95% CI]"],
+            row["over the best baseline"],
+            *(f"{name} {_mean(row[name])}" for name in ("recall", "cause", "fact")),
+        ]
+        for row in summary_rows(printed)
+        if row["implementation"] == "handwritten"
     ]
-    return fenced("\n".join(lines))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))] if rows else []
+    return fenced(
+        "\n".join(
+            "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |" for row in rows
+        )
+    )
 
 
 def _mean(cell: str) -> str:
