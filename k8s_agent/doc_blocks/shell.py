@@ -72,7 +72,10 @@ class Shell:
         output). Exits with another status than `codes` are a BlockError carrying the end of stderr."""
         key = (*args, *(f"{name}={value}" for name, value in sorted((env or {}).items())))
         if key not in self._ran:
-            done = self._launch(args, self.workdir, {"XDG_STATE_HOME": str(self.state), **(env or {})})
+            scratch = self.workdir / "tmp"  # the command's temporary files stay in the scratch folder
+            scratch.mkdir(parents=True, exist_ok=True)
+            folders = {"XDG_STATE_HOME": str(self.state), "TMPDIR": str(scratch)}
+            done = self._launch(args, self.workdir, {**folders, **(env or {})})
             self._ran[key] = Ran(tuple(args), done.stdout, done.stderr, done.returncode)
         ran = self._ran[key]
         if ran.code not in codes:
