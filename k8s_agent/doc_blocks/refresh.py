@@ -71,8 +71,9 @@ def refresh(
     only: Sequence[str] = (),
     say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
 ) -> Outcome:
-    """Regenerate each generated block of `pages` (those of `only`, when given) and write the pages
-    back, or with `check` compare each with what its command prints now."""
+    """Regenerate each generated block of `pages` (those of `only`, when given) and write back those
+    that no longer show what their command prints (durations and times aside), or with `check` only
+    name them."""
     unknown = [block_id for block_id in only if block_id not in blocks]
     if unknown:
         raise UsageError(f"unknown block {', '.join(unknown)}: choose from {', '.join(sorted(blocks))}")
@@ -97,9 +98,9 @@ def refresh(
             say(
                 f"{page}: {block.id}: {'current' if current else 'out of date'} ({time.monotonic() - started:.1f} s)"
             )
-            if not current:
+            if not current:  # a block that differs only in what varies stays: the diff shows what changed
                 (outcome.stale if check else outcome.rewritten).append(block.id)
-            bodies[block.id] = (block.command, body)
+                bodies[block.id] = (block.command, body)
         if not check and bodies:
             _write(root / page, bodies, page)
     return outcome

@@ -135,15 +135,17 @@ def test_check_names_a_block_whose_counts_changed_and_writes_nothing(tmp_path: P
     assert path.read_text(encoding="utf-8") == PAGE
 
 
-def test_check_passes_a_block_whose_times_alone_changed(tmp_path: Path) -> None:
-    page_with(tmp_path)
+@pytest.mark.parametrize("check", [True, False])
+def test_a_block_whose_times_alone_changed_is_current_and_left_as_it_is(tmp_path: Path, check: bool) -> None:
+    path = page_with(tmp_path)
     slower = Printer("| case | bytes | wall s |\n|---|---|---|\n| a | 10 | 9.99 |")
 
     outcome = refresh(
-        tmp_path, ["docs/page.md"], Shell(tmp_path, never_launched), blocks_of(slower), check=True
+        tmp_path, ["docs/page.md"], Shell(tmp_path, never_launched), blocks_of(slower), check=check
     )
 
-    assert (outcome.stale, outcome.exit_code, slower.runs) == ([], 0, 1)
+    assert (outcome.stale, outcome.rewritten, outcome.exit_code, slower.runs) == ([], [], 0, 1)
+    assert path.read_text(encoding="utf-8") == PAGE
 
 
 def test_a_page_whose_markers_and_blocks_disagree_is_bad_input(tmp_path: Path) -> None:
