@@ -140,7 +140,10 @@ def setup_errors(shell: Shell) -> str:
         "K8S_AGENT_CACHE": str(cache),
         "PATH": str(bin_dir),
         "OPENAI_BASE_URL": "http://127.0.0.1:1/v1",
-    }
+        **dict.fromkeys(
+            ("KUBERNETES_MCP_SERVER_BIN", "MCP_SERVER_KUBERNETES_JS", "K8S_MCP_NPM_DIR", "KUBECONFIG"), ""
+        ),
+    }  # whatever this environment installed or named is out of sight: an empty value counts as unset
     cases = [
         (["--cluster-server", "kubernetes-mcp-server"], {}),
         (["--cluster-server", "kubernetes-mcp-server"], {"KUBERNETES_MCP_SERVER_BIN": str(node)}),
