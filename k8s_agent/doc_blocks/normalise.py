@@ -1,7 +1,7 @@
 """What of a command's output varies from run to run, blanked so that two runs compare.
 
-Durations, timestamps, the names made from them (trace files, comparison folders) and the ports
-of servers started on loopback change on every run; so do the cells of a table's time and memory columns. Counts, bytes, verdicts and
+Durations, timestamps, the names made from them (trace files, comparison folders), the ports of
+servers started on loopback and the Python version of the machine change from run to run; so do the cells of a table's time and memory columns. Counts, bytes, verdicts and
 percentages do not, and are kept.
 """
 
@@ -21,6 +21,7 @@ _PATTERNS = (
     (re.compile(r"\d{8}T\d{6}Z-[\w-]+?-[0-9a-f]{12}\.jsonl"), "<trace>.jsonl"),  # a run's trace file
     (re.compile(r"\b(compare|replay)-\d{8}T\d{6}Z-\w+"), r"\1-<folder>"),  # a comparison's folder
     (re.compile(r"\b(127\.0\.0\.1|localhost):\d+"), r"\1:<port>"),  # a loopback server's free port
+    (re.compile(r"\b([Pp]ython) \d+\.\d+\.\d+"), r"\1 <version>"),  # the interpreter that ran it
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|s|min)\b"), "<duration>"),  # 5 ms, 1.2 s, 0.887s
 )
 

@@ -107,6 +107,8 @@ def test_durations_times_and_time_columns_are_blanked_and_counts_kept() -> None:
         "Trace: ~/t/20251111T000000Z-handwritten-000000000000.jsonl"
     )
     assert normalised("serving http://127.0.0.1:40355/mcp") == normalised("serving http://127.0.0.1:8765/mcp")
+    assert normalised("openai 3.57.0  python 3.11.7") == normalised("openai 3.57.0  python 3.12.1")
+    assert normalised("openai 3.57.0  python 3.11.7") != normalised("openai 3.58.0  python 3.11.7")
 
 
 def test_refresh_rewrites_the_block_and_its_marker_and_nothing_else(tmp_path: Path) -> None:
