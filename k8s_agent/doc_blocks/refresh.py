@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from k8s_agent.doc_blocks.block import Block
 from k8s_agent.doc_blocks.markers import MarkerError, generated_blocks, replace_bodies
@@ -27,6 +28,13 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 class UsageError(ValueError):
     """Bad input to refresh: one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
 
 
 @dataclass(frozen=True)
@@ -131,7 +139,7 @@ def _check_markers(page: str, marked: list[str], blocks: Mapping[str, Block]) ->
 
 def main(argv: Sequence[str], blocks: Mapping[str, Block]) -> int:
     """The `refresh` command line."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m k8s_agent.docs refresh",
         description="Run the commands behind the pages' generated blocks and rewrite the blocks "
         "(--check: only say which are out of date). Recorded runs are left alone.",

@@ -184,6 +184,16 @@ def test_an_unknown_page_is_a_one_line_error(tmp_path: Path, capsys: pytest.Capt
     )
 
 
+def test_an_unknown_flag_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--bogus"], blocks_of(Printer("x")))
+
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: unrecognized arguments: --bogus (see 'python -m k8s_agent.docs refresh --help')\n"
+    )
+
+
 def test_each_command_runs_once_and_an_unexpected_exit_is_a_block_error(tmp_path: Path) -> None:
     launched: list[tuple[str, ...]] = []
 
