@@ -6,8 +6,14 @@
     python -m k8s_agent.docs scorecard   docs/migration.md: the SDK migration scorecard
     python -m k8s_agent.docs fixture-schema, fault-schema
                                          docs/mock-cluster.md: the formats of fixtures and fault plans
+    python -m k8s_agent.docs blocks      docs/testing.md: the generated blocks of the pages
 
 `tests/test_docs.py` fails when a page no longer shows what these print.
+
+    python -m k8s_agent.docs refresh [--check] [--block ID] [PAGE ...]
+
+runs the commands whose output the pages show between markers and rewrites those blocks
+(k8s_agent/doc_blocks/).
 """
 
 from __future__ import annotations
@@ -118,6 +124,13 @@ def fault_plan_schema() -> str:
     return "```json\n" + json.dumps(SCHEMA, indent=2) + "\n```"
 
 
+def blocks_table() -> str:
+    """One row per generated block of the pages: what it shows, and whether a test checks it."""
+    from k8s_agent.doc_blocks import blocks_table as table
+
+    return table()
+
+
 TABLES = {
     "settings": settings_table,
     "traces": trace_table,
@@ -125,15 +138,24 @@ TABLES = {
     "scorecard": scorecard_table,
     "fixture-schema": fixture_schema,
     "fault-schema": fault_plan_schema,
+    "blocks": blocks_table,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the named tables."""
+    """Print the named tables, or `refresh` the pages' generated blocks."""
     names = list(argv if argv is not None else sys.argv[1:]) or list(TABLES)
+    if names[0] == "refresh":
+        from k8s_agent.doc_blocks import BLOCKS
+        from k8s_agent.doc_blocks.refresh import main as refresh
+
+        return refresh(names[1:], BLOCKS)
     unknown = [name for name in names if name not in TABLES]
     if unknown:
-        print(f"error: unknown table {', '.join(unknown)}: choose from {', '.join(TABLES)}", file=sys.stderr)
+        print(
+            f"error: unknown table {', '.join(unknown)}: choose from {', '.join(TABLES)}, or refresh",
+            file=sys.stderr,
+        )
         return 2
     print("\n\n".join(TABLES[name]() for name in names))
     return 0

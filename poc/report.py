@@ -73,4 +73,24 @@ def pinned_wires(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {"chat": dict(document.get("probes", {}))}
 
 
-__all__ = ["collect", "installed_versions", "observations_of", "pinned_wires", "wire_sections"]
+def pinned_report(document: dict[str, Any]) -> dict[str, Any]:
+    """The report `collect` would give for a pinned file's observations (poc/expected/<version>.json),
+    judged as a live run is, with this interpreter's versions: what `probe` prints for an SDK that
+    observes exactly what is pinned."""
+    sections: dict[str, Any] = {}
+    for wire, observed in pinned_wires(document).items():
+        probes = {
+            probe.name: _result(probe, observed[probe.name]) for probe in PROBES if probe.name in observed
+        }
+        sections[wire] = {"probes": probes, "scorecard": as_json(scorecard(observed))}
+    return {"versions": installed_versions(), "wires": sections}
+
+
+__all__ = [
+    "collect",
+    "installed_versions",
+    "observations_of",
+    "pinned_report",
+    "pinned_wires",
+    "wire_sections",
+]

@@ -254,24 +254,31 @@ def render(figures: dict[str, Any]) -> str:
         lines.append(
             f"| {label} | {st[f'wall_{key}'].cell()} | {first.cell() if first else '-'} | {st[f'rss_{key}'].cell()} |"
         )
-    inv = figures["investigation"]
     lines += [
         "",
         f"`ask --impl handwritten` / floor: {ratios['ask_handwritten_vs_floor']:.2f}x (target <= {TARGETS['ask_handwritten_vs_floor']:g}x); "
         f"`ask --impl sdk` / floor: {ratios['ask_sdk_vs_floor']:.2f}x. "
         f"Imports `agents`: hand-written {figures['imports_agents']['handwritten']}, SDK {figures['imports_agents']['sdk']}.",
         "",
+        *investigation_table(figures["investigation"]),
+    ]
+    met = figures["targets_met"]
+    lines += ["", "Targets: " + ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in met.items()) + "."]
+    return "\n".join(lines)
+
+
+def investigation_table(investigation: dict[str, Any]) -> list[str]:
+    """The offline investigation's counts per implementation (each `ask --json`'s own figures)."""
+    lines = [
         "| investigation (offline model, default fixture) | model requests | tool calls | bytes sent to the model |",
         "|---|---|---|---|",
     ]
     for impl in ("handwritten", "sdk"):
-        row = inv.get(impl, {})
+        row = investigation.get(impl, {})
         lines.append(
             f"| {impl} | {row.get('model_requests')} | {row.get('tool_calls_executed')} | {row.get('bytes_sent')} |"
         )
-    met = figures["targets_met"]
-    lines += ["", "Targets: " + ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in met.items()) + "."]
-    return "\n".join(lines)
+    return lines
 
 
 def main(quick: bool = False, as_json: bool = False) -> int:
