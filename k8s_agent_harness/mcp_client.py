@@ -42,7 +42,8 @@ PING_TIMEOUT = 3.0
 RECONNECT_DELAYS = (0.1, 0.3, 1.0, 2.0)
 """Pauses before the second, third, ... attempt to open a new session with a server over HTTP."""
 NOTIFY_TIMEOUT = 1.0
-"""How long a notification POST to a server over HTTP may take (a working server answers 202 at once)."""
+"""How long the POST of `notifications/cancelled` to a server over HTTP may take (a working server
+answers 202 at once; it is sent after a call timed out, when the server may have frozen)."""
 HTTP_CLOSE_GRACE = 2.0
 """How long closing an HTTP session may take (its DELETE); a broken one is dropped at once."""
 STDIO, STREAMABLE_HTTP, SSE = "stdio", "streamable-http", "sse"
@@ -135,6 +136,15 @@ class _Connection:
     """The HTTP status of the last response that refused a request (4xx, 5xx)."""
     session_lost: bool = False
     """The server answered 404 to a request of this session: it no longer knows it."""
+    calls: set[anyio.CancelScope] = field(default_factory=set)
+    """The calls waiting on this session: ended at once when it is lost (over SSE the answer to a
+    POST the server refused would otherwise never come, and the call would wait for its timeout)."""
+
+    def lose_session(self) -> None:
+        self.session_lost = True
+        for call in self.calls:
+            call.cancel()
+
     broken: bool = False
     """Replaced after a failure: closing it need not say goodbye to the server."""
 
@@ -259,12 +269,24 @@ class McpClient:
                 "", ToolFailure(self._describe_death("is not connected"), FailureKind.TRANSPORT)
             )
         since = self._stderr_size()
+        lost = ToolResult(
+            "",
+            ToolFailure("MCP server lost the session (HTTP 404 for its session id)", FailureKind.TRANSPORT),
+        )
         try:
-            result = await client.call_tool(name, dict(arguments), read_timeout_seconds=self.call_timeout)
+            with anyio.CancelScope() as waiting:
+                connection.calls.add(waiting)
+                try:
+                    result = await client.call_tool(
+                        name, dict(arguments), read_timeout_seconds=self.call_timeout
+                    )
+                finally:
+                    connection.calls.discard(waiting)
+            if waiting.cancelled_caught:
+                return lost
         except MCPError as error:
             if connection.session_lost:
-                reason = "MCP server lost the session (HTTP 404 for its session id)"
-                return ToolResult("", ToolFailure(reason, FailureKind.TRANSPORT))
+                return lost
             if error.code == REQUEST_TIMEOUT:
                 if await self._responsive(client):
                     reason = f"timed out after {self.call_timeout:g}s"
@@ -466,17 +488,21 @@ class McpClient:
             if response.status_code >= 400:
                 connection.refused = response.status_code
                 if response.status_code == 404 and connection.client is not None:
-                    connection.session_lost = True
+                    connection.lose_session()
 
         notify_timeout = min(NOTIFY_TIMEOUT, self.call_timeout)
 
         async def bound_notifications(request: Any) -> None:
-            # A notification (`notifications/cancelled` after a timed-out call, ...) is answered at once
-            # by a server that works; one that froze must not hold the session for a whole read timeout.
+            # `notifications/cancelled` after a timed-out call is answered at once by a server that
+            # works; one that froze must not hold the session for a whole read timeout. Any other
+            # notification (`notifications/initialized`) may take as long as a start: a busy server
+            # that acknowledges it late must not lose its session (a failed POST ends the transport).
             if request.method != "POST":
                 return
             if b'"id"' not in request.content:
-                bound = notify_timeout
+                bound = (
+                    notify_timeout if b"notifications/cancelled" in request.content else self.start_timeout
+                )
             elif self.transport == SSE:
                 bound = self.call_timeout  # over SSE a POST is only acknowledged (202); the answer streams
             else:
