@@ -55,7 +55,7 @@ from sdk_agent.behavior import (
 )
 from sdk_agent.model import sdk_model
 from sdk_agent.model_input import compact_items, in_call_order, supervise_model_calls
-from sdk_agent.tools import error_formatter, function_tools
+from sdk_agent.tools import GatewayAgent, ToolShelf, error_formatter
 
 IMPL = Impl.SDK
 
@@ -88,11 +88,13 @@ def output_type(session: Session) -> Any:
 async def investigate(session: Session) -> Accept:
     """The outer loop around `Runner.run`: pushbacks, forced summary, failures."""
     supervisor = session.supervisor
-    agent = Agent(
+    shelf = ToolShelf(session.gateway)
+    agent: Agent[Any] = GatewayAgent(
         name="k8s-sre",
         instructions=prompts.system_prompt(session.structured),
         model=sdk_model(session.config.api, session.config.model, session.model, session.wire),
-        tools=list(function_tools(session.gateway)),
+        tools=shelf.current(),
+        shelf=shelf,
         model_settings=ModelSettings(tool_choice="required"),  # C1: the first run only
         tool_use_behavior=summary_behavior(supervisor),
         output_type=output_type(session),
@@ -129,7 +131,9 @@ async def summarize(session: Session, agent: Agent[Any], history: list[Any], rea
     """C4, C7: one tool-less run of a clone of the agent over the history plus the instruction
     (and, for a structured report that does not check out, one more with the correction)."""
     session.recorder.force_summary(reason)
-    writer = agent.clone(tools=[], model_settings=ModelSettings(), tool_use_behavior="run_llm_again")
+    writer = agent.clone(
+        tools=[], model_settings=ModelSettings(), tool_use_behavior="run_llm_again", shelf=None
+    )
     instruction = {"role": "user", "content": prompts.summary_instruction(reason, session.structured)}
     config = RunConfig(tracing_disabled=True, tool_not_found_behavior="return_error_to_model")
     items = [*in_call_order(history), instruction]
