@@ -59,7 +59,7 @@ async def list_tools(fetch: Fetch) -> Listing:
             problems.append(f"the server's tool list was read to page {pages} ({len(tools)} tools): {stop}")
             break
         cursors.add(cursor)
-    if repeated:
+    if repeated and not problems:  # when paging stopped, what it repeated is said already
         names = ", ".join(sorted(set(repeated))[:10])
         problems.append(
             f"the server listed {len(set(repeated))} tool name(s) more than once ({names}): the first "

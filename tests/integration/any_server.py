@@ -138,8 +138,7 @@ def build(options: argparse.Namespace) -> Server[Any]:
             )
             return types.ListToolsResult(tools=[t for t in state.tools() if t.name != LATE])
         if options.endless_cursor:
-            page = int(cursor or "0")
-            following = "again" if options.endless_cursor == "same" else str(page + 1)
+            following = "again" if options.endless_cursor == "same" else str(int(cursor or "0") + 1)
             return types.ListToolsResult(tools=state.tools()[:4], next_cursor=following)
         if options.pages:
             page = int(cursor or "0")

@@ -92,10 +92,10 @@ def everything_over_http(program: Path) -> Iterator[str]:
 
 
 @contextmanager
-def any_server_over_http(log: Path) -> Iterator[str]:
+def any_server_over_http(log: Path, *options: str) -> Iterator[str]:
     """tests/integration/any_server.py over Streamable HTTP, for the block."""
     process = subprocess.Popen(
-        [sys.executable, str(ANY_SERVER), "--log", str(log), "--http"],
+        [sys.executable, str(ANY_SERVER), "--log", str(log), "--http", *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

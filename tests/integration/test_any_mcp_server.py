@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_scripted_llm import calls, raw_tool, text, tool
+from k8s_agent_scripted_llm import call, calls, raw_tool, text, tool
+from tests.cli.test_ask import ask
 from tests.conftest import AgentRun, read_jsonl, run_scenario
 from tests.integration.any_server import (
     DOTTED,
@@ -31,7 +32,7 @@ from tests.integration.any_server import (
     USER_ONLY,
 )
 from tests.integration.reference import ANY_SERVER, any_server_over_http
-from tests.processes import k8s_agent
+from tests.processes import EXERCISED_TIMEOUT, k8s_agent
 
 FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 DOTTED_ALIAS = "k8s_pods_list_" + hashlib.sha256(DOTTED.encode()).hexdigest()[:8]
@@ -39,8 +40,10 @@ DOTTED_ALIAS = "k8s_pods_list_" + hashlib.sha256(DOTTED.encode()).hexdigest()[:8
 the alias gets the real name's hash."""
 LONG_ALIAS = LONG[:55] + "_" + hashlib.sha256(LONG.encode()).hexdigest()[:8]
 TRANSPORTS = ["stdio", "streamable-http"]
-
-pytestmark = pytest.mark.parametrize("transport", TRANSPORTS)
+PAGES = 80
+PROGRESS_TIMEOUT = 2.0
+"""The --tool-timeout of the progress tests. The server reports progress every 10 ms, two hundred
+times within it: only a machine that stalls a process for two seconds could make a call miss it."""
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +51,14 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     """One server over HTTP for the module's runs: each reaches it at a URL of its own."""
     log = tmp_path_factory.mktemp("any-http") / "received.jsonl"
     with any_server_over_http(log) as url:
+        yield url, log
+
+
+@pytest.fixture(scope="module")
+def paged_http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The same, listing PAGES more tools, one a page."""
+    log = tmp_path_factory.mktemp("any-http-paged") / "received.jsonl"
+    with any_server_over_http(log, "--pages", str(PAGES)) as url:
         yield url, log
 
 
@@ -89,6 +100,7 @@ def timeline(run: AgentRun, cwd: Path) -> str:
     return shown.stdout
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 def test_names_content_output_schemas_and_a_tool_added_at_connect_time(
     impl: str, transport: str, http_server: tuple[str, Path], tmp_path: Path
 ) -> None:
@@ -149,6 +161,7 @@ def test_names_content_output_schemas_and_a_tool_added_at_connect_time(
     assert f"✓ {DOTTED_ALIAS} [{DOTTED}]()" in shown and f"for you: {USER_ONLY}" in shown
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 def test_a_tool_list_that_changes_under_the_model_takes_effect_per_tool(
     impl: str, transport: str, http_server: tuple[str, Path], tmp_path: Path
 ) -> None:
@@ -194,3 +207,113 @@ def test_a_tool_list_that_changes_under_the_model_takes_effect_per_tool(
         f"added {NEW}; removed {GONE}; refused from now on, changed after the model was offered it: {DRIFTING}"
         in shown
     )
+
+
+def test_a_call_that_reports_progress_outlives_the_tool_timeout_and_is_shown(
+    impl: str, http_server: tuple[str, Path], tmp_path: Path
+) -> None:
+    seconds = 1.5 * PROGRESS_TIMEOUT
+    script = [call("progress_for", seconds=seconds), text("Done.")]
+
+    run, received = run_on("stdio", http_server, impl, script, tmp_path, tool_timeout=PROGRESS_TIMEOUT)
+
+    assert run.error is None, run.error
+    (sent,) = [record for record in received if record["method"] == "tools/call"]
+    assert sent["progress_token"] is not None  # the client asked for progress
+    (answer,) = run.tool_messages(1)
+    assert answer["content"].startswith("done after ") and answer["content"].endswith(
+        " progress notifications"
+    )
+    progress = run.events("tool_progress")
+    assert progress and progress[0]["tool"] == "progress_for" and progress[0]["message"] == "step 1"
+    assert "… progress_for is working (1): step 1" in timeline(run, tmp_path)
+
+
+def test_a_call_that_keeps_reporting_progress_ends_at_the_maximum_and_is_cancelled(
+    impl: str, http_server: tuple[str, Path], tmp_path: Path
+) -> None:
+    script = [call("progress_forever"), text("It never finished.")]
+
+    run, received = run_on(
+        "stdio",
+        http_server,
+        impl,
+        script,
+        tmp_path,
+        tool_timeout=PROGRESS_TIMEOUT,
+        tool_max_seconds=PROGRESS_TIMEOUT,
+    )
+
+    assert run.error is None, run.error
+    (answer,) = run.tool_messages(1)
+    assert answer["content"].startswith(
+        f"Tool call failed (progress_forever): still running after {PROGRESS_TIMEOUT:g}s, the most one call may "
+        "take (--tool-max-seconds), although the server reported progress ("
+    )
+    # The server was told (notifications/cancelled): it stopped the tool.
+    assert [record["method"] for record in received if record.get("name") == "progress_forever"] == [
+        "tools/call",
+        "cancelled",
+    ]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_every_page_of_the_tool_list_is_read(
+    impl: str, transport: str, paged_http_server: tuple[str, Path], tmp_path: Path
+) -> None:
+    pages = PAGES
+    script = [call(f"extra_{pages - 1:03d}"), text("Done.")]
+
+    run, received = run_on(transport, paged_http_server, impl, script, tmp_path, "--pages", str(pages))
+
+    assert run.error is None, run.error
+    assert {f"extra_{n:03d}" for n in range(pages)} <= set(offered(run.requests[0]))
+    assert called(received) == [f"extra_{pages - 1:03d}"]
+    assert run.events("warning") == []
+    cursors = [record["cursor"] for record in received if record["method"] == "tools/list"]
+    assert cursors[-pages:] == [None, *(str(n) for n in range(1, pages))]
+
+
+@pytest.mark.parametrize(
+    ("endless", "said"),
+    [
+        ("same", "it gave a cursor it had given before, so paging would never end"),
+        ("fresh", "a page listed only tools it had listed before, so its pages repeat"),
+    ],
+)
+def test_a_tool_list_that_never_ends_stops_with_a_warning_and_each_tool_offered_once(
+    impl: str,
+    endless: str,
+    said: str,
+    http_server: tuple[str, Path],
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    script = [call(TAKEN), text("Done.")]
+
+    run, received = run_on("stdio", http_server, impl, script, tmp_path, "--endless-cursor", endless)
+
+    assert run.error is None, run.error
+    names = offered(run.requests[0])
+    assert len(names) == len(set(names)) == 4  # the four tools of every page, once each
+    (warning,) = run.events("warning")
+    assert warning["message"].startswith("the server's tool list was read to page 2 (4 tools): ")
+    assert said in warning["message"] and f"warning: {warning['message']}" in capfd.readouterr().err
+    assert len([record for record in received if record["method"] == "tools/list"]) == 3  # 1 + 2 pages
+
+
+def test_a_server_that_never_answers_tools_list_is_reported_as_such(tmp_path: Path) -> None:
+    command = f"{sys.executable} {ANY_SERVER} --log {tmp_path / 'received.jsonl'} --silent-tools-list"
+
+    done = ask(
+        "Which pods are unhealthy?",
+        "--mcp-command",
+        command,
+        "--mcp-start-timeout",
+        f"{EXERCISED_TIMEOUT:g}",
+        cwd=tmp_path,
+    )
+
+    assert done.returncode == 4, done.stderr
+    assert "the server answered the initialize request but did not answer tools/list in time" in done.stderr
+    assert "Traceback" not in done.stderr
