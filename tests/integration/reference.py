@@ -51,14 +51,19 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+LISTENING = {"streamableHttp": ("listening on port", "/mcp"), "sse": ("Server is running on port", "/sse")}
+"""What the reference server says once it listens in each of its HTTP modes, and its endpoint."""
+
+
 @contextmanager
-def everything_over_http(program: Path) -> Iterator[str]:
-    """The reference server over Streamable HTTP at a free loopback port (it takes its port from
-    $PORT, so one is picked, and picked again if another process took it first)."""
+def everything_over_http(program: Path, mode: str = "streamableHttp") -> Iterator[str]:
+    """The reference server over Streamable HTTP (or SSE) at a free loopback port (it takes its port
+    from $PORT, so one is picked, and picked again if another process took it first)."""
+    listening, endpoint = LISTENING[mode]
     for _ in range(5):
         port = free_port()
         process = subprocess.Popen(
-            [str(program), "streamableHttp"],
+            [str(program), mode],
             env={**os.environ, "PORT": str(port)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -67,9 +72,9 @@ def everything_over_http(program: Path) -> Iterator[str]:
         assert process.stderr is not None
         said = ""
         for said in process.stderr:  # ends when it listens, gives up, or exits
-            if "listening on port" in said or "already in use" in said:
+            if listening in said or "already in use" in said:
                 break
-        if "listening on port" not in said:
+        if listening not in said:
             process.kill()
             process.wait()
             process.stderr.close()
@@ -77,7 +82,7 @@ def everything_over_http(program: Path) -> Iterator[str]:
         drain = threading.Thread(target=process.stderr.read, daemon=True)  # never let its stderr fill up
         drain.start()
         try:
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield f"http://127.0.0.1:{port}{endpoint}"
         finally:
             process.terminate()
             try:
