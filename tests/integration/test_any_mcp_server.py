@@ -299,6 +299,7 @@ def test_a_tool_list_that_never_ends_stops_with_a_warning_and_each_tool_offered_
     (warning,) = run.events("warning")
     assert warning["message"].startswith("the server's tool list was read to page 2 (4 tools): ")
     assert said in warning["message"] and f"warning: {warning['message']}" in capfd.readouterr().err
+    assert f"warning: {warning['message']}" in timeline(run, tmp_path)
     assert len([record for record in received if record["method"] == "tools/list"]) == 3  # 1 + 2 pages
 
 
