@@ -5,6 +5,8 @@ The SDK runs the inner loop (model turn, tool calls, next turn). Around it:
   `reset_tool_choice` drops the field after the first tool use);
 - the gateway answers every tool call, and `RunConfig.tool_error_formatter` answers unknown
   tools with the same whitelist message (`tool_not_found_behavior="return_error_to_model"`);
+- the agent's tools are the gateway's at the start of every turn (`tools.GatewayAgent`), so a
+  server that changes its tool list is seen as the hand-written loop sees it;
 - budgets end a run with the FORCE_SUMMARY sentinel (behavior.py), then one tool-less run of a
   clone of the agent writes the summary;
 - the outer loop hands each answer to the shared review policy and re-runs `Runner` once per

@@ -3,6 +3,11 @@
 `strict_json_schema=False` and the MCP schema untouched, so the model sees the same tool
 definitions as in the hand-written loop; the raw string (not the SDK's parsed arguments) goes to
 the gateway, so invalid JSON, schema errors, duplicates and failures read exactly the same.
+
+The agent's tools follow the server's tool list: `GatewayAgent` overrides only the public
+`Agent.get_all_tools`, which the SDK asks at the start of every turn, to read the list again when
+the server said it changed and to offer what the gateway offers now (a tool added or removed takes
+effect from the next request, as in the hand-written loop).
 """
 
 from __future__ import annotations
