@@ -418,13 +418,7 @@ class McpClient:
             self._listing_stale = None
             try:
                 listing = await list_tools(self._page_fetcher(client))
-            except (
-                MCPError,
-                ValidationError,
-                anyio.ClosedResourceError,
-                anyio.BrokenResourceError,
-                OSError,
-            ) as error:
+            except Exception as error:  # boundary: a call or a model request never fails on a relisting
                 problem = f"the server's tools could not be listed again ({self._error_text(error)}): the last list is used"
                 self.listing = ToolListing(self.listing.generation + 1, self.listing.tools, why, (problem,))
                 return self.listing
