@@ -302,7 +302,12 @@ class ToolGateway:
         outcome = await self._decide(call_id, name, raw)
         outcome = dataclasses.replace(outcome, duration_ms=round((time.perf_counter() - started) * 1e3, 3))
         if not isinstance(outcome.arguments, dict):  # the trace's `arguments` is always an object
-            outcome = dataclasses.replace(outcome, arguments={}, raw_arguments=raw)
+            parsed, _ = _parse_arguments(raw)  # a refused or unknown call's arguments may be one
+            outcome = (
+                dataclasses.replace(outcome, arguments=parsed)
+                if isinstance(parsed, dict)
+                else dataclasses.replace(outcome, arguments={}, raw_arguments=raw)
+            )
         self._record(outcome)
         return outcome
 

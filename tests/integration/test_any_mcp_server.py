@@ -199,8 +199,13 @@ def test_a_tool_list_that_changes_under_the_model_takes_effect_per_tool(
     counts = run.events("run_end")[0]["counts"]
     assert counts["tool_calls_executed"] == 3 and counts["rejected"]["refused"] == 1
     assert counts["rejected"]["unknown"] == 2
-    (unparsed,) = [event for event in run.events("tool_call") if event["tool"] == "no_such_tool"]
-    assert unparsed["arguments"] == {} and unparsed["raw_arguments"] == "{not json"
+    recorded = {event["tool"]: event for event in run.events("tool_call")}
+    assert (
+        recorded["no_such_tool"]["arguments"] == {}
+        and recorded["no_such_tool"]["raw_arguments"] == "{not json"
+    )
+    assert recorded[DRIFTING]["arguments"] == {"pod": "pod-b", "force": True}  # refused, its arguments kept
+    assert recorded[DRIFTING]["raw_arguments"] is None
     assert all(isinstance(event["arguments"], dict) for event in run.events("tool_call"))
     shown = timeline(run, tmp_path)
     assert (
