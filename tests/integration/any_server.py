@@ -71,6 +71,10 @@ BASE = [
     tool("progress_for", "Reports progress every 10 ms for `seconds`.", {"seconds": {"type": "number"}}),
     tool("progress_forever", "Reports progress every 10 ms until it is cancelled."),
     tool("contents", "Returns every kind of content block."),
+    tool(
+        "ask_the_client",
+        "Sends the client a sampling, an elicitation and a roots request; says what came back.",
+    ),
 ]
 MUTATED_DRIFTING = tool(
     DRIFTING,
@@ -184,7 +188,37 @@ def build(options: argparse.Namespace) -> Server[Any]:
             await report_progress(ctx, float("inf"))
         if name == "contents":
             return types.CallToolResult(content=every_kind_of_content())
+        if name == "ask_the_client":
+            return types.CallToolResult(content=[text(text=await ask_the_client(ctx))])
         return types.CallToolResult(content=[text(text=f"no tool {name}")], is_error=True)
+
+    async def ask_the_client(ctx: Any) -> str:
+        """What the client answered each request a server may send it (one line each)."""
+        from mcp.shared.exceptions import MCPError
+
+        sampling = types.CreateMessageRequest(
+            params=types.CreateMessageRequestParams(
+                messages=[types.SamplingMessage(role="user", content=types.TextContent(text="Summarize."))],
+                max_tokens=10,
+            )
+        )
+        elicitation = types.ElicitRequest(
+            params=types.ElicitRequestFormParams(
+                message="Which namespace?", requested_schema={"type": "object", "properties": {}}
+            )
+        )
+        answers = []
+        for request, result_type in (
+            (sampling, types.CreateMessageResult),
+            (elicitation, types.ElicitResult),
+            (types.ListRootsRequest(), types.ListRootsResult),
+        ):
+            try:
+                await ctx.session.send_request(request, result_type)
+                answers.append(f"{request.method}: answered")
+            except MCPError as error:
+                answers.append(f"{request.method}: error {error.code}: {error.message}")
+        return "\n".join(answers)
 
     async def report_progress(ctx: Any, seconds: float) -> int:
         sent = 0

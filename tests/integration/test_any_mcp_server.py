@@ -323,3 +323,19 @@ def test_a_server_that_never_answers_tools_list_is_reported_as_such(tmp_path: Pa
     assert done.returncode == 4, done.stderr
     assert "the server answered the initialize request but did not answer tools/list in time" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_requests_from_the_server_are_answered_not_supported_at_once(
+    impl: str, http_server: tuple[str, Path], tmp_path: Path
+) -> None:
+    script = [call("ask_the_client"), text("Done.")]
+
+    run, _ = run_on("stdio", http_server, impl, script, tmp_path)
+
+    assert run.error is None, run.error
+    (answer,) = run.tool_messages(1)
+    assert answer["content"].splitlines() == [
+        "sampling/createMessage: error -32600: Sampling not supported",
+        "elicitation/create: error -32600: Elicitation not supported",
+        "roots/list: error -32600: List roots not supported",
+    ]
