@@ -190,7 +190,9 @@ class Session:
             if report is not None:  # `--json` prints it as data: no secret in it either
                 report = redacted_report(report, self.recorder.redactor)
             if report is not None and checked.verification is not None:
-                answer = render_text(report)
+                answer = render_text(
+                    report, server_names={a: real for real, a in self.gateway.aliases.items()}
+                )
                 ungrounded = tuple(checked.verification.unverified_names)
             else:
                 answer = _unreadable(checked)

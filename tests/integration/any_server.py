@@ -32,7 +32,12 @@ LONG = "describe_" + "a_pod_by_a_name_longer_than_the_model_apis_allow_" * 2
 LATE = "late_tool"
 """Listed only once the server has announced it (during the first tools/list: at connect time)."""
 DRIFTING, GONE, NEW = "drifting_tool", "gone_tool", "new_tool"
-PODS = "pod-a Running\npod-b CrashLoopBackOff"
+PODS = (
+    "NAME    READY   STATUS             RESTARTS   AGE\n"
+    "pod-a   1/1     Running            0          2d\n"
+    "pod-b   0/1     CrashLoopBackOff   7          2d"
+)
+CRASHING_ROW = PODS.splitlines()[-1]
 USER_ONLY = "Only for the person at the terminal: the cluster's bill is due."
 RUN_HEADER = "x-any-server-run"
 """Set by the server itself from the URL `/mcp/RUN` (over HTTP): the run each logged record belongs to."""

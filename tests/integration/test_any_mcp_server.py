@@ -21,6 +21,7 @@ from k8s_agent_scripted_llm import call, calls, raw_tool, text, tool
 from tests.cli.test_ask import ask
 from tests.conftest import AgentRun, read_jsonl, run_scenario
 from tests.integration.any_server import (
+    CRASHING_ROW,
     DOTTED,
     DRIFTING,
     GONE,
@@ -40,6 +41,23 @@ DOTTED_ALIAS = "k8s_pods_list_" + hashlib.sha256(DOTTED.encode()).hexdigest()[:8
 the alias gets the real name's hash."""
 LONG_ALIAS = LONG[:55] + "_" + hashlib.sha256(LONG.encode()).hexdigest()[:8]
 TRANSPORTS = ["stdio", "streamable-http"]
+REPORT = json.dumps(
+    {
+        "scope": "the pods",
+        "findings": [
+            {
+                "kind": "pod",
+                "name": "pod-b",
+                "status": "CrashLoopBackOff",
+                "cause": "crash_application",
+                "explanation": "Its container keeps exiting.",
+                "evidence": [{"text": CRASHING_ROW, "tool": DOTTED_ALIAS}],
+                "fix": "Read its logs.",
+            }
+        ],
+        "healthy": {"count": 1},
+    }
+)
 PAGES = 80
 PROGRESS_TIMEOUT = 2.0
 """The --tool-timeout of the progress tests. The server reports progress every 10 ms, two hundred
@@ -107,10 +125,10 @@ def test_names_content_output_schemas_and_a_tool_added_at_connect_time(
     script = [
         calls(tool(DOTTED_ALIAS), tool(TAKEN), tool(LONG_ALIAS), tool(LATE)),
         calls(tool("weather"), tool("text_only"), tool("contents")),
-        text("pod-b is in CrashLoopBackOff."),
+        text(REPORT),
     ]
 
-    run, received = run_on(transport, http_server, impl, script, tmp_path, report_format="prose")
+    run, received = run_on(transport, http_server, impl, script, tmp_path, report_format="json_schema")
 
     assert run.error is None, run.error
     # Every name the model is offered is one the model APIs accept, the tool added at connect time
@@ -156,6 +174,8 @@ def test_names_content_output_schemas_and_a_tool_added_at_connect_time(
     assert listing["client_info"]["name"] == "k8s-agent"
     assert listing["client_info"]["version"] == importlib.metadata.version("k8s-agent")
     assert listing["capabilities"] == {}
+    # The report names the tool as the model cited it, and as the server knows it.
+    assert f"Evidence ({DOTTED_ALIAS} [{DOTTED}]) ✓: {CRASHING_ROW}" in run.answer
     shown = timeline(run, tmp_path)
     assert f"tool list read again (the server sent notifications/tools/list_changed): added {LATE}" in shown
     assert f"✓ {DOTTED_ALIAS} [{DOTTED}]()" in shown and f"for you: {USER_ONLY}" in shown
