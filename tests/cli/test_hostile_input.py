@@ -150,7 +150,8 @@ def test_ctrl_c_while_the_mcp_server_hangs_at_start_up_ends_the_run_with_an_inte
         cwd=tmp_path, env={"K8S_AGENT_TRACE_DIR": "traces"},
     )  # fmt: skip
     deadline = time.monotonic() + HANG_SECONDS
-    while not running(marker) and process.poll() is None and time.monotonic() < deadline:
+    server = f"^[^ ]+ -c import time; time.sleep.3600. {marker}$"  # the server's command line, not the run's
+    while not running(server) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)  # until the run has started the server and waits for it
 
     _, err = interrupt(process)
@@ -160,7 +161,7 @@ def test_ctrl_c_while_the_mcp_server_hangs_at_start_up_ends_the_run_with_an_inte
     (trace,) = traces(tmp_path)
     assert trace[-1]["kind"] == "run_end" and trace[-1]["interrupted"] is True
     assert trace[-1]["error"] == "interrupted" and trace[-1]["error_type"] == "Interrupted"
-    assert not running(marker)  # the server went with the run
+    assert not running(server)  # the server went with the run
 
 
 def test_ctrl_c_in_the_first_moments_ends_in_one_line_and_exit_130(tmp_path: Path) -> None:

@@ -59,9 +59,9 @@ REPORT = json.dumps(
     }
 )
 PAGES = 80
-PROGRESS_TIMEOUT = 2.0
-"""The --tool-timeout of the progress tests. The server reports progress every 10 ms, two hundred
-times within it: only a machine that stalls a process for two seconds could make a call miss it."""
+PROGRESS_TIMEOUT = EXERCISED_TIMEOUT
+"""The --tool-timeout of the progress tests. The server reports progress every 10 ms, five hundred
+times within it: only a machine that stalls a process for five seconds could make a call miss it."""
 
 
 @pytest.fixture(scope="module")
@@ -237,7 +237,7 @@ def test_a_tool_list_that_changes_under_the_model_takes_effect_per_tool(
 def test_a_call_that_reports_progress_outlives_the_tool_timeout_and_is_shown(
     impl: str, http_server: tuple[str, Path], tmp_path: Path
 ) -> None:
-    seconds = 1.5 * PROGRESS_TIMEOUT
+    seconds = 1.2 * PROGRESS_TIMEOUT  # longer than the timeout: only the progress keeps it going
     script = [call("progress_for", seconds=seconds), text("Done.")]
 
     run, received = run_on("stdio", http_server, impl, script, tmp_path, tool_timeout=PROGRESS_TIMEOUT)
