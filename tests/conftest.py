@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from k8s_agent.invariants import calls_answered
 from k8s_agent.scenarios import QUESTION, Scenario
@@ -27,6 +30,24 @@ from k8s_agent_mock_cluster.warm import warm_process
 from k8s_agent_scripted_llm import Step
 from k8s_agent_scripted_llm.responses_api import chat_request
 from tests import processes
+
+# Property tests: the same examples on every run (derandomized), no per-example deadline and no
+# "too slow" check (a busy machine is slow, never wrong), and no example database (it would be a
+# folder in the checkout: the tests write only in their temporary folders).
+settings.register_profile(
+    "k8s-agent", deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("k8s-agent")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Hypothesis keeps its caches (written from the collection on) in a temporary folder of this
+    process, removed when it ends, not in the checkout."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    home = tempfile.mkdtemp(prefix="k8s-agent-hypothesis-")
+    set_hypothesis_home_dir(home)
+    config.add_cleanup(lambda: shutil.rmtree(home, ignore_errors=True))
 
 
 @dataclass
