@@ -245,6 +245,8 @@ def _guardrail_words(event: events.GuardrailFired) -> str:
         case Guardrail.FORCED_SUMMARY:
             reason = event.reason.value.replace("_", " ") if event.reason else "budget"
             return f"stopping the investigation ({reason}): asking for the summary"
+        case Guardrail.UNPARSABLE_CALL:
+            return "the model endpoint could not parse the model's tool call: telling the model"
         case _:
             assert_never(event.guardrail)
 

@@ -7,6 +7,7 @@ the gateway, so invalid JSON, schema errors, duplicates and failures read exactl
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agents import FunctionTool, ToolErrorFormatterArgs
@@ -15,16 +16,20 @@ from agents.tool_context import ToolContext
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.model_client import WireState
 
+CallTool = Callable[[str, str, str], Awaitable[str]]
+"""Answers one proposed call (call id, tool, raw arguments) through the gateway: `Session.call_tool`."""
 
-def function_tools(gateway: ToolGateway) -> list[FunctionTool]:
-    """One FunctionTool per allowed MCP tool, each calling the gateway with the raw arguments, then
-    the harness's search tool, enabled (offered) once the gateway has stored a result."""
+
+def function_tools(gateway: ToolGateway, call_tool: CallTool) -> list[FunctionTool]:
+    """One FunctionTool per allowed MCP tool, each calling the gateway (through `call_tool`) with the
+    raw arguments, then the harness's search tool, enabled (offered) once the gateway has stored a
+    result."""
     tools = [
         FunctionTool(
             name=spec["function"]["name"],
             description=spec["function"]["description"],
             params_json_schema=spec["function"]["parameters"],
-            on_invoke_tool=_invoker(gateway, spec["function"]["name"]),
+            on_invoke_tool=_invoker(call_tool, spec["function"]["name"]),
             strict_json_schema=False,
             # A write tool allowed with --allow-write: the SDK pauses the run for approval (runner.py).
             needs_approval=gateway.needs_approval(spec["function"]["name"]),
@@ -37,7 +42,7 @@ def function_tools(gateway: ToolGateway) -> list[FunctionTool]:
             name=search["name"],
             description=search["description"],
             params_json_schema=search["parameters"],
-            on_invoke_tool=_invoker(gateway, search["name"]),
+            on_invoke_tool=_invoker(call_tool, search["name"]),
             strict_json_schema=False,
             is_enabled=lambda context, agent: gateway.offers_search,
         )
@@ -45,15 +50,14 @@ def function_tools(gateway: ToolGateway) -> list[FunctionTool]:
     return tools
 
 
-def _invoker(gateway: ToolGateway, name: str) -> Any:
+def _invoker(call_tool: CallTool, name: str) -> Any:
     async def invoke(context: ToolContext[Any], raw_arguments: str) -> str:
-        outcome = await gateway.call(context.tool_call_id, name, raw_arguments)
-        return outcome.content
+        return await call_tool(context.tool_call_id, name, raw_arguments)
 
     return invoke
 
 
-def error_formatter(gateway: ToolGateway, wire: WireState) -> Any:
+def error_formatter(call_tool: CallTool, wire: WireState) -> Any:
     """`RunConfig.tool_error_formatter`: the gateway's own messages for what the SDK rejects itself.
 
     An unknown tool never reaches a FunctionTool; the formatter sends it through the gateway (which
@@ -62,9 +66,7 @@ def error_formatter(gateway: ToolGateway, wire: WireState) -> Any:
 
     async def format_error(args: ToolErrorFormatterArgs[Any]) -> str | None:
         if args.kind == "tool_not_found":
-            raw = wire.arguments(args.call_id)
-            outcome = await gateway.call(args.call_id, args.tool_name, raw)
-            return outcome.content
+            return await call_tool(args.call_id, args.tool_name, wire.arguments(args.call_id))
         return None  # raw FunctionTools never raise (the gateway answers); other kinds keep the default
 
     return format_error
