@@ -162,7 +162,11 @@ async def _ask_responses(
     session.check_wire()  # a failed response, or a function call without call_id or name
     parts: list[Part] = []
     for item in response.output:
-        raw = item.model_dump(exclude_unset=True, mode="json")  # sent back as it came
+        raw = item.model_dump(exclude_unset=True, mode="json")  # sent back as it came, but for
+        if (
+            raw.get("status", "") is None
+        ):  # a null status, which no input item may carry (the SDK drops it too)
+            del raw["status"]
         if item.type == "function_call":
             parts.append(Call(item.call_id, item.name, item.arguments, raw))
         elif item.type == "message":

@@ -45,6 +45,8 @@ from k8s_agent_harness.streams import TextSink, read_stream
 from k8s_agent_harness.trace import Recorder
 
 MAX_ERROR_BODY = 500
+MAX_UNPARSABLE_BODY = 8_000
+"""Characters kept of an error that says the model's call could not be parsed (replay reads it again)."""
 MAX_RETRY_AFTER = 30.0  # seconds; a longer Retry-After is honoured only up to this
 UNUSED_API_KEY = "unused"  # OpenAI-compatible servers without auth still need a non-empty key
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
@@ -213,13 +215,14 @@ class WireRecorder:
         except ValueError:
             body = None
         self.state.unparsable = unparsable_call(status, body)
+        kept = MAX_UNPARSABLE_BODY if self.state.unparsable is not None else MAX_ERROR_BODY
         self._recorder.emit(
             events.ModelError(
                 attempt=_retry_of(request) + 1,
                 status=status,
                 retry_after=headers.get("retry-after"),
                 latency_ms=latency,
-                body=text[:MAX_ERROR_BODY],
+                body=text[:kept],
             )
         )
 

@@ -70,24 +70,34 @@ def _repaired_call(
 
 
 def client_view(body: Any) -> Any:
-    """The body as the `openai` client reads it: Chat content chunks as their text."""
+    """The body as the `openai` client and the SDK read it: Chat content chunks as their text, and a
+    tool call without a `type` (Mistral's) as the function call it is."""
     if not isinstance(body, dict):
         return body
     choices = body.get("choices")
-    if not isinstance(choices, list) or not any(_chunked(choice) for choice in choices):
+    if not isinstance(choices, list) or not any(_needs_view(choice) for choice in choices):
         return body
-    viewed = []
-    for choice in choices:
-        if _chunked(choice):
-            message = choice["message"]
-            choice = {**choice, "message": {**message, "content": content_text(message["content"])}}
-        viewed.append(choice)
-    return {**body, "choices": viewed}
+    return {**body, "choices": [_viewed(choice) if _needs_view(choice) else choice for choice in choices]}
 
 
-def _chunked(choice: Any) -> bool:
+def _needs_view(choice: Any) -> bool:
     message = choice.get("message") if isinstance(choice, dict) else None
-    return isinstance(message, dict) and isinstance(message.get("content"), list)
+    if not isinstance(message, dict):
+        return False
+    calls = message.get("tool_calls")
+    untyped = isinstance(calls, list) and any(isinstance(call, dict) and "type" not in call for call in calls)
+    return untyped or isinstance(message.get("content"), list)
+
+
+def _viewed(choice: dict[str, Any]) -> dict[str, Any]:
+    message = dict(choice["message"])
+    if isinstance(message.get("content"), list):
+        message["content"] = content_text(message["content"])
+    if isinstance(message.get("tool_calls"), list):
+        message["tool_calls"] = [
+            {"type": "function", **call} if isinstance(call, dict) else call for call in message["tool_calls"]
+        ]
+    return {**choice, "message": message}
 
 
 def error_in(body: Any) -> str | None:

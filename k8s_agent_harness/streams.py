@@ -98,6 +98,10 @@ def _error_event(name: str, payload: dict[str, Any]) -> StreamEnd | None:
     return None
 
 
+TEXT_FIELDS = frozenset({"reasoning_content", "reasoning", "refusal"})
+"""The text fields of a delta besides `content`, whose pieces are joined."""
+
+
 class _ChatStream:
     """Chat Completions chunks merged into one completion."""
 
@@ -139,11 +143,14 @@ class _ChatStream:
                 for position, call in enumerate(value):
                     if isinstance(call, dict):
                         self._call(call, position)
-            elif key == "content" and isinstance(value, str):
-                text += value
-                self.message["content"] = self.message.get("content", "") + value
-            else:
+            elif key == "content":
+                text += value if isinstance(value, str) else _chunks_text(value)
+                self.message["content"] = merged_content(self.message.get("content"), value)
+            elif key == "role" and isinstance(value, str):
+                self.message["role"] = value
+            elif (isinstance(value, str) and key in TEXT_FIELDS) or isinstance(value, list | dict):
                 self.message[key] = merged(self.message.get(key), value)
+            # anything else labels the piece (Groq's `channel`, a token id), not the message
         return text
 
     def _call(self, delta: dict[str, Any], position: int) -> None:
@@ -220,6 +227,37 @@ class _ResponsesStream:
             reason = self.broken or "the stream ended without response.completed"
             return StreamEnd(200, {"error": {"message": reason}})
         return StreamEnd(200, self.response)
+
+
+def merged_content(before: Any, piece: Any) -> Any:
+    """A message's content with one more piece: text joined; content chunks (Mistral's thinking
+    and text chunks) merged into the last chunk of the same type."""
+    if isinstance(piece, str) and not isinstance(before, list):
+        return (before if isinstance(before, str) else "") + piece
+    chunks = [dict(chunk) for chunk in _as_chunks(before)]
+    for chunk in _as_chunks(piece):
+        last = chunks[-1] if chunks else None
+        if last is not None and last.get("type") == chunk.get("type") == "text":
+            last["text"] = str(last.get("text") or "") + str(chunk.get("text") or "")
+        elif last is not None and last.get("type") == chunk.get("type") == "thinking":
+            last["thinking"] = merged_content(last.get("thinking"), chunk.get("thinking"))
+        else:
+            chunks.append(dict(chunk))
+    return chunks
+
+
+def _as_chunks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    if isinstance(content, list):
+        return [chunk for chunk in content if isinstance(chunk, dict)]
+    return []
+
+
+def _chunks_text(content: Any) -> str:
+    return "".join(
+        str(chunk.get("text") or "") for chunk in _as_chunks(content) if chunk.get("type") == "text"
+    )
 
 
 def merged(before: Any, piece: Any) -> Any:
