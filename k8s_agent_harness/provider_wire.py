@@ -7,8 +7,9 @@ Tolerant where the wire is ambiguous, strict where it is broken (docs/providers.
   under it; arguments sent as a JSON object instead of a string are read as that object's JSON
   text. Each repair is noted (the trace's `model_response.repaired`).
 - `client_view`: content sent as a list of chunks (Mistral's thinking and text chunks) is given to
-  the `openai` client and the SDK as its text; the turn keeps the chunks to send them back
-  (conversation.turn_from_chat).
+  the `openai` client and the SDK as its text (the turn keeps the chunks to send them back:
+  conversation.turn_from_chat); an incomplete Response is read as the turn it holds, as a Chat
+  reply cut at the output limit is (the model is told when calls were cut: prompts.CUT_OFF_NOTE).
 - `error_in`: a 200 body that carries an `error` object (OpenRouter's, also as the last event of a
   stream) is the endpoint's error, with the provider's own message.
 - `unparsable_call`: the provider says the model produced a tool call it could not parse (Groq's
@@ -70,10 +71,14 @@ def _repaired_call(
 
 
 def client_view(body: Any) -> Any:
-    """The body as the `openai` client and the SDK read it: Chat content chunks as their text, and a
-    tool call without a `type` (Mistral's) as the function call it is."""
+    """The body as the `openai` client and the SDK read it: Chat content chunks as their text, a
+    tool call without a `type` (Mistral's) as the function call it is, and an incomplete Response
+    (cut at the output limit) as the turn it holds, as Chat's `finish_reason: length` is read (the
+    trace keeps its status; the Agents SDK would end the run on it)."""
     if not isinstance(body, dict):
         return body
+    if body.get("object") == "response" and body.get("status") == "incomplete":
+        return {**body, "status": "completed"}
     choices = body.get("choices")
     if not isinstance(choices, list) or not any(_needs_view(choice) for choice in choices):
         return body
