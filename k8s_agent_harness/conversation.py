@@ -327,8 +327,7 @@ class Conversation:
                 continue
             if isinstance(piece, ModelTurn):
                 turn += 1
-                if piece.provider:
-                    fixed += len(json.dumps(piece.provider, default=str))
+                fixed += _provider_bytes(piece)
                 for slot, part in enumerate(piece.parts):
                     if isinstance(part, Said) and part.text:
                         entries.append(Entry(TEXT, wire_size(part.text), turn, text=part.text))
@@ -390,6 +389,19 @@ class Conversation:
                 kept.append(piece)
             pieces = kept
         return Conversation(self.instructions, pieces)
+
+
+def _provider_bytes(turn: ModelTurn) -> int:
+    """What a turn's provider fields add on the wire: content chunks stand for the text (counted as
+    the turn's text, which compaction may clip), so only what they hold beside it is added."""
+    if not turn.provider:
+        return 0
+    fields = dict(turn.provider)
+    content = fields.pop("content", None)
+    size = len(json.dumps(fields, default=str)) if fields else 0
+    if content is not None:
+        size += max(0, len(json.dumps(content, default=str)) - wire_size(turn.text))
+    return size
 
 
 def _rewritten_call(call: Call, arguments: str) -> Call:
