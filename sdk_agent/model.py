@@ -17,7 +17,8 @@
   harness's conversation reads it at the wire) and writes its Chat messages from the harness's
   conversation model: the client it gives the SDK puts those messages on the request the SDK
   builds (and leaves out the SDK's `strict: false` in tool definitions, the default, which some
-  OpenAI-compatible endpoints refuse). Both agents then send the same request.
+  OpenAI-compatible endpoints refuse, and the `store: true` it adds at api.openai.com, which
+  would keep every completion there). Both agents then send the same request.
 """
 
 from __future__ import annotations
@@ -165,6 +166,7 @@ class _Completions:
         tools = request.get("tools")
         if isinstance(tools, list):  # `strict: false` is the default, and some endpoints refuse the field
             request["tools"] = [_not_strict(tool) for tool in tools]
+        request.pop("store", None)  # the SDK's default at api.openai.com: store every completion
         return await self._owner._client.chat.completions.create(**request)
 
 

@@ -185,3 +185,38 @@ def test_a_providers_fields_count_in_what_cannot_shrink() -> None:
     assert small.compacted([], ResultStore(), Budget(32_000)) is small
     with pytest.raises(ContextBudgetError, match="more than the context budget"):
         heavy.compacted([], ResultStore(), Budget(32_000))  # the provider's text alone is over it
+
+
+def test_the_sdk_ports_chat_client_sends_the_conversations_messages_and_none_of_the_sdks_defaults() -> None:
+    from sdk_agent.model import ConversationChatModel
+
+    sent: list[dict[str, Any]] = []
+
+    class Completions:
+        async def create(self, **request: Any) -> str:
+            sent.append(request)
+            return "completion"
+
+    class Client:
+        base_url = "https://api.openai.com/v1"
+        chat = type("Chat", (), {"completions": Completions()})()
+
+    model = ConversationChatModel(model="gpt-4o-mini", openai_client=Client(), wire=None)  # type: ignore[arg-type]
+    model._messages = [{"role": "user", "content": "from the conversation"}]
+    tool = {"type": "function", "function": {"name": "list_pods", "parameters": {}, "strict": False}}
+    request = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "the SDK's"}],
+        "tools": [tool],
+        "store": True,
+    }
+
+    asyncio.run(model._client.chat.completions.create(**request))
+
+    assert sent == [
+        {
+            "model": "m",
+            "messages": [{"role": "user", "content": "from the conversation"}],
+            "tools": [{"type": "function", "function": {"name": "list_pods", "parameters": {}}}],
+        }
+    ]
