@@ -19,6 +19,7 @@ the id the run gave it. And the four runs send the same requests: the two agents
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +181,25 @@ def assert_items_carried_back(
                 item = {key: value for key, value in item.items() if key != "status"}
             assert item in items, f"request {turn + 2} lacks {json.dumps(item)[:300]}"
         assert set(kinds) <= {item["type"] for item in answer["output"]}
+
+
+def test_the_providers_page_has_one_row_per_provider_the_matrix_runs_with_its_sources() -> None:
+    page = (PROVIDERS.parent.parent / "docs" / "providers.md").read_text(encoding="utf-8")
+    rows = {
+        found[1]: line
+        for line in page.splitlines()
+        if line.startswith("| ") and (found := re.search(r"\(`(\w+)`\) \|", line))
+    }
+
+    assert sorted(rows) == sorted(
+        path.name for path in PROVIDERS.iterdir() if (path / "provider.json").is_file()
+    )
+    for provider, row in rows.items():
+        described = manifest(provider)
+        assert row.startswith(f"| {described['name']} (`{provider}`) |")
+        wires = {"chat": "Chat Completions", "responses": "Responses"}
+        assert row.split(" | ")[1] == ", ".join(wires[wire] for wire in described["wires"])
+        assert described["model"] in row and described["differs"] in row
+        assert described["base_url"].startswith("(") or f"--base-url {described['base_url']}" in row
+        for source in described["learned_from"]:
+            assert f"<{source.split(' ')[0]}>" in page, source
