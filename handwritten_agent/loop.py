@@ -50,6 +50,7 @@ async def investigate(session: Session) -> Accept:
     while (reason := supervisor.stop_reason()) is None:
         tool_choice = "required" if supervisor.turns == 0 else "auto"  # C1: force the first step only
         supervisor.turn_taken()
+        await session.gateway.refresh()  # a tool list the server changed: the new one from this request
         tools = session.gateway.openai_tools()  # the search tool joins once a result is stored
         reply = await investigation_turn(session, conversation, tools, tool_choice)
         if isinstance(reply, str):  # C8: the provider could not parse the model's tool call

@@ -549,7 +549,7 @@ def _tool_call(call: events.ToolCall) -> str:
     outcome = call.outcome
     rejected = " rejected" if not outcome.reached_server and outcome != Outcome.CACHED else ""
     mark = MARKS.get(outcome, "✗")
-    arguments = call.arguments
+    arguments = call.raw_arguments if call.raw_arguments is not None else call.arguments
     shown = json.dumps(arguments, ensure_ascii=False) if not isinstance(arguments, str) else arguments
     result = call.result
     lines = result.count("\n") + 1 if result else 0

@@ -166,7 +166,7 @@ def server_saw_only_accepted_calls(
     accepted: Counter[str] = Counter()
     for event in trace:
         if isinstance(event, events.ToolCall) and event.outcome.reached_server:
-            accepted[_signature(event.tool, event.arguments)] += max(1, event.attempts)
+            accepted[_signature(event.server_tool or event.tool, event.arguments)] += max(1, event.attempts)
     received = Counter(_signature(call["tool"], call["arguments"]) for call in calls)
     unexpected = sorted(signature for signature, count in received.items() if count > accepted[signature])
     if unexpected:

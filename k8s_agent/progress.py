@@ -19,6 +19,9 @@ QUESTION_SHOWN = 200
 """Characters of the question the first progress line shows (the trace keeps it whole)."""
 ARGUMENTS_SHOWN = 200
 """Characters of a tool call's arguments its progress line shows."""
+FOR_USER_SHOWN = 20
+"""Lines of content a server addressed to the user that a call's progress lines show (the trace
+keeps it whole)."""
 
 BOLD, RED, GREEN, YELLOW, MAGENTA, RESET = (
     "\x1b[1m",
@@ -174,6 +177,8 @@ class ProgressPrinter:
             return line.replace(mark, f"{colour}{mark}{RESET}", 1)
         if isinstance(event, events.GuardrailFired | events.McpRestart | events.McpToolsChanged):
             return f"{MAGENTA}{line}{RESET}"
+        if isinstance(event, events.ToolProgress):
+            return f"{YELLOW}{line}{RESET}"
         if isinstance(event, events.ReportChecked):
             return f"{GREEN if not event.problems else RED}{line}{RESET}"
         if isinstance(event, events.ModelError) or (
@@ -194,7 +199,12 @@ class ProgressPrinter:
                 return f"k8s-agent · {event.impl} agent · model {event.model}{wire} · question: {question}"
             case events.ToolsListed():
                 note = f" (refused, not read-only: {', '.join(event.refused)})" if event.refused else ""
-                return f"  tools: {', '.join(event.allowed)}{note}"
+                server_names = {alias: real for real, alias in event.aliases.items()}
+                shown = [
+                    f"{name} [{server_names[name]}]" if name in server_names else name
+                    for name in event.allowed
+                ]
+                return f"  tools: {', '.join(shown)}{note}"
             case events.ModelRequest() if event.attempt == 1:
                 if not event.offers_tools:
                     how = "summary, no tools"
@@ -219,6 +229,10 @@ class ProgressPrinter:
                 return f"  model answers ({plural(len(event.text or ''), 'character')}){latency}"
             case events.ToolCall():
                 return self._tool_line(event)
+            case events.ToolProgress():
+                done = f"{event.progress:g}/{event.total:g}" if event.total else f"{event.progress:g}"
+                said = f": {clip(event.message, 120)}" if event.message else ""
+                return f"  … {event.tool} is working ({done}){said}"
             case events.ToolRetry():
                 return f"  … {event.tool} failed ({event.reason}); retrying in {event.delay_s:g}s"
             case events.GuardrailFired():
@@ -241,12 +255,12 @@ class ProgressPrinter:
                 outcome = "restarted it" if event.ok else f"could not restart it: {event.error}"
                 return f"  ! MCP server: {event.reason}; {outcome}"
             case events.McpToolsChanged():
-                return f"  ! MCP server changed its tool list ({event.detail}): further calls are refused"
+                return f"  ! MCP server's tool list read again ({event.detail}): {_changes_words(event)}"
         return None
 
     @staticmethod
     def _tool_line(event: events.ToolCall) -> str:
-        arguments = _compact(event.arguments)
+        arguments = _compact(event.arguments, event.raw_arguments)
         if event.outcome == Outcome.EXECUTED and event.handle and event.full_result is not None:
             lines = event.full_result.count(chr(10)) + 1
             counted = f"{lines:,} {'line' if lines == 1 else 'lines'}"  # one huge JSON line is "1 line"
@@ -257,7 +271,28 @@ class ProgressPrinter:
             detail = event.result
         else:
             detail = outcome_words(event.outcome)
-        return f"  {outcome_mark(event.outcome)} {event.tool}({arguments}): {clip(detail, 140)}"
+        name = f"{event.tool} [{event.server_tool}]" if event.server_tool else event.tool
+        line = f"  {outcome_mark(event.outcome)} {name}({arguments}): {clip(detail, 140)}"
+        for text in event.for_user:
+            shown = text.splitlines()[:FOR_USER_SHOWN] or [""]
+            line += "\n    for you: " + "\n             ".join(clip(part, 200) for part in shown)
+        return line
+
+
+def _changes_words(event: events.McpToolsChanged) -> str:
+    parts = []
+    if event.added:
+        parts.append(f"added {', '.join(event.added)}")
+    if event.removed:
+        parts.append(f"removed {', '.join(event.removed)}")
+    kept = [name for name in event.changed if name not in event.refused]
+    if kept:
+        parts.append(f"changed {', '.join(kept)} before the model was offered it")
+    if event.refused:
+        parts.append(
+            f"refused from now on, changed after the model was offered it: {', '.join(event.refused)}"
+        )
+    return "; ".join(parts) or "nothing changed"
 
 
 def _guardrail_words(event: events.GuardrailFired) -> str:
@@ -289,7 +324,9 @@ def _report_words(event: events.ReportChecked) -> str:
     return f"{mark} report: {plural(len(findings), 'finding')}, {verified}/{len(quotes)} quotes verified{unverified}"
 
 
-def _compact(arguments: Any) -> str:
+def _compact(arguments: Any, raw: str | None = None) -> str:
+    if raw is not None:
+        return clip(raw, 60)
     if isinstance(arguments, dict):
         return clip(
             ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in arguments.items()),

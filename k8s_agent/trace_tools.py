@@ -213,6 +213,8 @@ def show(trace: events.Trace, *, full: bool = False) -> str:
                 event, stamp, already_shown=event.answer is not None and event.answer == shown_text
             )
             continue
+        if isinstance(event, events.HarnessWarning):  # live, the run printed it on stderr itself
+            line = f"  warning: {event.message}"
         if line:
             lines.append(stamp + line)
         if full:

@@ -6,7 +6,10 @@
     servers       which MCP server a run starts (presets), with discovery.py and kubeconfig.py
     served        a preset started listening over HTTP on loopback (--mcp-transport), stopped at the end
     mcp_client    the MCP client (stdio, Streamable HTTP, SSE): tools, calls, restarts, reconnects; failures as data
+    mcp_listing   a server's tool list: every page, each tool once, what changed between two listings
+    mcp_content   a result's content blocks as the model reads them, and what only the user sees
     tools         tool specifications and their Chat Completions form
+    tool_names    the names the model knows tools by (an alias where the server's cannot be a function name)
     gateway       the one path of every tool call: allowlist, JSON, schema, cache, call, redact, trace
     schemas       argument validation against a tool's JSON Schema
     supervisor    budgets outside the conversation: steps, time, repeats

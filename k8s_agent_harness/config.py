@@ -326,6 +326,16 @@ class Config:
         group=OUTPUT,
         metavar="N",
     )
+    tool_max_seconds: float = _setting(
+        300.0,
+        "seconds one MCP tool call may take at most while the server keeps reporting progress (each "
+        "progress notification gives the call another --tool-timeout, up to this; never less than "
+        "--tool-timeout)",
+        env=("K8S_AGENT_TOOL_MAX_SECONDS",),
+        group=BUDGETS,
+        budget=True,
+        metavar="SECONDS",
+    )
 
     def __post_init__(self) -> None:
         impl: Any = self.impl
@@ -617,7 +627,7 @@ def _validated(raw: dict[str, Any], origins: Mapping[str, str] | None = None) ->
     for name in ("max_retries", "keep_traces", "context_budget"):
         if getattr(config, name) < 0:
             raise wrong(name, f"{name.replace('_', '-')} must not be negative")
-    for name in ("max_seconds", "tool_timeout", "mcp_start_timeout", "request_timeout"):
+    for name in ("max_seconds", "tool_timeout", "mcp_start_timeout", "request_timeout", "tool_max_seconds"):
         if not getattr(config, name) > 0:
             raise wrong(name, f"{name.replace('_', '-')} must be positive")
     if config.cluster is not None and config.mcp_command:

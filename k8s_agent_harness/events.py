@@ -41,14 +41,16 @@ from k8s_agent_harness.vocabulary import (
     StopReason,
 )
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The version this code writes. Raise it when a field changes meaning or goes away, or a kind (or
 a value of the vocabulary) is added (a reader refuses a kind it does not know: version 2 added
 `report`; version 3 writes large texts once, as `result` records, and names them by hash; version 4
 adds the Responses wire: `api` on run_start and model_request, whose `messages_added` are then input
-items; version 5 adds the `unparsable_call` guardrail, `run_start.stream` and
-`model_response.repaired`)."""
-SUPPORTED_VERSIONS = frozenset({1, 2, 3, 4, SCHEMA_VERSION})
+items; version 5 adds `tool_progress`, makes `tool_call.arguments` always an object (the model's text
+in `raw_arguments` when it was not one), names the server's tool beside an alias (`server_tool`,
+`tools_listed.aliases`), and says what a tool-list change added, removed and refused; version 6 adds
+the `unparsable_call` guardrail, `run_start.stream` and `model_response.repaired`)."""
+SUPPORTED_VERSIONS = frozenset({1, 2, 3, 4, 5, SCHEMA_VERSION})
 INLINE_BYTES = 4096
 """Texts of tool results shorter than this are written inline, where they occur; longer ones once,
 as a `result` record, and named by their sha256."""
@@ -163,7 +165,7 @@ class RunStart(_Event):
     traces before version 4 are all chat."""
     stream: bool = False
     """Whether the run asked the endpoint to stream its answers (each is recorded as the one
-    response it amounts to); traces before version 5 never did."""
+    response it amounts to); traces before version 6 never did."""
 
 
 class ToolsListed(_Event):
@@ -172,7 +174,10 @@ class ToolsListed(_Event):
     kind: Literal["tools_listed"] = "tools_listed"
     tools: list[ListedTool]
     allowed: list[str]
+    """The names the model is offered (an alias where the server's name cannot be a function name)."""
     refused: list[str] = Field(default_factory=list)
+    aliases: dict[str, str] = Field(default_factory=dict)
+    """The server's name of each tool the model knows by another name, and that name (version 5)."""
 
 
 class ModelRequest(_Event):
@@ -227,7 +232,7 @@ class ModelResponse(_Event):
     """The start of the body of a malformed response."""
     repaired: list[str] = Field(default_factory=list)
     """What the harness repaired before reading the response (a call without an id answered under
-    a fresh one, arguments sent as an object), one line each."""
+    a fresh one, arguments sent as an object), one line each (version 6)."""
 
 
 class ModelError(_Event):
@@ -248,8 +253,14 @@ class ToolCall(_Event):
     request_id: str
     """The tool call id the model gave the call."""
     tool: str
+    """The tool as the model named it."""
     arguments: Any = None
-    """The parsed arguments; the raw string when they were not JSON."""
+    """The parsed arguments, always an object (version 5; before, the raw string when they were not
+    JSON)."""
+    raw_arguments: str | None = None
+    """The model's argument text, when it was not a JSON object (then `arguments` is `{}`)."""
+    server_tool: str | None = None
+    """The server's name of the tool, when the model knows it by an alias."""
     fingerprint: str
     """sha256 of `tool:canonical-arguments`, 12 hex digits: what the repeat budget counts."""
     outcome: Outcome
@@ -275,6 +286,23 @@ class ToolCall(_Event):
     when large: the `result` record `structured_sha256` names, whose text is this JSON."""
     structured_sha256: str | None = None
     """The stored text that is `structured_result` as JSON, when it is large."""
+    for_user: list[str] = Field(default_factory=list)
+    """Content the server addressed to the user only (`audience: ["user"]`): shown on the terminal,
+    never sent to the model."""
+
+
+class ToolProgress(_Event):
+    """A tool call in flight reported progress (`notifications/progress`): the first notification of
+    a call, then at most one a second."""
+
+    kind: Literal["tool_progress"] = "tool_progress"
+    request_id: str
+    tool: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+    notifications: int = 1
+    """How many progress notifications the call has sent so far."""
 
 
 class ToolRetry(_Event):
@@ -347,10 +375,22 @@ class McpRestart(_Event):
 
 
 class McpToolsChanged(_Event):
-    """The MCP server changed its tool list during the run; later calls to it are refused."""
+    """The server's tool list changed and was read again: what was added, removed and refused.
+
+    Before the first model request the new list is simply used. After it, tools added or removed
+    take effect from the next request (added ones under the same read-only rule), and a tool whose
+    definition changed after the model was offered it is refused for the rest of the run (version
+    5; before, every later call was refused)."""
 
     kind: Literal["mcp_tools_changed"] = "mcp_tools_changed"
     detail: str
+    """Why the list was read again."""
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)
+    """Tools whose description, input or output schema, or annotations changed."""
+    refused: list[str] = Field(default_factory=list)
+    """The changed tools that are refused from now on: the model had been offered them."""
 
 
 class StreamedText(_Model):
@@ -398,6 +438,7 @@ Event = Annotated[
     | ModelResponse
     | ModelError
     | ToolCall
+    | ToolProgress
     | ToolRetry
     | GuardrailFired
     | ReportChecked

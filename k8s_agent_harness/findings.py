@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -639,8 +639,10 @@ def _quoted(text: str) -> str:
     return one_line(text.strip())
 
 
-def render_text(report: HealthReport, header: str = "") -> str:
-    """The report for the terminal: each quote marked verified (✓) or not; every field on its line."""
+def render_text(report: HealthReport, header: str = "", server_names: Mapping[str, str] | None = None) -> str:
+    """The report for the terminal: each quote marked verified (✓) or not; every field on its line.
+    `server_names` gives the server's name of each tool the model knows by an alias: both are shown."""
+    server_names = server_names or {}
     lines = [one_line(header or f"Health report: {report.scope}"), ""]
     lines.append(f"{len(report.findings):,} unhealthy, {report.healthy.count:,} healthy.")
     for number, finding in enumerate(report.findings, start=1):
@@ -651,6 +653,8 @@ def render_text(report: HealthReport, header: str = "") -> str:
         ]
         for quote in finding.evidence:
             source = one_line(quote.tool) if quote.tool else "tool result"
+            if quote.tool and quote.tool in server_names:
+                source += f" [{one_line(server_names[quote.tool])}]"
             lines.append(f"   Evidence ({source}) {_mark(quote)}: {_quoted(quote.text)}")
         lines += [
             f"   Cause: {finding.cause.value}: {one_line(finding.explanation)}",

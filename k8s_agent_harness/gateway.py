@@ -4,6 +4,10 @@
       -> duplicate cache -> MCP call (timeout, bounded retries) -> redact -> trace -> outcome
 
 Every rejection is a message for the model, never an exception.
+
+It also keeps the run's view of the server's tool list: the name the model knows each tool by
+(tool_names.py), and what a change of the list means once the model has been offered tools (added
+and removed tools from the next request, a tool whose definition changed under the model refused).
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from k8s_agent_harness import events, prompts
 from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.context import SEARCH_TOOL, Budget, ResultStore, excerpt, search_tool_spec, size_of
 from k8s_agent_harness.grounding import Evidence
-from k8s_agent_harness.mcp_client import ToolFailure, ToolResult
+from k8s_agent_harness.mcp_client import ProgressListener, ToolFailure, ToolListing, ToolResult
+from k8s_agent_harness.mcp_listing import changes
 from k8s_agent_harness.schemas import ArgumentValidator
 from k8s_agent_harness.supervisor import Supervisor, call_signature, fingerprint_of
+from k8s_agent_harness.tool_names import aliases, model_names
 from k8s_agent_harness.tools import ToolSpec
 from k8s_agent_harness.trace import Recorder
 from k8s_agent_harness.vocabulary import FailureKind, Outcome
@@ -31,13 +37,25 @@ from k8s_agent_harness.vocabulary import FailureKind, Outcome
 MAX_RAW_ARGUMENTS_ECHO = 500
 RETRY_BASE_DELAY = 0.25
 RETRY_MAX_DELAY = 5.0
+PROGRESS_EVENT_SECONDS = 1.0
+"""A call's progress is recorded (and shown) at its first notification, then at most this often."""
 
 
 class ToolCaller(Protocol):
     """What the gateway needs from an MCP client."""
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], on_progress: ProgressListener | None = None
+    ) -> ToolResult:
         """Call a tool; failures come back as data."""
+        ...
+
+
+class ToolSource(Protocol):
+    """Where the gateway reads the server's tool list again when it changed."""
+
+    async def tool_listing(self) -> ToolListing:
+        """The server's tools, listed again first when the server said they changed."""
         ...
 
 
@@ -62,6 +80,12 @@ class ToolOutcome:
     with it, or is an excerpt of it (`full`)."""
     structured: Any = None
     """The server's structured content for this result (redacted), when it sent one."""
+    server_tool: str | None = None
+    """The server's name of the tool, when the model knows it by an alias."""
+    raw_arguments: str | None = None
+    """The model's argument text, when it was not a JSON object (`arguments` is then `{}`)."""
+    for_user: tuple[str, ...] = ()
+    """What the server addressed to the user only (redacted): shown to them, not sent to the model."""
 
     @property
     def reached_server(self) -> bool:
@@ -102,11 +126,10 @@ class ToolGateway:
         store: ResultStore | None = None,
         max_calls_per_turn: int = 0,
         position: Callable[[str], int | None] | None = None,
+        source: ToolSource | None = None,
+        generation: int = 0,
     ) -> None:
-        allowed = set(allow_write)
-        self.tools = [t for t in tools if t.read_only is True or t.name in allowed]
-        self.refused = sorted(t.name for t in tools if t not in self.tools)
-        self._by_name = {tool.name: tool for tool in self.tools}
+        self._allow_write = set(allow_write)
         self.budget = budget or Budget(0)
         self.store = store if store is not None else ResultStore()
         self._max_calls = max_calls_per_turn
@@ -117,6 +140,9 @@ class ToolGateway:
         self.search_tool = ToolSpec(name, spec["description"], spec["schema"], read_only=True)
         """The harness's own search over stored results: offered once a result is stored."""
         self._caller = caller
+        self._source = source
+        self._generation = generation
+        """The reading of the server's tool list this gateway holds (ToolListing.generation)."""
         self._recorder = recorder
         self._supervisor = supervisor
         self.evidence = evidence
@@ -126,11 +152,54 @@ class ToolGateway:
         self._approver = approver
         self._approved: set[str] = set()
         self._denied: set[str] = set()
-        self._validators = {
-            tool.name: ArgumentValidator(tool.name, tool.input_schema, self._warn) for tool in self.tools
-        }
+        self._validators: dict[str, ArgumentValidator] = {}
         self._search_validator: ArgumentValidator | None = None
         self._turn_offer: tuple[int, list[str], bool] | None = None
+        self._known_names: dict[str, str] = {}
+        """The name the model knows each tool by, by the server's name: never changed in a run."""
+        self._shown: dict[str, str] = {}
+        """The definition (ToolSpec.signature) of each tool as the model was first offered it, by the
+        server's name: once the model has been offered tools, a definition that changes is refused."""
+        self._changed: set[str] = set()
+        """The server's names of the tools refused because their definition changed under the model."""
+        self._listed: tuple[ToolSpec, ...] = ()
+        self._adopt(tools)
+
+    def _adopt(self, listed: Sequence[ToolSpec]) -> None:
+        """Take a tool list as the run's: names for the model, and which tools it may call."""
+        self._listed = tuple(listed)
+        self._known_names = model_names(
+            [tool.name for tool in listed], self._known_names, reserved=[self.search_tool.name]
+        )
+        known = self._known_names
+
+        def allowed(tool: ToolSpec) -> bool:
+            if tool.name in self._changed:
+                return False
+            return tool.read_only is True or bool({tool.name, known[tool.name]} & self._allow_write)
+
+        self.tools = [tool for tool in listed if allowed(tool)]
+        """The tools the model may call, in the server's order."""
+        self.refused = sorted(known[t.name] for t in listed if not allowed(t) and t.name not in self._changed)
+        """The tools refused as not read-only, by the name the model knows them by."""
+        self.changed = sorted(known[t.name] for t in listed if t.name in self._changed)
+        """The tools refused because their definition changed after the model was offered them."""
+        self._by_name = {known[tool.name]: tool for tool in self.tools}
+        self._validators = {
+            offered: self._validators.get(offered)
+            or ArgumentValidator(offered, tool.input_schema, self._warn)
+            for offered, tool in self._by_name.items()
+        }
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        """The tools the model knows by another name than the server's: server name -> that name."""
+        return aliases({tool.name: self._known_names[tool.name] for tool in self._listed})
+
+    def server_name(self, name: str) -> str:
+        """The server's name of the tool the model calls `name`."""
+        tool = self._by_name.get(name)
+        return tool.name if tool is not None else name
 
     @property
     def names(self) -> list[str]:
@@ -142,14 +211,63 @@ class ToolGateway:
         """Whether the search tool is offered: some result was too large and is stored."""
         return bool(self.store)
 
-    def openai_tools(self) -> list[dict[str, Any]]:
-        """The tools the model may call now, in OpenAI Chat Completions form (the server's, in its
-        order, then the search tool once a result is stored)."""
-        tools = [tool.openai_tool() for tool in self.tools]
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """The tools the model may call now, in OpenAI Chat Completions form, under the names it knows
+        them by (the server's, in its order, then the search tool once a result is stored)."""
+        tools = [tool.openai_tool(self._known_names[tool.name]) for tool in self.tools]
         if self.store:
             tools.append(self.search_tool.openai_tool())
-        self._turn_offer = (self._supervisor.turns, self.names, self.offers_search)
         return tools
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """The tool definitions of the model request being built: noted as what this turn offers,
+        and from now on, what a changed definition is compared with."""
+        for tool in self._listed:
+            self._shown.setdefault(tool.name, tool.signature())
+        self._turn_offer = (self._supervisor.turns, self.names, self.offers_search)
+        return self.tool_definitions()
+
+    def listed_event(self) -> events.ToolsListed:
+        """The trace event of the tool list the run starts with."""
+        return events.ToolsListed(
+            tools=[events.ListedTool(name=t.name, read_only=t.read_only) for t in self._listed],
+            allowed=self.names,
+            refused=self.refused,
+            aliases=self.aliases,
+        )
+
+    async def refresh(self) -> None:
+        """Read the server's tool list again if it said it changed, and take the change: recorded,
+        shown, and applied (added and removed tools from the next request, a tool whose definition
+        changed after the model was offered it refused). Before the first model request the new list
+        is simply the run's."""
+        if self._source is None:
+            return
+        listing = await self._source.tool_listing()
+        if listing.generation == self._generation:
+            return
+        self._generation = listing.generation
+        for problem in listing.problems:
+            self._warn(problem)
+        diff = changes(self._listed, listing.tools)
+        refused = [
+            tool.name
+            for tool in listing.tools
+            if tool.name in self._shown
+            and tool.name not in self._changed
+            and self._shown[tool.name] != tool.signature()
+        ]
+        self._changed.update(refused)
+        self._adopt(listing.tools)
+        self._recorder.emit(
+            events.McpToolsChanged(
+                detail=listing.why or "the server's tools were listed again",
+                added=list(diff.added),
+                removed=list(diff.removed),
+                changed=list(diff.changed),
+                refused=refused,
+            )
+        )
 
     def needs_approval(self, name: str) -> bool:
         """Whether calls of this tool ask the operator first (a write tool allowed by --allow-write)."""
@@ -179,8 +297,17 @@ class ToolGateway:
     async def call(self, call_id: str, name: str, raw_arguments: str | None) -> ToolOutcome:
         """Take one proposed call through every check; always returns the model-visible outcome."""
         started = time.perf_counter()
-        outcome = await self._decide(call_id, name, raw_arguments or "")
+        raw = raw_arguments or ""
+        await self.refresh()  # a tool whose definition changed since it was offered is refused
+        outcome = await self._decide(call_id, name, raw)
         outcome = dataclasses.replace(outcome, duration_ms=round((time.perf_counter() - started) * 1e3, 3))
+        if not isinstance(outcome.arguments, dict):  # the trace's `arguments` is always an object
+            parsed, _ = _parse_arguments(raw)  # a refused or unknown call's arguments may be one
+            outcome = (
+                dataclasses.replace(outcome, arguments=parsed)
+                if isinstance(parsed, dict)
+                else dataclasses.replace(outcome, arguments={}, raw_arguments=raw)
+            )
         self._record(outcome)
         return outcome
 
@@ -192,10 +319,16 @@ class ToolGateway:
         offered, search_offered = self._offered_this_turn()
         if name == self.search_tool.name and search_offered:
             return await self._search(call_id, raw)
-        if name not in self._by_name:
-            message = (prompts.refused_tool if name in self.refused else prompts.unknown_tool)(name, offered)
-            kind = Outcome.REFUSED if name in self.refused else Outcome.UNKNOWN
-            return self._rejected(call_id, name, kind, message, raw)
+        if name not in self._by_name or name not in offered:  # an added tool: offered from the next request
+            if name in self.changed:
+                return self._rejected(
+                    call_id, name, Outcome.REFUSED, prompts.changed_tool(name, offered), raw
+                )
+            if name in self.refused:
+                return self._rejected(
+                    call_id, name, Outcome.REFUSED, prompts.refused_tool(name, offered), raw
+                )
+            return self._rejected(call_id, name, Outcome.UNKNOWN, prompts.unknown_tool(name, offered), raw)
         checked = self._checked(call_id, name, raw)
         if isinstance(checked, ToolOutcome):
             return checked
@@ -210,6 +343,7 @@ class ToolGateway:
 
         result, attempts = await self._execute(call_id, name, arguments, fingerprint)
         structured = sha = None
+        for_user = tuple(self._recorder.redactor.text(text) for text in result.for_user)
         if result.failure is None:
             content, sha = self._recorder.keep(result.text)  # redacted; a large text kept once
             if result.structured is not None:
@@ -243,7 +377,13 @@ class ToolGateway:
             full=full,
             sha256=sha,
             structured=structured,
+            server_tool=self._server_name_if_other(name),
+            for_user=for_user,
         )
+
+    def _server_name_if_other(self, name: str) -> str | None:
+        server = self.server_name(name)
+        return server if server != name else None
 
     async def _search(self, call_id: str, raw: str) -> ToolOutcome:
         """The harness's own tool: search the stored results (validated, cached and traced like any)."""
@@ -304,10 +444,11 @@ class ToolGateway:
     async def _execute(
         self, call_id: str, name: str, arguments: dict[str, Any], fingerprint: str
     ) -> tuple[ToolResult, int]:
-        """Call the server, retrying retryable failures with bounded backoff."""
+        """Call the server (by the tool's own name), retrying retryable failures with bounded backoff."""
         attempt = 1
+        progress = _ProgressReporter(self._recorder, call_id, name)
         while True:
-            result = await self._caller.call(name, arguments)
+            result = await self._caller.call(self.server_name(name), arguments, on_progress=progress.heard)
             failure = result.failure
             if failure is None or not failure.retryable or attempt >= self._retry.attempts:
                 return result, attempt
@@ -345,7 +486,9 @@ class ToolGateway:
             events.ToolCall(
                 request_id=outcome.call_id,
                 tool=outcome.tool,
+                server_tool=outcome.server_tool,
                 arguments=outcome.arguments,
+                raw_arguments=outcome.raw_arguments,
                 fingerprint=outcome.fingerprint,
                 outcome=outcome.kind,
                 attempts=outcome.attempts,
@@ -356,6 +499,7 @@ class ToolGateway:
                 full_result=outcome.full,
                 full_sha256=outcome.sha256 if outcome.full is not None else None,
                 structured_result=outcome.structured,
+                for_user=list(outcome.for_user),
             )
         )
 
@@ -368,6 +512,36 @@ class ToolGateway:
 
     def _warn(self, message: str) -> None:
         self._recorder.warn(message)
+
+
+class _ProgressReporter:
+    """Records the progress a call reports: its first notification, then at most one a second (a
+    server may send thousands)."""
+
+    def __init__(self, recorder: Recorder, call_id: str, tool: str) -> None:
+        self._recorder = recorder
+        self._call_id = call_id
+        self._tool = tool
+        self._heard = 0
+        self._last: float | None = None
+
+    def heard(self, progress: float, total: float | None, message: str | None) -> None:
+        """One progress notification of the call."""
+        self._heard += 1
+        now = time.monotonic()
+        if self._last is not None and now - self._last < PROGRESS_EVENT_SECONDS:
+            return
+        self._last = now
+        self._recorder.emit(
+            events.ToolProgress(
+                request_id=self._call_id,
+                tool=self._tool,
+                progress=progress,
+                total=total,
+                message=message,
+                notifications=self._heard,
+            )
+        )
 
 
 def _parse_arguments(raw: str) -> tuple[Any, str | None]:

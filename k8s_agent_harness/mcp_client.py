@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import importlib.metadata
 import logging
 import math
 import os
@@ -32,8 +34,10 @@ from pydantic import ValidationError
 
 from k8s_agent_harness import events
 from k8s_agent_harness.errors import McpServerError
+from k8s_agent_harness.mcp_content import read_content
+from k8s_agent_harness.mcp_listing import Listing, list_tools
 from k8s_agent_harness.redact import public_url
-from k8s_agent_harness.tools import ToolSpec, clean_description
+from k8s_agent_harness.tools import ToolSpec
 from k8s_agent_harness.vocabulary import FailureKind
 
 CONNECTION_CLOSED = -32000
@@ -48,7 +52,9 @@ HTTP_CLOSE_GRACE = 2.0
 """How long closing an HTTP session may take (its DELETE); a broken one is dropped at once."""
 STDIO, STREAMABLE_HTTP, SSE = "stdio", "streamable-http", "sse"
 _SDK_LOGS = logging.NullHandler()
-MAX_TOOL_PAGES = 50
+LIBRARY_TIMEOUT_SLACK = 5.0
+"""How much longer than the run's own bound the MCP library waits for a call (ours ends it first)."""
+INITIALIZE, TOOLS_LIST = "initialize", "tools/list"
 STDERR_TAIL_LINES = 12
 STDERR_TAIL_BYTES = 16_384
 
@@ -71,18 +77,37 @@ class ToolFailure:
 
 @dataclass(frozen=True)
 class ToolResult:
-    """What one MCP call produced: the result flattened to text, or a failure."""
+    """What one MCP call produced: the result as the model reads it, or a failure."""
 
     text: str
     failure: ToolFailure | None = None
     structured: Any = None
     """The server's `structuredContent` (JSON), when it sent one: kept next to the text, never
     instead of it."""
+    for_user: tuple[str, ...] = ()
+    """The content the server addressed to the user only (`audience: ["user"]`): shown to them,
+    never sent to the model."""
 
     @property
     def ok(self) -> bool:
         """Whether the call succeeded."""
         return self.failure is None
+
+
+ProgressListener = Callable[[float, float | None, str | None], None]
+"""Told each progress notification of a call: progress, total (when known), message."""
+
+
+@dataclass(frozen=True)
+class ToolListing:
+    """The server's tool list as the client last read it: `generation` grows with every new reading."""
+
+    generation: int
+    tools: tuple[ToolSpec, ...]
+    why: str = ""
+    """Why it was read again (the server's notification, a restart); empty for the first reading."""
+    problems: tuple[str, ...] = ()
+    """What went wrong while reading it (paging stopped early, a tool listed twice)."""
 
 
 def classify_failure(reason: str, kind: FailureKind, structured: Any = None) -> ToolFailure:
@@ -102,25 +127,49 @@ def classify_failure(reason: str, kind: FailureKind, structured: Any = None) -> 
     return ToolFailure(reason=reason, kind=kind, retryable=retryable, retry_after=retry_after)
 
 
-def flatten(result: mcp_types.CallToolResult) -> str:
-    """A tool result as one text: text blocks joined, other blocks described, else structured JSON."""
-    parts: list[str] = []
-    for block in result.content:
-        if isinstance(block, mcp_types.TextContent):
-            parts.append(block.text)
-        elif isinstance(block, mcp_types.EmbeddedResource):
-            resource = block.resource
-            parts.append(getattr(resource, "text", None) or f"[resource {resource.uri}]")
-        elif isinstance(block, mcp_types.ResourceLink):
-            parts.append(f"[resource link {block.uri}]")
-        else:
-            parts.append(f"[{block.type} content: {getattr(block, 'mime_type', 'unknown type')}]")
-    if not parts and result.structured_content is not None:
-        import json
+class _CallClock:
+    """The bound of one call: `timeout` seconds without an answer or a progress notification, and
+    `most` seconds in all, however often the server reports progress."""
 
-        parts.append(json.dumps(result.structured_content, sort_keys=True, default=str))
-    # JSON may carry lone surrogates (`"\\udcff"`) that no UTF-8 request can: keep them, escaped.
-    return "\n".join(parts).encode("utf-8", "backslashreplace").decode("utf-8")
+    def __init__(self, timeout: float, most: float, listener: ProgressListener | None) -> None:
+        self.timeout = timeout
+        self.most = max(most, timeout)
+        self.listener = listener
+        self.notifications = 0
+        self._scope: anyio.CancelScope | None = None
+        self._started = 0.0
+        self._capped = False
+        """Whether the deadline in force is the maximum, not the timeout."""
+
+    def start(self, scope: anyio.CancelScope) -> None:
+        """Bound the call that runs in `scope`, from now."""
+        self._scope = scope
+        self._started = anyio.current_time()
+        scope.deadline = self._started + self.timeout
+
+    async def heard(self, progress: float, total: float | None, message: str | None) -> None:
+        """A progress notification: the call gets another `timeout` seconds, within `most`."""
+        self.notifications += 1
+        if self._scope is not None:
+            renewed = anyio.current_time() + self.timeout
+            last = self._started + self.most
+            self._capped = last <= renewed
+            self._scope.deadline = min(renewed, last)
+        if self.listener is not None:
+            self.listener(progress, total, message)
+
+    def timeout_reason(self) -> str:
+        """Why the call was given up, for the model."""
+        if not self.notifications:
+            return f"timed out after {self.timeout:g}s"
+        reported = f"{self.notifications} progress notification{'s' if self.notifications != 1 else ''}"
+        if self._capped:
+            return (
+                f"still running after {self.most:g}s, the most one call may take (--tool-max-seconds), "
+                f"although the server reported progress ({reported})"
+            )
+        elapsed = anyio.current_time() - self._started
+        return f"timed out: no progress for {self.timeout:g}s after {reported} ({elapsed:.0f}s in all)"
 
 
 @dataclass
@@ -130,21 +179,17 @@ class _Connection:
     generation: int
     ready: anyio.Event = field(default_factory=anyio.Event)
     client: Client | None = None
-    tools: list[ToolSpec] = field(default_factory=list)
+    listing: Listing = field(default_factory=lambda: Listing(()))
+    phase: str = INITIALIZE
+    """The request the start is waiting for: `initialize`, then `tools/list`."""
     error: BaseException | None = None
     refused: int | None = None
     """The HTTP status of the last response that refused a request (4xx, 5xx)."""
     session_lost: bool = False
     """The server answered 404 to a request of this session: it no longer knows it."""
-    calls: set[anyio.CancelScope] = field(default_factory=set)
-    """The calls waiting on this session: ended at once when it is lost (over SSE the answer to a
-    POST the server refused would otherwise never come, and the call would wait for its timeout)."""
-
-    def lose_session(self) -> None:
-        self.session_lost = True
-        for call in self.calls:
-            call.cancel()
-
+    in_flight: set[anyio.CancelScope] = field(default_factory=set)
+    """The calls waiting for an answer: ended at once when the session is lost (over SSE a refused
+    POST never answers them)."""
     broken: bool = False
     """Replaced after a failure: closing it need not say goodbye to the server."""
 
@@ -159,9 +204,9 @@ class McpClient:
         *,
         call_timeout: float = 30.0,
         start_timeout: float = 30.0,
+        max_call_seconds: float | None = None,
         restarts: int = 1,
-        on_event: Callable[[events.McpConnected | events.McpRestart | events.McpToolsChanged], object]
-        | None = None,
+        on_event: Callable[[events.McpConnected | events.McpRestart], object] | None = None,
         url: str | None = None,
         headers: Mapping[str, str] | None = None,
         ca_file: str | None = None,
@@ -181,6 +226,9 @@ class McpClient:
         """Why SSE is used instead of Streamable HTTP, when the server did not speak it."""
         self.env = dict(env or {})
         self.call_timeout = call_timeout
+        """Seconds a call may go without an answer or a progress notification."""
+        self.max_call_seconds = max(max_call_seconds or call_timeout, call_timeout)
+        """Seconds a call may take at most, however often it reports progress."""
         self.start_timeout = start_timeout
         self._restarts_left = restarts
         """One restart (stdio) or reconnect (HTTP) per run, as docs/failures.md says."""
@@ -193,11 +241,19 @@ class McpClient:
         self._closing = False
         self._lock = anyio.Lock()
         self._gone_reason: str | None = None
-        self.tools_changed = False
         self.on_event = on_event
-        """Told about restarts and tool-list changes (the run's trace)."""
-        self.tools: list[ToolSpec] = []
+        """Told about connections and restarts (the run's trace)."""
+        self.listing = ToolListing(0, ())
+        """The server's tools as last listed; read again when the server says they changed."""
+        self._listing_stale: str | None = None
+        """Why the listing must be read again before it is used, when it must."""
+        self._listing_lock = anyio.Lock()
         self.restarts = 0
+
+    @property
+    def tools(self) -> list[ToolSpec]:
+        """The server's tools as last listed."""
+        return list(self.listing.tools)
 
     @classmethod
     @asynccontextmanager
@@ -219,7 +275,7 @@ class McpClient:
             connection = client._connection
             if connection.client is None:
                 raise client._start_error(connection)
-            client.tools = connection.tools
+            client.listing = ToolListing(1, connection.listing.tools, problems=connection.listing.problems)
             if client.url is not None:
                 client._tell(
                     events.McpConnected(
@@ -240,28 +296,35 @@ class McpClient:
 
     # -- calls ---------------------------------------------------------------------------
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
-        """Call one tool; every failure comes back as a ToolResult, never as an exception."""
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], on_progress: ProgressListener | None = None
+    ) -> ToolResult:
+        """Call one tool; every failure comes back as a ToolResult, never as an exception.
+
+        A `progressToken` goes with every call; each progress notification the server sends for it
+        is told to `on_progress`, and gives the call another `call_timeout` seconds, up to
+        `max_call_seconds` in all (the MCP spec lets a client reset its timeout on progress, and
+        asks it to keep a maximum)."""
         if self._gone_reason is not None:
             return self._gone()
-        if self.tools_changed:
-            # What was checked (names, schemas, read-only annotations) may no longer hold.
-            reason = "the server changed its tool list during the run; calls to it are refused"
-            return ToolResult("", ToolFailure(reason, FailureKind.REFUSED))
         connection = self._connection
-        result = await self._call_once(connection, name, arguments)
+        result = await self._call_once(connection, name, arguments, on_progress)
         if result.failure is None or result.failure.kind != FailureKind.TRANSPORT:
             return result
         if not await self._restart(connection, result.failure.reason):
             return self._gone()
-        result = await self._call_once(self._connection, name, arguments)
+        result = await self._call_once(self._connection, name, arguments, on_progress)
         if result.failure is not None and result.failure.kind == FailureKind.TRANSPORT:
             self._gone_reason = f"{result.failure.reason} again after a restart"
             return self._gone()
         return result
 
     async def _call_once(
-        self, connection: _Connection, name: str, arguments: Mapping[str, Any]
+        self,
+        connection: _Connection,
+        name: str,
+        arguments: Mapping[str, Any],
+        on_progress: ProgressListener | None,
     ) -> ToolResult:
         client = connection.client
         if client is None:
@@ -269,41 +332,22 @@ class McpClient:
                 "", ToolFailure(self._describe_death("is not connected"), FailureKind.TRANSPORT)
             )
         since = self._stderr_size()
-        lost = ToolResult(
-            "",
-            ToolFailure("MCP server lost the session (HTTP 404 for its session id)", FailureKind.TRANSPORT),
-        )
+        clock = _CallClock(self.call_timeout, self.max_call_seconds, on_progress)
         try:
-            with anyio.CancelScope() as waiting:
-                connection.calls.add(waiting)
+            with anyio.CancelScope() as bounded:
+                clock.start(bounded)
+                connection.in_flight.add(bounded)
                 try:
                     result = await client.call_tool(
-                        name, dict(arguments), read_timeout_seconds=self.call_timeout
+                        name,
+                        dict(arguments),
+                        read_timeout_seconds=self.max_call_seconds + LIBRARY_TIMEOUT_SLACK,
+                        progress_callback=clock.heard,
                     )
                 finally:
-                    connection.calls.discard(waiting)
-            if waiting.cancelled_caught:
-                return lost
+                    connection.in_flight.discard(bounded)
         except MCPError as error:
-            if connection.session_lost:
-                return lost
-            if error.code == REQUEST_TIMEOUT:
-                if await self._responsive(client):
-                    reason = f"timed out after {self.call_timeout:g}s"
-                    return ToolResult("", ToolFailure(reason, FailureKind.TIMEOUT))
-                return ToolResult(
-                    "", ToolFailure(self._describe_death("stopped answering", since), FailureKind.TRANSPORT)
-                )
-            if error.code == CONNECTION_CLOSED and error.message == "Connection closed":
-                return ToolResult(
-                    "",
-                    ToolFailure(self._describe_death("closed the connection", since), FailureKind.TRANSPORT),
-                )
-            if error.code == CONNECTION_CLOSED and self.url is not None:  # e.g. "SSE stream ended ..."
-                reason = f"MCP server closed the connection ({error.message})"
-                return ToolResult("", ToolFailure(reason, FailureKind.TRANSPORT))
-            reason = f"{error.message} (JSON-RPC error {error.code})"
-            return ToolResult("", classify_failure(reason, FailureKind.PROTOCOL_ERROR, error.data))
+            return self._call_error(connection, error, since)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as error:
             return ToolResult(
                 "",
@@ -315,17 +359,78 @@ class McpClient:
         except ValidationError as error:
             reason = f"the server sent an invalid result ({error.error_count()} validation errors)"
             return ToolResult("", ToolFailure(reason, FailureKind.PROTOCOL_ERROR))
-        text = flatten(result)
+        except Exception as error:  # boundary: whatever the MCP library raises on a result is a tool failure
+            return ToolResult("", ToolFailure(unreadable_result(error), FailureKind.PROTOCOL_ERROR))
+        if (
+            bounded.cancelled_caught
+        ):  # our deadline (the library sent notifications/cancelled), or a lost session
+            if connection.session_lost:
+                reason = "MCP server lost the session (HTTP 404 for its session id)"
+                return ToolResult("", ToolFailure(reason, FailureKind.TRANSPORT))
+            if await self._responsive(client):
+                return ToolResult("", ToolFailure(clock.timeout_reason(), FailureKind.TIMEOUT))
+            return ToolResult(
+                "", ToolFailure(self._describe_death("stopped answering", since), FailureKind.TRANSPORT)
+            )
+        content = read_content(result)
         if result.is_error:
             # FastMCP-style servers prefix every error; the gateway names the tool already.
-            text = text.removeprefix(f"Error executing tool {name}: ")
+            text = content.text.removeprefix(f"Error executing tool {name}: ")
             return ToolResult(
                 "",
                 classify_failure(
                     text or "the tool reported an error", FailureKind.TOOL_ERROR, result.structured_content
                 ),
+                for_user=content.for_user,
             )
-        return ToolResult(text, structured=result.structured_content)
+        return ToolResult(content.text, structured=result.structured_content, for_user=content.for_user)
+
+    def _call_error(self, connection: _Connection, error: MCPError, since: int) -> ToolResult:
+        """A JSON-RPC error, a lost session, a library timeout or a closed connection, as a failure."""
+        if connection.session_lost:
+            reason = "MCP server lost the session (HTTP 404 for its session id)"
+            return ToolResult("", ToolFailure(reason, FailureKind.TRANSPORT))
+        if error.code == REQUEST_TIMEOUT:  # only past our own bound: the server stopped answering
+            return ToolResult(
+                "", ToolFailure(self._describe_death("stopped answering", since), FailureKind.TRANSPORT)
+            )
+        if error.code == CONNECTION_CLOSED and error.message == "Connection closed":
+            return ToolResult(
+                "", ToolFailure(self._describe_death("closed the connection", since), FailureKind.TRANSPORT)
+            )
+        if error.code == CONNECTION_CLOSED and self.url is not None:  # e.g. "SSE stream ended ..."
+            reason = f"MCP server closed the connection ({error.message})"
+            return ToolResult("", ToolFailure(reason, FailureKind.TRANSPORT))
+        reason = f"{error.message} (JSON-RPC error {error.code})"
+        return ToolResult("", classify_failure(reason, FailureKind.PROTOCOL_ERROR, error.data))
+
+    # -- the tool list ---------------------------------------------------------------------
+
+    async def tool_listing(self) -> ToolListing:
+        """The server's tools: as listed last, or listed again first when the server said they
+        changed (`notifications/tools/list_changed`) or a restarted server lists other ones."""
+        if self._listing_stale is None:
+            return self.listing
+        async with self._listing_lock:
+            why = self._listing_stale
+            client = self._connection.client
+            if why is None or client is None:
+                return self.listing
+            self._listing_stale = None
+            try:
+                listing = await list_tools(self._page_fetcher(client))
+            except Exception as error:  # boundary: a call or a model request never fails on a relisting
+                problem = f"the server's tools could not be listed again ({self._error_text(error)}): the last list is used"
+                self.listing = ToolListing(self.listing.generation + 1, self.listing.tools, why, (problem,))
+                return self.listing
+            self.listing = ToolListing(self.listing.generation + 1, listing.tools, why, listing.problems)
+            return self.listing
+
+    def _page_fetcher(self, client: Client) -> Any:
+        async def fetch(cursor: str | None) -> mcp_types.ListToolsResult:
+            return await client.list_tools(cursor=cursor)
+
+        return fetch
 
     async def _responsive(self, client: Client) -> bool:
         """Whether the server still answers at all (a slow tool, not a dead server)."""
@@ -387,8 +492,14 @@ class McpClient:
                 )
                 return False
             self._tell(events.McpRestart(reason=reason, ok=True, reconnect=reconnect, attempts=attempts))
-            if [t.signature() for t in next_connection.tools] != [t.signature() for t in self.tools]:
-                self._tools_changed("the restarted server lists other tools")
+            tools = next_connection.listing.tools
+            if [t.signature() for t in tools] != [t.signature() for t in self.listing.tools]:
+                self.listing = ToolListing(
+                    self.listing.generation + 1,
+                    tools,
+                    "the restarted server lists other tools",
+                    next_connection.listing.problems,
+                )
             return True
 
     async def _replace(self, failed: _Connection) -> _Connection:
@@ -400,12 +511,7 @@ class McpClient:
             await next_connection.ready.wait()
         return next_connection
 
-    def _tools_changed(self, how: str) -> None:
-        if not self.tools_changed:
-            self.tools_changed = True
-            self._tell(events.McpToolsChanged(detail=how))
-
-    def _tell(self, event: events.McpConnected | events.McpRestart | events.McpToolsChanged) -> None:
+    def _tell(self, event: events.McpConnected | events.McpRestart) -> None:
         if self.on_event is not None:
             self.on_event(event)
 
@@ -418,7 +524,8 @@ class McpClient:
                     if self.url is not None:  # the SSE stream's GET has no read timeout of its own
                         bounded.deadline = anyio.current_time() + self.start_timeout
                     async with self._new_client(connection) as client:
-                        connection.tools = await self._list_tools(client)
+                        connection.phase = TOOLS_LIST
+                        connection.listing = await list_tools(self._page_fetcher(client))
                         connection.client = client
                         bounded.deadline = math.inf
                         connection.ready.set()
@@ -430,8 +537,9 @@ class McpClient:
                             grace = 0 if connection.broken else HTTP_CLOSE_GRACE
                             bounded.deadline = anyio.current_time() + grace
                 if bounded.cancelled_caught and connection.client is None:
+                    what = "tools/list" if connection.phase == TOOLS_LIST else "the initialize request"
                     connection.error = TimeoutError(
-                        f"the server did not answer within {self.start_timeout:g}s (--mcp-start-timeout)"
+                        f"the server did not answer {what} within {self.start_timeout:g}s (--mcp-start-timeout)"
                     )
             except Exception as error:  # boundary: a failed start or a dead server is data for the caller
                 connection.error = error
@@ -465,13 +573,16 @@ class McpClient:
         else:
             params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=self.env)
             transport = stdio_client(params, errlog=self._stderr)
-        # "legacy" is the initialize handshake every server in the field speaks; no discover probe.
+        # "legacy" is the initialize handshake every server in the field speaks; no discover probe. No
+        # sampling, elicitation or roots callback: the capabilities sent are none, honestly, and such
+        # requests from the server are answered "not supported" at once.
         return Client(
             transport,
             mode="legacy",
             cache=None,
             read_timeout_seconds=self.start_timeout,
             message_handler=self._on_message,
+            client_info=client_info(),
         )
 
     def _http_transport(self, url: str, connection: _Connection) -> Any:
@@ -488,7 +599,9 @@ class McpClient:
             if response.status_code >= 400:
                 connection.refused = response.status_code
                 if response.status_code == 404 and connection.client is not None:
-                    connection.lose_session()
+                    connection.session_lost = True
+                    for call in list(connection.in_flight):
+                        call.cancel()
 
         notify_timeout = min(NOTIFY_TIMEOUT, self.call_timeout)
 
@@ -533,28 +646,9 @@ class McpClient:
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
-            self._tools_changed("the server sent notifications/tools/list_changed")
+            # Read again before the list is next used (the next model request, or the next call).
+            self._listing_stale = "the server sent notifications/tools/list_changed"
         await anyio.lowlevel.checkpoint()
-
-    async def _list_tools(self, client: Client) -> list[ToolSpec]:
-        tools: list[ToolSpec] = []
-        cursor: str | None = None
-        for _ in range(MAX_TOOL_PAGES):
-            page = await client.list_tools(cursor=cursor)
-            for tool in page.tools:
-                annotations = tool.annotations
-                tools.append(
-                    ToolSpec(
-                        name=tool.name,
-                        description=clean_description(tool.description),
-                        input_schema=dict(tool.input_schema or {}),
-                        read_only=annotations.read_only_hint if annotations is not None else None,
-                    )
-                )
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-        return tools
 
     # -- diagnostics -----------------------------------------------------------------------
 
@@ -589,17 +683,22 @@ class McpClient:
             return McpServerError(f"MCP server at {public_url(self.url)} cannot be used: {why}")
         command = " ".join(self.command)
         return McpServerError(
-            f"MCP server failed to start ({command}): {self._error_text(error)}", self.stderr_tail()
+            f"MCP server failed to start ({command}): {self._error_text(error, phase=connection.phase)}",
+            self.stderr_tail(),
         )
 
     @staticmethod
-    def _error_text(error: BaseException | None, connection: _Connection | None = None) -> str:
-        if connection is not None and connection.refused is not None:
-            return _http_refusal_text(connection.refused)  # the transport reports a refusal as -32603
+    def _error_text(
+        error: BaseException | None, connection: _Connection | None = None, *, phase: str = INITIALIZE
+    ) -> str:
+        if connection is not None:
+            phase = connection.phase
+            if connection.refused is not None:
+                return _http_refusal_text(connection.refused)  # the transport reports a refusal as -32603
         if error is None:
             return "unknown error"
         if isinstance(error, BaseExceptionGroup) and error.exceptions:
-            return McpClient._error_text(error.exceptions[0])
+            return McpClient._error_text(error.exceptions[0], phase=phase)
         status = getattr(getattr(error, "response", None), "status_code", None)
         if isinstance(status, int):
             return _http_refusal_text(status)
@@ -612,10 +711,44 @@ class McpClient:
         if isinstance(error, MCPError):
             if error.code == CONNECTION_CLOSED:
                 return "the server exited during start-up"
+            if error.code == REQUEST_TIMEOUT and phase == TOOLS_LIST:
+                return (
+                    "the server answered the initialize request but did not answer tools/list in time "
+                    "(--mcp-start-timeout)"
+                )
             if error.code == REQUEST_TIMEOUT:
                 return "the server did not answer the initialize request in time (--mcp-start-timeout)"
             return f"{error.message} (JSON-RPC error {error.code})"
         return str(error) or type(error).__name__
+
+
+@functools.cache
+def client_info() -> mcp_types.Implementation:
+    """How the agent introduces itself to a server (`clientInfo`): `k8s-agent` and its version, so a
+    gateway in front of several servers and clients can tell its connections apart."""
+    try:
+        version = importlib.metadata.version("k8s-agent")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return mcp_types.Implementation(name="k8s-agent", title="k8s-agent", version=version)
+
+
+def unreadable_result(error: Exception) -> str:
+    """Why the MCP client library could not use a result, in a line the model can act on: a result
+    that breaks the tool's declared output schema names the problem."""
+    cause = error.__cause__
+    message = str(error)
+    if "has an output schema but did not return structured content" in message:
+        return "the tool declares an output schema but its result has no structured content"
+    if message.startswith("Invalid structured content returned by tool") and cause is not None:
+        where = getattr(cause, "json_path", None) or "$"
+        problem = getattr(cause, "message", None) or str(cause).splitlines()[0]
+        return f"the result does not match the tool's declared output schema: {where}: {problem}"
+    if message.startswith("Invalid schema for tool"):
+        first = message.split(": ", 1)[-1].splitlines()[0]
+        return f"the tool's declared output schema cannot be checked: {first}"
+    first_line = message.splitlines()[0] if message else type(error).__name__
+    return f"the MCP client could not read the result ({type(error).__name__}: {first_line})"
 
 
 @asynccontextmanager

@@ -116,6 +116,15 @@ def refused_tool(name: str, available: Iterable[str]) -> str:
     )
 
 
+def changed_tool(name: str, available: Iterable[str]) -> str:
+    """The message for a tool whose definition the server changed after the model was offered it."""
+    return (
+        f"Tool '{name}' is refused: the server changed its definition (description, schema or annotations) "
+        "during the run, after it was offered to you, so what was checked no longer holds. Available tools: "
+        f"{', '.join(sorted(available))}"
+    )
+
+
 def not_approved(name: str) -> str:
     """The message for a call of a write tool that the operator did not approve."""
     return f"Tool call refused ({name}): the operator did not approve this call. Do not retry it."

@@ -215,7 +215,9 @@ class Session:
             if report is not None:  # `--json` prints it as data: no secret in it either
                 report = redacted_report(report, self.recorder.redactor)
             if report is not None and checked.verification is not None:
-                answer = render_text(report)
+                answer = render_text(
+                    report, server_names={a: real for real, a in self.gateway.aliases.items()}
+                )
                 ungrounded = tuple(checked.verification.unverified_names)
                 shown = tuple(redacted_shown(checked.verification.shown, self.recorder.redactor))
             else:
@@ -347,6 +349,7 @@ async def open_session(
                         command,
                         launch.env,
                         call_timeout=config.tool_timeout,
+                        max_call_seconds=config.tool_max_seconds,
                         start_timeout=config.mcp_start_timeout,
                         on_event=recorder.emit,
                         url=url,
@@ -359,8 +362,9 @@ async def open_session(
                 max_steps=config.max_steps, max_repeats=config.max_repeats, max_seconds=config.max_seconds
             )
             wire = WireState()
+            listing = mcp.listing
             gateway = ToolGateway(
-                mcp.tools,
+                listing.tools,
                 mcp,
                 recorder,
                 supervisor,
@@ -371,14 +375,13 @@ async def open_session(
                 store=ResultStore(),
                 max_calls_per_turn=config.max_calls_per_turn,
                 position=wire.position,
+                source=mcp,
+                generation=listing.generation,
             )
-            recorder.emit(
-                events.ToolsListed(
-                    tools=[events.ListedTool(name=t.name, read_only=t.read_only) for t in mcp.tools],
-                    allowed=gateway.names,
-                    refused=gateway.refused,
-                )
-            )
+            for problem in listing.problems:
+                recorder.warn(problem)
+            recorder.emit(gateway.listed_event())
+            await gateway.refresh()  # a change the server announced while it started: the new list is used
             if not gateway.names:
                 raise AgentError(
                     "the MCP server offers no usable tools"

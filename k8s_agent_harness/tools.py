@@ -23,13 +23,18 @@ class ToolSpec:
     input_schema: Mapping[str, Any] = field(default_factory=dict)
     read_only: bool | None = None
     """The server's `readOnlyHint`; None when the server did not say."""
+    annotations: Mapping[str, Any] = field(default_factory=dict)
+    """Every annotation the server gave (hints and title), to notice one that changes."""
+    output_schema: Mapping[str, Any] | None = None
+    """The JSON Schema the tool's structured content must match, when it declares one."""
 
-    def openai_tool(self) -> dict[str, Any]:
-        """The tool in OpenAI Chat Completions `tools` form, the schema passed untouched."""
+    def openai_tool(self, name: str | None = None) -> dict[str, Any]:
+        """The tool in OpenAI Chat Completions `tools` form, the schema passed untouched; `name` is
+        the name the model knows it by, when the server's own cannot be a function name."""
         return {
             "type": "function",
             "function": {
-                "name": self.name,
+                "name": name or self.name,
                 "description": self.description,
                 "parameters": dict(self.input_schema) or {"type": "object", "properties": {}},
             },
@@ -38,7 +43,16 @@ class ToolSpec:
     def signature(self) -> str:
         """A stable text of the whole spec, to notice a tool list that changed."""
         return json.dumps(
-            [self.name, self.description, self.input_schema, self.read_only], sort_keys=True, default=str
+            [
+                self.name,
+                self.description,
+                self.input_schema,
+                self.read_only,
+                self.annotations,
+                self.output_schema,
+            ],
+            sort_keys=True,
+            default=str,
         )
 
 

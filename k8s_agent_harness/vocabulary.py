@@ -122,8 +122,6 @@ class FailureKind(StrEnum):
     """The connection failed: the server died or stopped answering (restarted once)."""
     GONE = "gone"
     """The server is gone for good: every later call fails at once."""
-    REFUSED = "refused"
-    """The server changed its tool list during the run: calls to it are refused."""
 
 
 class ReportFormat(StrEnum):

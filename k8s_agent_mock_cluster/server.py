@@ -59,7 +59,10 @@ class MockClusterServer(MCPServer[Any]):
         writable: bool = False,
     ) -> None:
         super().__init__(
-            "mock-cluster", instructions="A simulated Kubernetes cluster (read-only).", log_level="WARNING"
+            "mock-cluster",
+            version=package_version(),
+            instructions="A simulated Kubernetes cluster (read-only).",
+            log_level="WARNING",
         )
         self._call_log = call_log
         self._result_log = result_log
@@ -148,6 +151,16 @@ class MockClusterServer(MCPServer[Any]):
             call_log.append(
                 self._call_log, call_log.entry(os.getpid(), name, arguments, fault_record, session, client)
             )
+
+
+def package_version() -> str:
+    """The version the server gives in `serverInfo`: the installed k8s-agent's."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("k8s-agent")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 _SESSION: contextvars.ContextVar[str | None] = contextvars.ContextVar("mock_cluster_session", default=None)
@@ -333,7 +346,8 @@ def serve_http(
     else:
         app = _named_clients(server.streamable_http_app(streamable_http_path="/mcp", host=host))
     served: Any = _forgetful(app, server) if isinstance(server, MockClusterServer) else app
-    served = served if token is None else _bearer_only(served, token)
+    served = _known_protocol_versions(served)
+    served = served if token is None else _bearer_only(served, token, "/sse" if sse else "/mcp")
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))
@@ -406,20 +420,94 @@ def _forgetful(app: Any, server: MockClusterServer) -> Any:
     return front
 
 
-def _bearer_only(app: Any, token: str) -> Any:
+METADATA_PATH = "/.well-known/oauth-protected-resource"
+"""Where a client finds the protected-resource metadata (RFC 9728) the 401's header points to."""
+
+
+def _bearer_only(app: Any, token: str, endpoint: str) -> Any:
+    """The app behind a static bearer token, as a deployed server behind a gateway is, answering as
+    the MCP authorization spec says: a 401 names the protected-resource metadata in its
+    `WWW-Authenticate` header (with `error="invalid_token"` when a token was sent and is wrong), and
+    that document is served without a token. It names no authorization server: the token is given
+    out of band (`--mcp-token`), and there is no OAuth flow to start."""
     expected = f"Bearer {token}".encode()
 
     async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and dict(scope.get("headers") or []).get(b"authorization") != expected:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if path in (METADATA_PATH, METADATA_PATH + endpoint):
+            await _send_json(send, 200, _resource_metadata(scope, endpoint))
+            return
+        if path.startswith("/.well-known/"):
+            await _send_json(send, 404, {"error": "not_found"})
+            return
+        sent = dict(scope.get("headers") or []).get(b"authorization")
+        if sent != expected:
+            challenge = f'Bearer realm="mock-cluster", resource_metadata="{_base_url(scope)}{METADATA_PATH}{endpoint}"'
+            if sent is not None:
+                challenge += ', error="invalid_token", error_description="the bearer token is not valid"'
             await send(
                 {
                     "type": "http.response.start",
                     "status": 401,
-                    "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
+                    "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", challenge.encode())],
                 }
             )
-            await send({"type": "http.response.body", "body": b"unauthorized: a bearer token is required\n"})
+            why = b"a bearer token is required" if sent is None else b"the bearer token is not valid"
+            await send({"type": "http.response.body", "body": b"unauthorized: " + why + b"\n"})
             return
         await app(scope, receive, send)
 
     return guarded
+
+
+def _base_url(scope: dict[str, Any]) -> str:
+    """The server's own URL as the client reached it (its Host header, else the socket's address)."""
+    host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+    if not host:
+        address, port = scope.get("server") or ("127.0.0.1", 80)
+        host = f"[{address}]:{port}" if ":" in str(address) else f"{address}:{port}"
+    return f"{scope.get('scheme', 'http')}://{host}"
+
+
+def _resource_metadata(scope: dict[str, Any], endpoint: str) -> dict[str, Any]:
+    """The protected-resource metadata (RFC 9728) of the MCP endpoint."""
+    return {
+        "resource": _base_url(scope) + endpoint,
+        "resource_name": "k8s-agent mock cluster",
+        "bearer_methods_supported": ["header"],
+    }
+
+
+def _known_protocol_versions(app: Any) -> Any:
+    """A request naming a protocol version the server does not speak (`MCP-Protocol-Version`) is
+    answered 400 with a message that says so, as the transport spec asks."""
+    from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
+
+    async def checked(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            version = dict(scope.get("headers") or []).get(b"mcp-protocol-version")
+            if version is not None and version.decode("latin-1") not in SUPPORTED_PROTOCOL_VERSIONS:
+                named = version.decode("latin-1", "replace")[:40]
+                message = (
+                    f"Bad Request: unsupported MCP-Protocol-Version {named!r}; this server speaks "
+                    f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)}"
+                )
+                await _send_json(
+                    send, 400, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+                )
+                return
+        await app(scope, receive, send)
+
+    return checked
+
+
+async def _send_json(send: Any, status: int, body: dict[str, Any]) -> None:
+    import json
+
+    await send(
+        {"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]}
+    )
+    await send({"type": "http.response.body", "body": json.dumps(body).encode()})

@@ -5,6 +5,8 @@ The SDK runs the inner loop (model turn, tool calls, next turn). Around it:
   `reset_tool_choice` drops the field after the first tool use);
 - the gateway answers every tool call, and `RunConfig.tool_error_formatter` answers unknown
   tools with the same whitelist message (`tool_not_found_behavior="return_error_to_model"`);
+- the agent's tools are the gateway's at the start of every turn (`tools.GatewayAgent`), so a
+  server that changes its tool list is seen as the hand-written loop sees it;
 - budgets end a run with the FORCE_SUMMARY sentinel (behavior.py), then one tool-less run of a
   clone of the agent writes the summary;
 - the outer loop hands each answer to the shared review policy and re-runs `Runner` once per
@@ -57,7 +59,7 @@ from sdk_agent.behavior import (
 )
 from sdk_agent.model import ModelCallUnparsable, sdk_model
 from sdk_agent.model_input import compact_items, in_call_order, supervise_model_calls
-from sdk_agent.tools import error_formatter, function_tools
+from sdk_agent.tools import GatewayAgent, ToolShelf, error_formatter
 
 IMPL = Impl.SDK
 
@@ -90,11 +92,13 @@ def output_type(session: Session) -> Any:
 async def investigate(session: Session) -> Accept:
     """The outer loop around `Runner.run`: pushbacks, forced summary, failures."""
     supervisor = session.supervisor
-    agent = Agent(
+    shelf = ToolShelf(session.gateway, session.call_tool)
+    agent: Agent[Any] = GatewayAgent(
         name="k8s-sre",
         instructions=prompts.system_prompt(session.structured),
         model=sdk_model(session.config.api, session.config.model, session.model, session.wire),
-        tools=list(function_tools(session.gateway, session.call_tool)),
+        tools=shelf.current(),
+        shelf=shelf,
         model_settings=ModelSettings(tool_choice="required"),  # C1: the first run only
         tool_use_behavior=summary_behavior(supervisor),
         output_type=output_type(session),
@@ -140,7 +144,9 @@ async def summarize(session: Session, agent: Agent[Any], history: list[Any], rea
     """C4, C7: one tool-less run of a clone of the agent over the history plus the instruction
     (and, for a structured report that does not check out, one more with the correction)."""
     session.recorder.force_summary(reason)
-    writer = agent.clone(tools=[], model_settings=ModelSettings(), tool_use_behavior="run_llm_again")
+    writer = agent.clone(
+        tools=[], model_settings=ModelSettings(), tool_use_behavior="run_llm_again", shelf=None
+    )
     instruction = {"role": "user", "content": prompts.summary_instruction(reason, session.structured)}
     config = RunConfig(tracing_disabled=True, tool_not_found_behavior="return_error_to_model")
     items = [*in_call_order(history), instruction]

@@ -24,6 +24,7 @@ a machine kept busy (docs/testing.md)."""
 
 OUT_OF_REACH = {
     "tool_timeout": HANG_SECONDS,
+    "tool_max_seconds": HANG_SECONDS,
     "mcp_start_timeout": HANG_SECONDS,
     "request_timeout": HANG_SECONDS,
     "max_seconds": HANG_SECONDS,

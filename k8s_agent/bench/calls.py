@@ -25,7 +25,7 @@ class InstantServer:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+    async def call(self, name: str, arguments: Mapping[str, Any], on_progress: Any = None) -> ToolResult:
         return ToolResult(self.text)
 
 

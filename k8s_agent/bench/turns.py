@@ -143,6 +143,9 @@ class TurnBench:
 
     async def time(self, run: Callable[[int], Awaitable[int]], turns: int) -> float:
         """Milliseconds one run of `turns` tool turns takes (it must make turns + 1 requests)."""
+        import gc
+
+        gc.collect()  # a run pays for its own garbage, not for what the contender before it left
         started = time.perf_counter()
         requests = await run(turns)
         elapsed = (time.perf_counter() - started) * 1e3

@@ -360,18 +360,17 @@ async def run_jobs(
     servers = SharedServers((job.incident for job in jobs), serve) if serve is not None else None
     folders = MadeFolders()
 
-    async def one(job: Job) -> dict[str, Any]:
+    async def one(job: Job) -> None:
         folder = trace_root / job.impl.value / _safe(job.model)
         await asyncio.to_thread(folders.make, folder)
-        return await run_one(job, configs[job.model], folder, servers)
-
-    async def done(job: Job, record: dict[str, Any]) -> None:
+        record = await run_one(job, configs[job.model], folder, servers)
+        # Written, then let go: the records of a long eval live in its results file, not in memory.
         await asyncio.to_thread(results.append, record)
         on_record(record)
         progress.finished(job, record)
 
     try:
-        await run_pool(jobs, one, concurrency=concurrency, on_done=done)
+        await run_pool(jobs, one, concurrency=concurrency)
     finally:
         if servers is not None:
             await servers.aclose()

@@ -147,6 +147,7 @@ def written(tmp_path: Path) -> Path:
         events.ToolCall(
             request_id="c1", tool="list_pods", arguments={}, fingerprint="f", outcome=Outcome.EXECUTED
         ),
+        events.ToolProgress(request_id="c2", tool="list_pods", progress=1, total=2),
         events.GuardrailFired(guardrail=Guardrail.FORCED_SUMMARY, reason=StopReason.STEP_BUDGET),
         events.ReportChecked(
             format=ReportFormat.JSON_SCHEMA, parsed=False, problems=["not JSON"], accepted=True
@@ -189,7 +190,7 @@ def test_a_trace_of_an_unknown_schema_version_is_refused_with_the_version(
 
     with pytest.raises(TraceError, match=message) as error:
         read_trace(path)
-    assert f"this k8s-agent reads schema version 1, 2, 3, 4, {SCHEMA_VERSION}" in str(error.value)
+    assert f"this k8s-agent reads schema version 1, 2, 3, 4, 5, {SCHEMA_VERSION}" in str(error.value)
 
 
 def test_a_version_1_trace_is_still_read(tmp_path: Path) -> None:

@@ -1,0 +1,120 @@
+"""MCP parts nobody here wrote, as the tests find them: the protocol's reference server
+(`@modelcontextprotocol/server-everything`) and the MCP Inspector's CLI, installed and pinned by
+`.ci/install-mcp-reference-servers.sh`. A test that needs one skips, naming the script, when it is
+not there (or when there is no `node` to run it)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+INSTALL = "run `bash .ci/install-mcp-reference-servers.sh` to install it"
+CACHE_BIN = Path.home() / ".cache" / "k8s-agent" / "npm" / "reference" / "node_modules" / ".bin"
+ANY_SERVER = Path(__file__).with_name("any_server.py")
+
+
+def installed(variable: str, program: str, what: str) -> Path:
+    """A bin the install script put in place: `$VARIABLE`, else its cache folder, else PATH."""
+    found = os.environ.get(variable) or (str(CACHE_BIN / program) if (CACHE_BIN / program).exists() else None)
+    found = found or shutil.which(program)
+    if not found or not Path(found).exists():
+        pytest.skip(f"{what} is not installed: {INSTALL}")
+    if shutil.which("node") is None:
+        pytest.skip(f"{what} needs `node` on PATH, and there is none")
+    return Path(found)
+
+
+def server_everything() -> Path:
+    """The reference server's bin (`mcp-server-everything`)."""
+    return installed(
+        "MCP_SERVER_EVERYTHING_BIN", "mcp-server-everything", "@modelcontextprotocol/server-everything"
+    )
+
+
+def inspector() -> Path:
+    """The MCP Inspector's bin (`mcp-inspector`; `--cli` is its command-line client)."""
+    return installed("MCP_INSPECTOR_BIN", "mcp-inspector", "@modelcontextprotocol/inspector")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+LISTENING = {"streamableHttp": ("listening on port", "/mcp"), "sse": ("Server is running on port", "/sse")}
+"""What the reference server says once it listens in each of its HTTP modes, and its endpoint."""
+
+
+@contextmanager
+def everything_over_http(program: Path, mode: str = "streamableHttp") -> Iterator[str]:
+    """The reference server over Streamable HTTP (or SSE) at a free loopback port (it takes its port
+    from $PORT, so one is picked, and picked again if another process took it first)."""
+    listening, endpoint = LISTENING[mode]
+    for _ in range(5):
+        port = free_port()
+        process = subprocess.Popen(
+            [str(program), mode],
+            env={**os.environ, "PORT": str(port)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stderr is not None
+        said = ""
+        for said in process.stderr:  # ends when it listens, gives up, or exits
+            if listening in said or "already in use" in said:
+                break
+        if listening not in said:
+            process.kill()
+            process.wait()
+            process.stderr.close()
+            continue
+        drain = threading.Thread(target=process.stderr.read, daemon=True)  # never let its stderr fill up
+        drain.start()
+        try:
+            yield f"http://127.0.0.1:{port}{endpoint}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=5)  # a grace period, not a check
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            drain.join()
+            process.stderr.close()
+        return
+    raise AssertionError("no free port for the reference server after 5 tries")
+
+
+@contextmanager
+def any_server_over_http(log: Path, *options: str) -> Iterator[str]:
+    """tests/integration/any_server.py over Streamable HTTP, for the block."""
+    process = subprocess.Popen(
+        [sys.executable, str(ANY_SERVER), "--log", str(log), "--http", *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline().strip()
+    try:
+        assert line.startswith("serving http://"), line
+        yield line.removeprefix("serving ")
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=5)  # a grace period, not a check
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stdout.close()
