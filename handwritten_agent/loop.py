@@ -4,11 +4,13 @@ Read it top to bottom: ask the model (tools forced on the first turn only; the r
 Schema on every request in json_schema mode), run every proposed tool call through the gateway and
 answer each call id, let the review policy accept each text answer or push back on it, and when a
 budget is spent (steps, repeats, time) ask once more without tools for the summary (a structured
-summary gets its one correction turn, also without tools).
+summary gets its one correction turn, also without tools). A reply the provider could not parse as
+a tool call is told to the model, like arguments that are not JSON (C8), and the loop goes on.
 
 The conversation is the harness's provider-neutral one (conversation.py); `ask_model` writes it on
 the run's wire: Chat Completions messages (`--api chat`) or Responses API input items
-(`--api responses`, the OpenAI Agents SDK's default wire), and reads the reply back into it.
+(`--api responses`, the OpenAI Agents SDK's default wire), and takes the reply as the model client
+read it at the wire (with what the provider added to it, sent back as it came).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import openai
 from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.conversation import Call, Conversation, ModelTurn, Opaque, Part, Said
-from k8s_agent_harness.errors import MalformedResponseError
+from k8s_agent_harness.errors import ModelEndpointError
 from k8s_agent_harness.model_client import endpoint_error
 from k8s_agent_harness.review import Accept, PushBack
 from k8s_agent_harness.session import RunResult, Session, open_session
@@ -50,13 +52,16 @@ async def investigate(session: Session) -> Accept:
         supervisor.turn_taken()
         await session.gateway.refresh()  # a tool list the server changed: the new one from this request
         tools = session.gateway.openai_tools()  # the search tool joins once a result is stored
-        reply = await ask_model(session, conversation, tools, tool_choice)
+        reply = await investigation_turn(session, conversation, tools, tool_choice)
+        if isinstance(reply, str):  # C8: the provider could not parse the model's tool call
+            conversation.user(reply)
+            continue
         conversation.model_said(reply)
 
         if reply.calls:
             for call in reply.calls:  # C10: every call id gets exactly one answer, in order
-                outcome = await session.gateway.call(call.call_id, call.name, call.arguments)
-                conversation.result(call.call_id, outcome.content)
+                answer = await session.call_tool(call.call_id, call.name, call.arguments)
+                conversation.result(call.call_id, answer)
             continue
 
         verdict = session.review(reply.text)  # C2, C5, C11, C12
@@ -81,6 +86,23 @@ async def investigate(session: Session) -> Accept:
         verdict = session.review_summary(reply.text)
     assert isinstance(verdict, Accept)  # the correction is spent: the second report is accepted
     return verdict
+
+
+async def investigation_turn(
+    session: Session,
+    conversation: Conversation,
+    tools: list[dict[str, Any]],
+    tool_choice: str,
+) -> ModelTurn | str:
+    """One request that offers tools: the model's turn, or, when the provider could not parse the
+    tool call the model produced, the message that tells the model so."""
+    try:
+        return await ask_model(session, conversation, tools, tool_choice)
+    except ModelEndpointError:
+        told = session.unparsable_call()
+        if told is None:
+            raise
+        return told
 
 
 async def ask_model(
@@ -115,15 +137,11 @@ async def _ask_chat(
     if tools is not None:
         request["tools"] = tools
         request["tool_choice"] = tool_choice
-    completion = await session.model.chat.completions.create(**request, **report)
-    session.check_wire()  # no choices, or a tool call without id, function or name
-    message = completion.choices[0].message
-    parts: list[Part] = [Said(message.content)] if message.content else []
-    for call in message.tool_calls or []:
-        if call.type != "function":
-            raise MalformedResponseError("the model endpoint sent a tool call that is not a function call")
-        parts.append(Call(call.id, call.function.name, call.function.arguments))
-    return ModelTurn(tuple(parts))
+    await session.model.chat.completions.create(**request, **report)
+    session.check_wire()  # the endpoint's error, no choices, a tool call without function or name
+    reply = session.wire.reply  # text, calls and the provider's own fields, as the wire read them
+    assert reply is not None
+    return reply
 
 
 async def _ask_responses(
@@ -145,7 +163,11 @@ async def _ask_responses(
     session.check_wire()  # a failed response, or a function call without call_id or name
     parts: list[Part] = []
     for item in response.output:
-        raw = item.model_dump(exclude_unset=True, mode="json")  # sent back as it came
+        raw = item.model_dump(exclude_unset=True, mode="json")  # sent back as it came, but for
+        if (
+            raw.get("status", "") is None
+        ):  # a null status, which no input item may carry (the SDK drops it too)
+            del raw["status"]
         if item.type == "function_call":
             parts.append(Call(item.call_id, item.name, item.arguments, raw))
         elif item.type == "message":

@@ -47,10 +47,10 @@ DEFAULT_JOBS = 2
 ENDPOINT_SETTINGS = tuple(
     name
     for name, setting in SETTINGS.items()
-    if setting.group in (MODEL, CLUSTER) and name not in ("cluster", "api")
+    if setting.group in (MODEL, CLUSTER) and name not in ("cluster", "api", "stream")
 )
 """Settings that only a `--question` comparison uses: the scenario library brings its own model and
-cluster (`--api` and `--cluster` apply to it too)."""
+cluster (`--api`, `--stream` and `--cluster` apply to it too)."""
 
 EPILOG = """\
 modes:
@@ -73,6 +73,8 @@ sides (any mode): an implementation (handwritten, sdk) on a wire (chat, response
   differ by wire (costs); differences in behaviour (requests, tool calls, outcomes, guardrails,
   answers) are listed. In the scenario library --api and --side come from the command line only,
   like the budgets (the environment and .env choose a wire for --question runs and for ask).
+  k8s-agent compare --stream yes         both sides ask for streamed answers (the scripted models
+                                         stream them): the same rows as without it
 
 Budget flags apply to every scenario except where a scenario sets its own (c4: max-repeats,
 c7: max-steps). Traces of every run are kept in a compare-TIME-... folder of the trace folder
@@ -127,7 +129,7 @@ def register(commands: Any) -> None:
     add_run_options(
         parser,
         skip=("impl",),
-        notes={MODEL: "with --question; --api: any mode", CLUSTER: "--cluster: any mode"},
+        notes={MODEL: "with --question; --api, --stream: any mode", CLUSTER: "--cluster: any mode"},
     )
     # Not in --help (compare runs two sides), but named in the error when given.
     parser.add_argument("--impl", help=argparse.SUPPRESS)
@@ -170,7 +172,11 @@ def _compare_scenarios(args: argparse.Namespace) -> int:
         return EXIT_OK
     jobs = _jobs(args.jobs, DEFAULT_JOBS)
     settings = checked_settings(
-        {name: getattr(args, name) for name in BUDGET_SETTINGS if getattr(args, name) is not None}
+        {
+            name: getattr(args, name)
+            for name in (*BUDGET_SETTINGS, "stream")
+            if getattr(args, name, None) is not None
+        }
     )
     keep = checked_settings({"keep_traces": args.keep_traces})["keep_traces"] if args.keep_traces else None
     root = _run_folder(args.trace_dir)

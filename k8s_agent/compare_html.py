@@ -578,6 +578,8 @@ def guardrail_words(guardrail: Guardrail) -> str:
             return "correction: the report does not parse, validate or verify"
         case Guardrail.FORCED_SUMMARY:
             return "forced summary"
+        case Guardrail.UNPARSABLE_CALL:
+            return "the endpoint could not parse the model's tool call: the model was told"
 
 
 def _guardrail(event: events.GuardrailFired) -> str:

@@ -41,6 +41,8 @@ def settings_table() -> str:
 
 
 def _value(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)

@@ -78,8 +78,13 @@ def outcome_words(outcome: Outcome) -> str:
             assert_never(outcome)
 
 
+STREAMED_PREFIX = "  │ "
+"""The margin of the model's text as a stream brings it (`--stream`)."""
+
+
 class ProgressPrinter:
-    """Prints one line per model turn, tool call and guardrail.
+    """Prints one line per model turn, tool call and guardrail, and with `--stream` the model's text
+    as it comes (in a margin of its own, ended before the next line).
 
     On a terminal it adds colour (unless NO_COLOR is set or TERM is dumb) and, while the model is
     thinking, a line that counts the seconds, redrawn in place; piped, it prints plain lines only.
@@ -101,24 +106,45 @@ class ProgressPrinter:
         self._clock = clock
         self._lock = threading.Lock()
         self._waiting: threading.Event | None = None
+        self._streaming = False
 
-    def __call__(self, event: events.Event) -> None:
+    def __call__(self, event: events.Event | events.StreamedText) -> None:
+        from k8s_agent_harness.redact import printable
+
+        if isinstance(event, events.StreamedText):
+            self._streamed(printable(event.text))
+            return
         line = self.line(event)
         if line:
-            from k8s_agent_harness.redact import printable
-
             line = printable(line)  # tool results and names can carry terminal escapes; colours come after
         with self._lock:
             self._stop_waiting()
+            self._end_stream()
             if line:
                 print(self._paint(event, line), file=self.stream, flush=True)
             if self.interactive and isinstance(event, events.ModelRequest):
                 self._start_waiting()
 
     def close(self) -> None:
-        """Stop the waiting line, if one is drawn."""
+        """Stop the waiting line, if one is drawn, and end the streamed text, if any."""
         with self._lock:
             self._stop_waiting()
+            self._end_stream()
+
+    def _streamed(self, text: str) -> None:
+        with self._lock:
+            self._stop_waiting()
+            if not self._streaming:
+                self.stream.write(STREAMED_PREFIX)
+                self._streaming = True
+            self.stream.write(text.replace("\n", "\n" + STREAMED_PREFIX))
+            self.stream.flush()
+
+    def _end_stream(self) -> None:
+        if self._streaming:
+            self._streaming = False
+            self.stream.write("\n")
+            self.stream.flush()
 
     def _start_waiting(self) -> None:
         stop = self._waiting = threading.Event()
@@ -169,6 +195,7 @@ class ProgressPrinter:
             case events.RunStart():
                 question = clip(event.question, QUESTION_SHOWN)  # a 128 KB question is not a line
                 wire = f" on the {event.api} API" if event.api != "chat" else ""
+                wire += " (streamed)" if event.stream else ""
                 return f"k8s-agent · {event.impl} agent · model {event.model}{wire} · question: {question}"
             case events.ToolsListed():
                 note = f" (refused, not read-only: {', '.join(event.refused)})" if event.refused else ""
@@ -280,6 +307,8 @@ def _guardrail_words(event: events.GuardrailFired) -> str:
         case Guardrail.FORCED_SUMMARY:
             reason = event.reason.value.replace("_", " ") if event.reason else "budget"
             return f"stopping the investigation ({reason}): asking for the summary"
+        case Guardrail.UNPARSABLE_CALL:
+            return "the model endpoint could not parse the model's tool call: telling the model"
         case _:
             assert_never(event.guardrail)
 

@@ -25,6 +25,7 @@ from k8s_agent.timeline import clip, timeline, turn_facts
 from k8s_agent_harness import events
 from k8s_agent_harness.config import BUDGET_SETTINGS, checked_settings
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.provider_wire import unparsable_call
 from k8s_agent_harness.report import plural
 from k8s_agent_harness.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
 from k8s_agent_harness.vocabulary import Impl, ReportFormat
@@ -141,10 +142,16 @@ def _chat_finish_reason(recorded: str | None) -> str | None:
     return RESPONSE_STATUSES.get(recorded, recorded) if recorded is not None else None
 
 
-def _http_error(event: events.ModelError) -> HttpError:
+def _http_error(event: events.ModelError) -> HttpError | Malformed:
     try:
-        message = str(json.loads(event.body)["error"]["message"])
-    except (ValueError, KeyError, TypeError):
+        body = json.loads(event.body)
+    except ValueError:
+        body = None
+    if unparsable_call(event.status, body) is not None:
+        return Malformed(event.body, event.status)  # the provider's own body: the loops read it again
+    try:
+        message = str(body["error"]["message"])
+    except (KeyError, TypeError):
         message = event.body or "replayed error"
     headers = {"Retry-After": event.retry_after} if event.retry_after else {}
     return HttpError(event.status, message, headers)

@@ -18,7 +18,10 @@
     provenance    what each tool result shows and what a quote in it is about (for findings.py)
     findings      the verifiable report: its schema, its verification, its renderings
     prompts       every text the harness says to the model
-    model_client  the openai client both agents use, traced at the HTTP boundary
+    model_client  the openai client both agents use: its transport reads and traces every answer once
+    provider_wire what providers send that differs: repairs, errors in a 200, calls they could not parse
+    streams       a streamed answer read as the one response it amounts to
+    conversation  the run's conversation, whichever wire carries it, with each provider's own fields
     session       what a run shares: trace, budgets, server, gateway, model client
     events        the trace schema (typed events) and the one reader of trace files
     trace         the trace writer and the run's counters

@@ -114,6 +114,14 @@ class Config:
         group=MODEL,
         choices=APIS,
     )
+    stream: bool = _setting(
+        False,
+        "ask the model endpoint to stream its answers (yes or no): the text shows as it comes; the "
+        "guardrails and the trace see each streamed answer as the one response it amounts to",
+        env=("K8S_AGENT_STREAM",),
+        group=MODEL,
+        metavar="{yes,no}",
+    )
     base_url: str | None = _setting(
         None,
         "OpenAI-compatible endpoint (`.../v1`), e.g. http://localhost:11434/v1; unset means api.openai.com",
@@ -408,7 +416,10 @@ def help_of(name: str) -> str:
     text = setting.help
     if setting.show_default:
         default = _DEFAULTS[name]
-        shown = f"{default:g}" if isinstance(default, float) else str(default)
+        if isinstance(default, bool):
+            shown = "yes" if default else "no"
+        else:
+            shown = f"{default:g}" if isinstance(default, float) else str(default)
         text += f" (default {shown})"
     if setting.env:
         text += f" [env {' or '.join(setting.env)}]"
@@ -812,6 +823,19 @@ def _whole_number(label: str, value: Any) -> int:
     return int(number)
 
 
+YES = ("yes", "true", "on", "1")
+NO = ("no", "false", "off", "0")
+
+
+def _yes_or_no(label: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word in YES or word in NO:
+        return word in YES
+    raise ConfigError(f"{label} must be yes or no, got {value!r}")
+
+
 def _coerce(name: str, value: Any) -> Any:
     hint = _TYPES[name]
     label = name.replace("_", "-")
@@ -819,6 +843,8 @@ def _coerce(name: str, value: Any) -> Any:
         return _implementation(value)
     if hint is ReportFormat:
         return _report_format(value)
+    if hint is bool:
+        return _yes_or_no(label, value)
     if hint is int:
         return _whole_number(label, value)
     if hint is float:

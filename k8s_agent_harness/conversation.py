@@ -8,6 +8,13 @@ sent back as they came) and the results that answer each call id. Thin writers p
 also the OpenAI Agents SDK's items); `from_items` reads the SDK's items back. Compaction to the
 context budget (`compacted`) is written once, against the pieces, so the hand-written loop on
 either wire and the SDK port take out the same things.
+
+What a provider puts in a Chat Completions assistant message beside its text and calls (DeepSeek's
+`reasoning_content`, OpenRouter's `reasoning` and `reasoning_details`, Mistral's content chunks,
+Gemini's `extra_content` on a call, ...) is read once, by `turn_from_chat`, into the turn's and
+each call's `provider` fields, and written back into the assistant message as it came. In the
+SDK's items (Chat wire) they ride on the turn's first item and on each call item
+(`CHAT_MESSAGE_FIELDS`, `CHAT_CALL_FIELDS`), so that `from_items` reads them back.
 """
 
 from __future__ import annotations
@@ -56,6 +63,9 @@ class Call:
     name: str
     arguments: str
     raw: dict[str, Any] | None = None
+    provider: dict[str, Any] = field(default_factory=dict)
+    """The fields the provider put in the Chat tool call beside id, type and function (Gemini's
+    `extra_content`), sent back in it as they came."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +84,10 @@ class ModelTurn:
     """What the model said in one response, in its order."""
 
     parts: tuple[Part, ...]
+    provider: dict[str, Any] = field(default_factory=dict)
+    """The fields the provider put in the Chat assistant message beside its text and calls
+    (`reasoning_content`, `reasoning`, `reasoning_details`, content chunks as `content`, ...),
+    sent back in it as they came."""
 
     @property
     def text(self) -> str:
@@ -96,6 +110,71 @@ class Result:
 
 
 Piece = UserText | ModelTurn | Result | Opaque
+
+CHAT_MESSAGE_FIELDS = "chat_message_fields"
+"""The key of a turn's provider fields on its first input item (the SDK port on the Chat wire)."""
+CHAT_CALL_FIELDS = "chat_call_fields"
+"""The key of a call's provider fields on its function_call item (the SDK port on the Chat wire)."""
+STANDARD_MESSAGE_FIELDS = frozenset(
+    {"role", "content", "tool_calls", "refusal", "annotations", "audio", "function_call", "name"}
+)
+"""The fields of a Chat assistant message that are not a provider's own: OpenAI's (the ones only
+a response has, `refusal`, `annotations`, `audio`, are not sent back)."""
+STANDARD_CALL_FIELDS = frozenset({"id", "type", "function", "index"})
+"""The fields of a Chat tool call that are not a provider's own (`index` places a call in a response)."""
+
+
+def turn_from_chat(message: dict[str, Any]) -> ModelTurn:
+    """The turn a Chat Completions assistant message says: its text, its calls (ids and argument
+    strings as the wire repaired them) and the provider's own fields, kept as they came.
+
+    A field whose value is null says nothing and is not kept. Content sent as a list of chunks
+    (Mistral's thinking and text chunks) is read as the text of its text chunks and kept whole,
+    to go back as it came.
+    """
+    provider = {
+        key: value
+        for key, value in message.items()
+        if key not in STANDARD_MESSAGE_FIELDS and value is not None
+    }
+    content = message.get("content")
+    if isinstance(content, list):
+        text = content_text(content)
+        provider["content"] = content
+    else:
+        text = content if isinstance(content, str) else ""
+    parts: list[Part] = [Said(text)] if text else []
+    for call in message.get("tool_calls") or []:
+        if not isinstance(call, dict):
+            continue
+        function = call.get("function") or {}
+        arguments = function.get("arguments")
+        parts.append(
+            Call(
+                str(call.get("id") or ""),
+                str(function.get("name") or ""),
+                arguments if isinstance(arguments, str) else "",
+                provider={
+                    key: value
+                    for key, value in call.items()
+                    if key not in STANDARD_CALL_FIELDS and value is not None
+                },
+            )
+        )
+    return ModelTurn(tuple(parts), provider)
+
+
+def content_text(content: Any) -> str:
+    """The text of a Chat message's content: the string, or its text chunks joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        str(part.get("text") or "")
+        for part in content
+        if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+    )
 
 
 @dataclass
@@ -139,9 +218,12 @@ class Conversation:
                             "id": call.call_id,
                             "type": "function",
                             "function": {"name": call.name, "arguments": call.arguments},
+                            **call.provider,
                         }
                         for call in calls
                     ]
+                if (piece.text or calls) and piece.provider:
+                    message.update(piece.provider)  # as it came: content chunks replace the text
                 if len(message) > 1:
                     messages.append(message)
         return messages
@@ -162,7 +244,7 @@ class Conversation:
             elif isinstance(piece, Opaque):
                 items.append(piece.raw)
             else:
-                items.extend(_item(part) for part in piece.parts)
+                items.extend(_turn_items(piece))
         return items
 
     @classmethod
@@ -171,15 +253,19 @@ class Conversation:
         the assistant, function calls, reasoning) make one turn."""
         pieces: list[Piece] = []
         turn: list[Part] = []
+        provider: dict[str, Any] = {}
 
         def close() -> None:
             if turn:
-                pieces.append(ModelTurn(tuple(turn)))
+                pieces.append(ModelTurn(tuple(turn), dict(provider)))
                 turn.clear()
+            provider.clear()
 
         for item in items:
             kind = item.get("type") if isinstance(item, dict) else None
             role = item.get("role") if isinstance(item, dict) else None
+            if kind in ("function_call", "reasoning") or role == "assistant":
+                provider.update(item.get(CHAT_MESSAGE_FIELDS) or {})
             if kind == "function_call":
                 turn.append(
                     Call(
@@ -187,6 +273,7 @@ class Conversation:
                         str(item.get("name") or ""),
                         str(item.get("arguments") or ""),
                         item,
+                        dict(item.get(CHAT_CALL_FIELDS) or {}),
                     )
                 )
             elif role == "assistant":
@@ -240,11 +327,14 @@ class Conversation:
                 continue
             if isinstance(piece, ModelTurn):
                 turn += 1
+                fixed += _provider_bytes(piece)
                 for slot, part in enumerate(piece.parts):
                     if isinstance(part, Said) and part.text:
                         entries.append(Entry(TEXT, wire_size(part.text), turn, text=part.text))
                         where.append((index, slot))
                     elif isinstance(part, Call):
+                        if part.provider:
+                            fixed += len(json.dumps(part.provider, default=str))
                         calls[part.call_id] = (part.name, part.arguments)
                         entries.append(
                             Entry(
@@ -280,7 +370,10 @@ class Conversation:
                 parts[position] = (
                     _rewritten_call(part, text) if isinstance(part, Call) else _rewritten_text(part, text)
                 )
-                pieces[at] = ModelTurn(tuple(parts))
+                fields = changed.provider
+                if isinstance(part, Said):  # content chunks as they came no longer say what is sent
+                    fields = {key: value for key, value in fields.items() if key != "content"}
+                pieces[at] = ModelTurn(tuple(parts), fields)
             elif isinstance(changed, Result):
                 item = {**changed.raw, "output": text} if changed.raw is not None else None
                 pieces[at] = Result(changed.call_id, text, item)
@@ -298,6 +391,19 @@ class Conversation:
         return Conversation(self.instructions, pieces)
 
 
+def _provider_bytes(turn: ModelTurn) -> int:
+    """What a turn's provider fields add on the wire: content chunks stand for the text (counted as
+    the turn's text, which compaction may clip), so only what they hold beside it is added."""
+    if not turn.provider:
+        return 0
+    fields = dict(turn.provider)
+    content = fields.pop("content", None)
+    size = len(json.dumps(fields, default=str)) if fields else 0
+    if content is not None:
+        size += max(0, len(json.dumps(content, default=str)) - wire_size(turn.text))
+    return size
+
+
 def _rewritten_call(call: Call, arguments: str) -> Call:
     raw = {**call.raw, "arguments": arguments} if call.raw is not None else None
     return replace(call, arguments=arguments, raw=raw)
@@ -311,6 +417,30 @@ def _rewritten_text(part: Part, text: str) -> Part:
         else None
     )
     return Said(text, raw)
+
+
+def _turn_items(turn: ModelTurn) -> list[Any]:
+    """A model turn as input items, its provider fields on the first item and on each call item
+    (dropped from them when there are none)."""
+    items = []
+    for slot, part in enumerate(turn.parts):
+        item = _item(part)
+        if isinstance(item, dict):
+            fields = {CHAT_MESSAGE_FIELDS: turn.provider if slot == 0 else None}
+            if isinstance(part, Call):
+                fields[CHAT_CALL_FIELDS] = part.provider
+            item = _with_fields(item, fields)
+        items.append(item)
+    return items
+
+
+def _with_fields(item: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """`item` with each of `fields` set (a non-empty value) or removed."""
+    if all((item.get(key) or None) == (value or None) for key, value in fields.items()):
+        return item
+    changed = {key: value for key, value in item.items() if key not in fields}
+    changed.update({key: value for key, value in fields.items() if value})
+    return changed
 
 
 def _item(part: Part) -> Any:

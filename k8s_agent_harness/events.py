@@ -41,15 +41,16 @@ from k8s_agent_harness.vocabulary import (
     StopReason,
 )
 
-SCHEMA_VERSION = 5
-"""The version this code writes. Raise it when a field changes meaning or goes away, or a kind is
-added (a reader of version 1 refuses a kind it does not know: version 2 added `report`; version 3
-writes large texts once, as `result` records, and names them by hash; version 4 adds the Responses
-wire: `api` on run_start and model_request, whose `messages_added` are then input items; version 5
-adds `tool_progress`, makes `tool_call.arguments` always an object (the model's text in
-`raw_arguments` when it was not one), names the server's tool beside an alias (`server_tool`,
-`tools_listed.aliases`), and says what a tool-list change added, removed and refused)."""
-SUPPORTED_VERSIONS = frozenset({1, 2, 3, 4, SCHEMA_VERSION})
+SCHEMA_VERSION = 6
+"""The version this code writes. Raise it when a field changes meaning or goes away, or a kind (or
+a value of the vocabulary) is added (a reader refuses a kind it does not know: version 2 added
+`report`; version 3 writes large texts once, as `result` records, and names them by hash; version 4
+adds the Responses wire: `api` on run_start and model_request, whose `messages_added` are then input
+items; version 5 adds `tool_progress`, makes `tool_call.arguments` always an object (the model's text
+in `raw_arguments` when it was not one), names the server's tool beside an alias (`server_tool`,
+`tools_listed.aliases`), and says what a tool-list change added, removed and refused; version 6 adds
+the `unparsable_call` guardrail, `run_start.stream` and `model_response.repaired`)."""
+SUPPORTED_VERSIONS = frozenset({1, 2, 3, 4, 5, SCHEMA_VERSION})
 INLINE_BYTES = 4096
 """Texts of tool results shorter than this are written inline, where they occur; longer ones once,
 as a `result` record, and named by their sha256."""
@@ -162,6 +163,9 @@ class RunStart(_Event):
     api: str = "chat"
     """The model endpoint's API: `chat` (Chat Completions) or `responses` (the Responses API);
     traces before version 4 are all chat."""
+    stream: bool = False
+    """Whether the run asked the endpoint to stream its answers (each is recorded as the one
+    response it amounts to); traces before version 6 never did."""
 
 
 class ToolsListed(_Event):
@@ -222,9 +226,13 @@ class ModelResponse(_Event):
     finish_reason: str | None = None
     usage: Usage = Field(default_factory=Usage)
     malformed: str | None = None
-    """Why the completion was unusable (no choices, a tool call without id...); None when usable."""
+    """Why the completion was unusable (no choices, a tool call without name, the endpoint's error
+    in a 200...); None when usable."""
     body: str | None = None
     """The start of the body of a malformed response."""
+    repaired: list[str] = Field(default_factory=list)
+    """What the harness repaired before reading the response (a call without an id answered under
+    a fresh one, arguments sent as an object), one line each (version 6)."""
 
 
 class ModelError(_Event):
@@ -383,6 +391,13 @@ class McpToolsChanged(_Event):
     """Tools whose description, input or output schema, or annotations changed."""
     refused: list[str] = Field(default_factory=list)
     """The changed tools that are refused from now on: the model had been offered them."""
+
+
+class StreamedText(_Model):
+    """A piece of the model's text as a stream brings it: shown by the progress display, never
+    written to the trace (which records the response the stream amounts to)."""
+
+    text: str
 
 
 class HarnessWarning(_Event):

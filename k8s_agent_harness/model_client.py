@@ -1,10 +1,17 @@
-"""The model endpoint client both agents use, and the wire recorder that traces every request.
+"""The model endpoint client both agents use: its transport reads every answer once, at the HTTP
+boundary, and traces every request.
 
-Requests are recorded at the HTTP boundary (event hooks of the `openai` client's transport), so
-the trace shows exactly what went on the wire, whichever loop built the request: the SDK port
-and the hand-written loop are traced by the same code. Retries are the `openai` client's own
-(408/409/429/5xx and connection errors, Retry-After honoured up to its cap); nothing stacks a
-second retry layer on top.
+`ModelTransport` wraps the HTTP transport of the `openai` client, so whichever loop built a request
+(the SDK port or the hand-written loop), the same code:
+- records the request and the answer as trace events, exactly as they went on the wire;
+- with `--stream`, asks for a stream and reads it as it comes (each piece of text shown at once),
+  handing the client the one response it amounts to (streams.py);
+- reads what providers send that differs (provider_wire.py): repairs an empty call id or arguments
+  sent as an object, takes a 200 that carries an `error` for the endpoint's error, tells the loops
+  when a provider could not parse the model's tool call, and keeps the reply as the conversation
+  reads it (`WireState.reply`: text, calls and the provider's own fields).
+Retries are the `openai` client's own (408/409/429/5xx and connection errors, Retry-After honoured
+up to its cap); nothing stacks a second retry layer on top.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import functools
 import json
 import ssl
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,23 +30,54 @@ import openai
 from k8s_agent_harness import events
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget
+from k8s_agent_harness.conversation import ModelTurn, content_text, turn_from_chat
 from k8s_agent_harness.errors import MalformedResponseError, ModelEndpointError
+from k8s_agent_harness.provider_wire import (
+    FRESH_ID_PREFIX,
+    UnparsableCall,
+    client_view,
+    error_in,
+    repair,
+    unparsable_call,
+)
 from k8s_agent_harness.redact import public_url
+from k8s_agent_harness.streams import TextSink, read_stream
 from k8s_agent_harness.trace import Recorder
 
 MAX_ERROR_BODY = 500
+MAX_UNPARSABLE_BODY = 8_000
+"""Characters kept of an error that says the model's call could not be parsed (replay reads it again)."""
 MAX_RETRY_AFTER = 30.0  # seconds; a longer Retry-After is honoured only up to this
 UNUSED_API_KEY = "unused"  # OpenAI-compatible servers without auth still need a non-empty key
+DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 
 
 class WireState:
-    """What the wire showed that the loops need: proposed call arguments, and a malformed answer."""
+    """What the wire showed that the loops need: the last reply as the conversation reads it, the
+    proposed call arguments, and why the last answer is unusable (malformed, an error, a call the
+    provider could not parse)."""
 
-    def __init__(self) -> None:
+    def __init__(self, endpoint: str = DEFAULT_ENDPOINT) -> None:
+        self.endpoint = endpoint
+        """The endpoint's URL, without credentials, as errors name it."""
         self._arguments: dict[str, str] = {}
         self._positions: dict[str, int] = {}
+        self._fresh = 0
         self.malformed: str | None = None
         """Why the last completion was unusable, or None."""
+        self.failed: str | None = None
+        """The provider's message when the last 200 carried an error, or None."""
+        self.unparsable: UnparsableCall | None = None
+        """The provider's report that it could not parse the model's call, when the last error said so."""
+        self.reply: ModelTurn | None = None
+        """The last usable Chat Completions reply, as the conversation reads it."""
+        self.cut_off: str | None = None
+        """The id of the last call of a reply the output limit cut off (`finish_reason: length`)."""
+
+    def fresh_id(self) -> str:
+        """A call id for a call that came without one, unique in the run."""
+        self._fresh += 1
+        return f"{FRESH_ID_PREFIX}{self._fresh}"
 
     def propose(self, call_id: str, arguments: str, position: int | None = None) -> None:
         """Remember the raw arguments of one proposed tool call (a reused id: the latest wins), and
@@ -56,9 +95,26 @@ class WireState:
         return self._arguments.get(call_id, "")
 
     def check(self) -> None:
-        """Raise MalformedResponseError if the last response the endpoint sent was unusable."""
+        """Raise ModelEndpointError if the last answer was the endpoint's error, MalformedResponseError
+        if it was unusable."""
+        if self.failed is not None:
+            raise ModelEndpointError(
+                f"the model endpoint {self.endpoint} answered with an error: {self.failed}"
+            )
         if self.malformed is not None:
             raise MalformedResponseError(f"the model endpoint sent a malformed response: {self.malformed}")
+
+    def answered(self, api: str, body: dict[str, Any], calls: list[events.ProposedCall]) -> None:
+        """Take a usable answer: the reply as the conversation reads it, and whether the output limit
+        cut it off after a call."""
+        if api == CHAT:
+            choice = body["choices"][0]
+            self.reply = turn_from_chat(choice["message"])
+            cut = choice.get("finish_reason") == "length"
+        else:
+            self.reply = None
+            cut = (body.get("incomplete_details") or {}).get("reason") == "max_output_tokens"
+        self.cut_off = calls[-1].id if cut and calls else None
 
 
 def completion_problem(body: Any) -> str | None:
@@ -86,8 +142,8 @@ def completion_problem(body: Any) -> str | None:
 
 
 class WireRecorder:
-    """Records each model request and response (Chat Completions or Responses) as trace events and
-    counters."""
+    """Records each model request and answer (Chat Completions or Responses) as trace events and
+    counters, and keeps what the loops need in the WireState."""
 
     def __init__(self, recorder: Recorder, state: WireState | None = None, budget_bytes: int = 0) -> None:
         self._recorder = recorder
@@ -96,17 +152,15 @@ class WireRecorder:
         self.largest_request = 0
         self._sent: list[Any] = []
         self._instructions: str | None = None
-        self._started: dict[int, float] = {}
 
     async def on_request(self, request: httpx2.Request) -> None:
-        """Hook: a request is about to be sent (each retry too)."""
+        """A request is about to be sent (each retry too)."""
         api = _api_of(request)
         if api is None:
             return
-        self._started[id(request)] = time.perf_counter()
         content = request.content
         stats = self._recorder.stats
-        retry = int(request.headers.get("x-stainless-retry-count", "0") or 0)
+        retry = _retry_of(request)
         if retry == 0:
             self._recorder.step += 1
             stats.model_requests += 1
@@ -151,48 +205,57 @@ class WireRecorder:
             event = event.model_copy(update=update)
         self._recorder.emit(event)
 
-    async def on_response(self, response: httpx2.Response) -> None:
-        """Hook: a response arrived; read it and record what the model said."""
-        request = response.request
-        api = _api_of(request)
-        if api is None:
-            return
-        started = self._started.pop(id(request), time.perf_counter())
-        await response.aread()
-        latency = round((time.perf_counter() - started) * 1e3, 3)
-        attempt = int(request.headers.get("x-stainless-retry-count", "0") or 0) + 1
-        if response.status_code >= 400:
-            _cap_retry_after(response)
-            self._recorder.emit(
-                events.ModelError(
-                    attempt=attempt,
-                    status=response.status_code,
-                    retry_after=response.headers.get("retry-after"),
-                    latency_ms=latency,
-                    body=response.text[:MAX_ERROR_BODY],
-                )
-            )
-            return
+    def on_error(
+        self, request: httpx2.Request, status: int, headers: httpx2.Headers, text: str, latency: float
+    ) -> None:
+        """An attempt the endpoint answered with an HTTP error: recorded; whether it says the model's
+        call could not be parsed is kept for the loops."""
         try:
-            body = response.json()
+            body = json.loads(text)
         except ValueError:
             body = None
-        problem = completion_problem(body) if api == CHAT else response_problem(body)
-        self.state.malformed = problem
-        if problem is not None:
+        self.state.unparsable = unparsable_call(status, body)
+        kept = MAX_UNPARSABLE_BODY if self.state.unparsable is not None else MAX_ERROR_BODY
+        self._recorder.emit(
+            events.ModelError(
+                attempt=_retry_of(request) + 1,
+                status=status,
+                retry_after=headers.get("retry-after"),
+                latency_ms=latency,
+                body=text[:kept],
+            )
+        )
+
+    def on_answer(self, request: httpx2.Request, text: str, latency: float) -> str:
+        """A 200 answer: repaired, recorded, kept; the body the `openai` client is given."""
+        api = _api_of(request) or CHAT
+        attempt = _retry_of(request) + 1
+        state = self.state
+        state.unparsable = None
+        try:
+            body = json.loads(text)
+        except ValueError:
+            body = None
+        state.failed = error_in(body)
+        repaired = repair(body, api, state.fresh_id) if state.failed is None else []
+        problem = None
+        if state.failed is None:
+            problem = completion_problem(body) if api == CHAT else response_problem(body)
+        state.malformed = problem
+        if state.failed is not None or problem is not None:
+            why = f"the endpoint answered with an error: {state.failed}" if state.failed else problem
             self._recorder.emit(
                 events.ModelResponse(
-                    attempt=attempt,
-                    malformed=problem,
-                    latency_ms=latency,
-                    body=response.text[:MAX_ERROR_BODY],
+                    attempt=attempt, malformed=why, latency_ms=latency, body=text[:MAX_ERROR_BODY]
                 )
             )
-            return
+            return text
+        assert isinstance(body, dict)
         said = _chat_said(body) if api == CHAT else _responses_said(body)
+        state.answered(api, body, said.calls)
         stats = self._recorder.stats
         for position, call in enumerate(said.calls):
-            self.state.propose(call.id, call.arguments or "", position)
+            state.propose(call.id, call.arguments or "", position)
         stats.prompt_tokens += said.prompt_tokens
         stats.completion_tokens += said.completion_tokens
         self._recorder.emit(
@@ -203,8 +266,11 @@ class WireRecorder:
                 text=said.text,
                 tool_calls=said.calls,
                 usage=said.usage,
+                repaired=repaired,
             )
         )
+        view = client_view(body)
+        return json.dumps(view) if repaired or view is not body else text
 
     def _by_reference(self, message: Any) -> Any:
         """A tool message (a function_call_output item) whose text ends with a large result the
@@ -266,7 +332,7 @@ def _chat_said(body: dict[str, Any]) -> _Said:
     usage = body.get("usage") or {}
     text = message.get("content")
     return _Said(
-        text=text if isinstance(text, str) else None,
+        text=content_text(text) if isinstance(text, str | list) else None,
         calls=[
             events.ProposedCall(
                 id=str(call["id"]),
@@ -355,10 +421,10 @@ def _tls_context() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
-def _cap_retry_after(response: httpx2.Response) -> None:
+def _cap_retry_after(headers: httpx2.Headers) -> None:
     """Cap the server's Retry-After before the `openai` client reads it (it would wait up to 120 s)."""
     for header, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = response.headers.get(header)
+        value = headers.get(header)
         if value is None:
             continue
         try:
@@ -366,23 +432,145 @@ def _cap_retry_after(response: httpx2.Response) -> None:
         except ValueError:
             continue  # an HTTP date: the client's own parsing and cap apply
         if seconds > MAX_RETRY_AFTER:
-            response.headers[header] = f"{MAX_RETRY_AFTER * scale:g}"
+            headers[header] = f"{MAX_RETRY_AFTER * scale:g}"
 
 
-def model_client(config: Config, recorder: Recorder, state: WireState | None = None) -> openai.AsyncOpenAI:
-    """An AsyncOpenAI client for the configured endpoint, traced at the wire, with bounded retries."""
+def _retry_of(request: httpx2.Request) -> int:
+    """Which retry of a request this is (0: the first attempt), as the `openai` client numbers it."""
+    try:
+        return int(request.headers.get("x-stainless-retry-count", "0") or 0)
+    except ValueError:
+        return 0
+
+
+class ModelTransport(httpx2.AsyncBaseTransport):
+    """The `openai` client's transport to the model endpoint: every model request and answer passes
+    here once, whichever loop sent it (see the module docstring)."""
+
+    def __init__(
+        self,
+        inner: httpx2.AsyncBaseTransport,
+        wire: WireRecorder,
+        *,
+        stream: bool = False,
+        include_usage: bool = False,
+        on_text: TextSink | None = None,
+    ) -> None:
+        self._inner = inner
+        self._wire = wire
+        self._stream = stream
+        self._include_usage = include_usage
+        self._on_text = on_text
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Send one request; a model request's answer comes back read, repaired and recorded."""
+        api = _api_of(request)
+        if api is None or request.method != "POST":
+            return await self._inner.handle_async_request(request)
+        if self._stream:
+            request = _asking_for_a_stream(request, api, self._include_usage)
+        await self._wire.on_request(request)
+        started = time.perf_counter()
+        response = await self._inner.handle_async_request(request)
+        try:
+            status, text = await self._read(response, api)
+        finally:
+            await response.aclose()
+        latency = round((time.perf_counter() - started) * 1e3, 3)
+        headers = httpx2.Headers(
+            {
+                key: value
+                for key, value in response.headers.items()
+                if key.lower()
+                not in ("content-length", "content-encoding", "transfer-encoding", "content-type")
+            }
+        )
+        headers["content-type"] = "application/json"
+        if status >= 400:
+            _cap_retry_after(headers)
+            self._wire.on_error(request, status, headers, text, latency)
+            if self._wire.state.unparsable is not None:
+                headers["x-should-retry"] = "false"  # telling the model beats asking it again blind
+        else:
+            text = self._wire.on_answer(request, text, latency)
+        return httpx2.Response(
+            status,
+            headers=headers,
+            content=text.encode("utf-8"),
+            request=request,
+            extensions=response.extensions,
+        )
+
+    async def _read(self, response: httpx2.Response, api: str) -> tuple[int, str]:
+        """The answer's status and JSON text: a stream read to the response it amounts to."""
+        if "text/event-stream" not in response.headers.get("content-type", ""):
+            await response.aread()
+            return response.status_code, response.text
+        ended = await read_stream(_lines(response), api, self._on_text)
+        return ended.status, json.dumps(ended.body)
+
+    async def aclose(self) -> None:
+        """Close the transport underneath."""
+        await self._inner.aclose()
+
+
+async def _lines(response: httpx2.Response) -> AsyncIterator[str]:
+    async for line in response.aiter_lines():
+        yield line
+
+
+def _asking_for_a_stream(request: httpx2.Request, api: str, include_usage: bool) -> httpx2.Request:
+    """The request with `stream: true` (and, on Chat Completions at api.openai.com, the usage in the
+    stream's last chunk, as the Agents SDK asks for it there)."""
+    try:
+        body = json.loads(request.content)
+    except ValueError:
+        return request
+    if not isinstance(body, dict):
+        return request
+    body["stream"] = True
+    if api == CHAT and include_usage:
+        body.setdefault("stream_options", {"include_usage": True})
+    headers = {key: value for key, value in request.headers.items() if key.lower() != "content-length"}
+    return httpx2.Request(
+        request.method,
+        request.url,
+        headers=headers,
+        content=json.dumps(body).encode("utf-8"),
+        extensions=request.extensions,
+    )
+
+
+def model_client(
+    config: Config, recorder: Recorder, state: WireState | None = None, on_text: TextSink | None = None
+) -> openai.AsyncOpenAI:
+    """An AsyncOpenAI client for the configured endpoint, read and traced at the wire, with bounded
+    retries; `on_text` is shown each piece of a streamed answer's text."""
     wire = WireRecorder(recorder, state, Budget(config.context_budget).request_bytes)
-    http_client = openai.DefaultAsyncHttpxClient(
-        event_hooks={"request": [wire.on_request], "response": [wire.on_response]},
-        verify=_tls_context(),
+    endpoint = config.base_url or DEFAULT_ENDPOINT
+    wire.state.endpoint = public_url(endpoint)
+    transport = ModelTransport(
+        httpx2.AsyncHTTPTransport(verify=_tls_context(), limits=DEFAULT_LIMITS),
+        wire,
+        stream=config.stream,
+        include_usage=_official_openai(endpoint),
+        on_text=on_text,
     )
     return openai.AsyncOpenAI(
         api_key=config.api_key or UNUSED_API_KEY,
         base_url=config.base_url,
         timeout=config.request_timeout,
         max_retries=config.max_retries,
-        http_client=http_client,
+        http_client=openai.DefaultAsyncHttpxClient(transport=transport),
     )
+
+
+DEFAULT_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
+"""The `openai` client's own connection limits (its default transport's)."""
+
+
+def _official_openai(endpoint: str) -> bool:
+    return httpx2.URL(endpoint).host == "api.openai.com"
 
 
 def endpoint_error(error: Exception, config: Config, url: str | None) -> ModelEndpointError:

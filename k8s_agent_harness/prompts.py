@@ -156,3 +156,21 @@ def over_call_cap(position: int, cap: int) -> str:
 def duplicate(cached: str) -> str:
     """The answer to a repeated call: the nudge, then the cached result."""
     return f"{DUPLICATE_NUDGE}\n\n{cached}"
+
+
+def unparsable_call(provider_message: str, generation: str) -> str:
+    """What the model is told when the provider could not parse a tool call it produced (like C8:
+    the provider's message, and what the model wrote when the provider says)."""
+    wrote = f" What you wrote: {generation}" if generation else ""
+    return (
+        f"Your last reply could not be read as a tool call; the model endpoint said: {provider_message}."
+        f"{wrote} Call the tools again with arguments that are one JSON object, as each tool's schema "
+        "says, or write the report."
+    )
+
+
+CUT_OFF_NOTE = (
+    "\n\n[Your reply was cut off at the output token limit (finish_reason: length) after this call: "
+    "any call you meant to make after it was not received. Make it again if you still need it.]"
+)
+"""Added to the answer of the last call of a reply the output limit cut off."""

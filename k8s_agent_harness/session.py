@@ -19,7 +19,7 @@ from typing import Any
 
 import openai
 
-from k8s_agent_harness import events
+from k8s_agent_harness import events, prompts
 from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget, ResultStore
@@ -170,8 +170,28 @@ class Session:
         return verdict
 
     def check_wire(self) -> None:
-        """Raise MalformedResponseError if the last response the endpoint sent was unusable."""
+        """Raise ModelEndpointError if the last answer was the endpoint's error (MalformedResponseError
+        if it was unusable)."""
         self.wire.check()
+
+    async def call_tool(self, call_id: str, name: str, arguments: str) -> str:
+        """One proposed call through the gateway: the text its call id is answered with (with a note
+        when the output limit cut the reply off after it)."""
+        outcome = await self.gateway.call(call_id, name, arguments)
+        if call_id == self.wire.cut_off:
+            return outcome.content + prompts.CUT_OFF_NOTE
+        return outcome.content
+
+    def unparsable_call(self) -> str | None:
+        """When the endpoint's last error said it could not parse the model's tool call: the message
+        that tells the model, recorded and counted like a call whose arguments are not JSON (C8)."""
+        unparsable = self.wire.unparsable
+        if unparsable is None:
+            return None
+        self.wire.unparsable = None
+        message = prompts.unparsable_call(unparsable.message, unparsable.generation)
+        self.recorder.unparsable_call(message)
+        return message
 
     def finish(self, outcome: Accept | str) -> RunResult:
         """Record the end of a successful run and return its result.
@@ -313,6 +333,7 @@ async def open_session(
             budgets=config.budgets(),
             report_format=config.report_mode,
             api=config.api,
+            stream=config.stream,
         )
     )
     try:
@@ -370,7 +391,7 @@ async def open_session(
                         else ""
                     )
                 )
-            async with model_client(config, recorder, wire) as model:
+            async with model_client(config, recorder, wire, on_text=recorder.show_text) as model:
                 yield Session(config, question, recorder, supervisor, gateway, model, mcp, wire)
     except AgentError as error:
         _record_failure(recorder, error)

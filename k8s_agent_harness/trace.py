@@ -29,7 +29,8 @@ from k8s_agent_harness import events
 from k8s_agent_harness.redact import Redactor
 from k8s_agent_harness.vocabulary import Guardrail, Impl, Pushback, Rejection, ReportFormat, StopReason
 
-Observer = Callable[[events.Event], None]
+Observer = Callable[[events.Event | events.StreamedText], None]
+"""Shown each event as it is recorded, and each piece of a streamed answer's text."""
 E = TypeVar("E", bound=BaseModel)
 
 
@@ -323,6 +324,22 @@ class Recorder:
         if self.stats.forced_summary is None:
             self.stats.forced_summary = reason
             self.emit(events.GuardrailFired(guardrail=Guardrail.FORCED_SUMMARY, reason=reason))
+
+    def unparsable_call(self, message: str) -> None:
+        """Record a reply the provider could not parse as a tool call, and what the model was told:
+        counted as a call whose arguments are not JSON (C8)."""
+        self.stats.rejected[Rejection.INVALID_JSON] += 1
+        self.emit(events.GuardrailFired(guardrail=Guardrail.UNPARSABLE_CALL, message=message))
+
+    def show_text(self, text: str) -> None:
+        """Show a piece of a streamed answer's text (the trace records the whole response)."""
+        if self.observer is None:
+            return
+        try:
+            self.observer(events.StreamedText(text=self.redactor.text(text)))
+        except Exception as error:  # boundary: a broken progress printer must not end the run
+            self.observer = None
+            print(f"warning: progress display failed: {error}", file=sys.stderr)
 
     def warn(self, message: str) -> None:
         """Tell the user something that does not stop the run, on stderr and in the trace."""

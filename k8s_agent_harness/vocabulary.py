@@ -96,6 +96,8 @@ class Guardrail(StrEnum):
     EVIDENCE = "evidence"
     REPORT = "report"
     FORCED_SUMMARY = "forced_summary"
+    UNPARSABLE_CALL = "unparsable_call"
+    """The provider could not parse a tool call the model produced: the model is told (like C8)."""
 
 
 class StopReason(StrEnum):

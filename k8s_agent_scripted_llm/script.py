@@ -7,6 +7,7 @@ raw_call("get_pod_logs", "{not-json")              arguments exactly as given
 error(429, retry_after=1)                          an HTTP error
 delay(2.0, text("late"))                           answer after a pause (or never: hang())
 malformed('{"choices": []}')                       a body that is not a usable completion
+Recorded(body, "text/event-stream")                 a provider's answer in its own shape, as is
 """
 
 from __future__ import annotations
@@ -53,6 +54,16 @@ class Malformed:
 
 
 @dataclass(frozen=True)
+class Recorded:
+    """An answer in a provider's own shape, sent as it is: a JSON body, or an event stream
+    (`content_type` `text/event-stream`)."""
+
+    body: str
+    content_type: str = "application/json"
+    status: int = 200
+
+
+@dataclass(frozen=True)
 class Delay:
     """Wait, then answer with `then` (if the client is still there)."""
 
@@ -60,7 +71,7 @@ class Delay:
     then: Step
 
 
-Step = Reply | HttpError | Malformed | Delay
+Step = Reply | HttpError | Malformed | Recorded | Delay
 
 
 def tool(name: str, /, _id: str | None = None, **arguments: Any) -> ToolCall:

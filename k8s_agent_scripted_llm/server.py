@@ -1,8 +1,9 @@
 """An OpenAI-compatible model server on loopback that plays a script, or a responder.
 
 It answers `POST /v1/chat/completions` and `POST /v1/responses` (a JSON body, or Server-Sent Events
-when the request asks for `"stream": true`); the same steps play on either wire
-(`responses_api.py`). Every request body is recorded, as received, with the wire it came on. A script is a queue of steps: a request with no step left is an
+when the request asks for `"stream": true`: chat_stream.py, responses_api.py); the same steps play
+on either wire (`responses_api.py`), and a recorded answer (`Recorded`: a provider's body or stream)
+is sent as it is. Every request body is recorded, as received, with the wire it came on. A script is a queue of steps: a request with no step left is an
 error (answered with HTTP 400, which the client does not retry), and so is a step left unused;
 `assert_done()` says which. Sockets use TCP_NODELAY: without it every request pays ~40 ms of
 delayed ACK.
@@ -22,7 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from k8s_agent_scripted_llm import responses_api
-from k8s_agent_scripted_llm.script import Delay, HttpError, Malformed, Reply, Step
+from k8s_agent_scripted_llm.chat_stream import chat_stream
+from k8s_agent_scripted_llm.script import Delay, HttpError, Malformed, Recorded, Reply, Step
 
 Responder = Callable[[dict[str, Any]], Step]
 """Answers a request body (as received, on either wire) with the next step."""
@@ -272,9 +274,15 @@ class _Handler(BaseHTTPRequestHandler):
             )
         elif isinstance(step, Malformed):
             self._send_raw(step.status, step.body.encode("utf-8"), {})
-        elif wire == RESPONSES and body.get("stream"):
+        elif isinstance(step, Recorded):
+            self._send_raw(step.status, step.body.encode("utf-8"), {}, step.content_type)
+        elif body.get("stream"):
             answer = owner._answer(step, body, len(raw), wire, number)
-            self._send_raw(200, responses_api.stream(answer), {}, "text/event-stream")
+            if wire == RESPONSES:
+                self._send_raw(200, responses_api.stream(answer), {}, "text/event-stream")
+            else:
+                usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                self._send_raw(200, chat_stream(answer, usage), {}, "text/event-stream")
         else:
             self._send(200, owner._answer(step, body, len(raw), wire, number))
 

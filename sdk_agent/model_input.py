@@ -22,22 +22,33 @@ from k8s_agent_harness.supervisor import Supervisor
 from sdk_agent.behavior import StopForSummary
 
 
-def supervise_model_calls(supervisor: Supervisor, gateway: ToolGateway, extra: int = 0) -> Any:
+class ModelCallCheck:
     """The input filter: stop or count the turn, restore the order of tool outputs, compact
-    (`extra`: the request's bytes besides messages and tools: the report's format)."""
+    (`extra`: the request's bytes besides messages and tools: the report's format). It keeps the
+    history of the last model call (`items`, before compaction), for a run that must go on from it."""
 
-    def check(data: CallModelData[Any]) -> ModelInputData:
-        items = in_call_order(list(data.model_data.input))
-        reason = supervisor.stop_reason()
+    def __init__(self, supervisor: Supervisor, gateway: ToolGateway, extra: int = 0) -> None:
+        self._supervisor = supervisor
+        self._gateway = gateway
+        self._extra = extra
+        self.items: list[Any] = []
+
+    def __call__(self, data: CallModelData[Any]) -> ModelInputData:
+        items = self.items = in_call_order(list(data.model_data.input))
+        reason = self._supervisor.stop_reason()
         if reason is not None:
             raise StopForSummary(reason, items)
-        supervisor.turn_taken()
+        self._supervisor.turn_taken()
+        gateway = self._gateway
         tools = gateway.openai_tools()  # what the SDK offers this turn (before compaction stores more)
         instructions = data.model_data.instructions
-        items = compact_items(items, instructions, tools, gateway.store, gateway.budget, extra)
+        items = compact_items(items, instructions, tools, gateway.store, gateway.budget, self._extra)
         return ModelInputData(input=items, instructions=instructions)
 
-    return check
+
+def supervise_model_calls(supervisor: Supervisor, gateway: ToolGateway, extra: int = 0) -> ModelCallCheck:
+    """The input filter of the investigation's runs (ModelCallCheck)."""
+    return ModelCallCheck(supervisor, gateway, extra)
 
 
 def compact_items(

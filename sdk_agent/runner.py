@@ -12,6 +12,8 @@ The SDK runs the inner loop (model turn, tool calls, next turn). Around it:
 - the outer loop hands each answer to the shared review policy and re-runs `Runner` once per
   pushback with the remaining step budget, without forcing tools again;
 - `max_turns` stays a hard backstop, turned into the sentinel by `error_handlers`;
+- a reply the provider could not parse as a tool call stops the run (model.py); the outer loop
+  tells the model, as the hand-written loop does (C8), and re-runs from the last call's history;
 - the structured report (json_schema mode) is the agent's output type, `AgentOutputSchema(HealthReport,
   strict_json_schema=False)`, so the SDK sends its schema as `response_format`; an answer the SDK
   cannot validate becomes a placeholder (`error_handlers["invalid_final_output"]`), and the shared
@@ -55,7 +57,7 @@ from sdk_agent.behavior import (
     placeholder_report,
     summary_behavior,
 )
-from sdk_agent.model import sdk_model
+from sdk_agent.model import ModelCallUnparsable, sdk_model
 from sdk_agent.model_input import compact_items, in_call_order, supervise_model_calls
 from sdk_agent.tools import GatewayAgent, ToolShelf, error_formatter
 
@@ -90,7 +92,7 @@ def output_type(session: Session) -> Any:
 async def investigate(session: Session) -> Accept:
     """The outer loop around `Runner.run`: pushbacks, forced summary, failures."""
     supervisor = session.supervisor
-    shelf = ToolShelf(session.gateway)
+    shelf = ToolShelf(session.gateway, session.call_tool)
     agent: Agent[Any] = GatewayAgent(
         name="k8s-sre",
         instructions=prompts.system_prompt(session.structured),
@@ -104,9 +106,11 @@ async def investigate(session: Session) -> Accept:
     run_config = RunConfig(
         tracing_disabled=True,
         tool_not_found_behavior="return_error_to_model",
-        tool_error_formatter=error_formatter(session.gateway, session.wire),
+        tool_error_formatter=error_formatter(session.call_tool, session.wire),
         tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),  # calls in order, as proposed
-        call_model_input_filter=supervise_model_calls(supervisor, session.gateway, session.report_bytes),
+        call_model_input_filter=(
+            checkpoint := supervise_model_calls(supervisor, session.gateway, session.report_bytes)
+        ),
     )
     history: list[Any] = [{"role": "user", "content": session.question}]
 
@@ -115,6 +119,13 @@ async def investigate(session: Session) -> Accept:
             result = await _run_sdk(session, agent, history, run_config, max_turns=supervisor.turns_left + 1)
         except StopForSummary as stop:
             return await summarize(session, agent, stop.history, stop.reason)
+        except ModelCallUnparsable as error:  # C8: the provider could not parse the model's tool call
+            told = session.unparsable_call()
+            if told is None:
+                raise AssertionError("an unparsable call the wire did not see") from error
+            history = [*checkpoint.items, {"role": "user", "content": told}]
+            agent = agent.clone(model_settings=ModelSettings())  # the run goes on: no forcing again (C1)
+            continue
         history = result.to_input_list()
         if is_force_summary(result.final_output):
             reason = supervisor.stop_reason() or StopReason.STEP_BUDGET
@@ -165,7 +176,11 @@ async def _write_summary(
         gateway.budget,
         session.report_bytes,
     )
-    result = await _run_sdk(session, writer, summary_input, config, max_turns=1)
+    try:
+        result = await _run_sdk(session, writer, summary_input, config, max_turns=1)
+    except ModelCallUnparsable as error:  # no tool was offered: the endpoint's error ends the run
+        cause = error.__cause__ if isinstance(error.__cause__, OpenAIError) else error
+        raise endpoint_error(cause, session.config, str(session.model.base_url)) from error
     if is_force_summary(result.final_output):
         return "", []
     return answer_text(result), [item.to_input_item() for item in result.new_items]
@@ -211,7 +226,7 @@ async def _run_sdk(
             result = await Runner.run(
                 agent, state, max_turns=max_turns, run_config=config, error_handlers=HANDLERS
             )
-    except StopForSummary:
+    except (StopForSummary, ModelCallUnparsable):
         raise
     except OpenAIError as error:
         session.check_wire()

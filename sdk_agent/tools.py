@@ -12,6 +12,7 @@ effect from the next request, as in the hand-written loop).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,21 +22,25 @@ from agents.tool_context import ToolContext
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.model_client import WireState
 
+CallTool = Callable[[str, str, str], Awaitable[str]]
+"""Answers one proposed call (call id, tool, raw arguments) through the gateway: `Session.call_tool`."""
+
 
 class ToolShelf:
     """The FunctionTools of one run: one per tool the gateway offers now (each made once, under the
     name the model knows it by), then the harness's search tool, enabled (offered) once the gateway
     has stored a result."""
 
-    def __init__(self, gateway: ToolGateway) -> None:
+    def __init__(self, gateway: ToolGateway, call_tool: CallTool) -> None:
         self.gateway = gateway
+        self.call_tool = call_tool
         self._made: dict[str, FunctionTool] = {}
         search = gateway.search_tool.openai_tool()["function"]
         self._search = FunctionTool(
             name=search["name"],
             description=search["description"],
             params_json_schema=search["parameters"],
-            on_invoke_tool=_invoker(gateway, search["name"]),
+            on_invoke_tool=_invoker(call_tool, search["name"]),
             strict_json_schema=False,
             is_enabled=lambda context, agent: gateway.offers_search,
         )
@@ -53,7 +58,7 @@ class ToolShelf:
                     name=name,
                     description=function["description"],
                     params_json_schema=function["parameters"],
-                    on_invoke_tool=_invoker(self.gateway, name),
+                    on_invoke_tool=_invoker(self.call_tool, name),
                     strict_json_schema=False,
                     # A write tool allowed with --allow-write: the SDK pauses the run for approval (runner.py).
                     needs_approval=self.gateway.needs_approval(name),
@@ -80,15 +85,14 @@ class GatewayAgent(Agent[Any]):
         return await super().get_all_tools(run_context)
 
 
-def _invoker(gateway: ToolGateway, name: str) -> Any:
+def _invoker(call_tool: CallTool, name: str) -> Any:
     async def invoke(context: ToolContext[Any], raw_arguments: str) -> str:
-        outcome = await gateway.call(context.tool_call_id, name, raw_arguments)
-        return outcome.content
+        return await call_tool(context.tool_call_id, name, raw_arguments)
 
     return invoke
 
 
-def error_formatter(gateway: ToolGateway, wire: WireState) -> Any:
+def error_formatter(call_tool: CallTool, wire: WireState) -> Any:
     """`RunConfig.tool_error_formatter`: the gateway's own messages for what the SDK rejects itself.
 
     An unknown tool never reaches a FunctionTool; the formatter sends it through the gateway (which
@@ -97,9 +101,7 @@ def error_formatter(gateway: ToolGateway, wire: WireState) -> Any:
 
     async def format_error(args: ToolErrorFormatterArgs[Any]) -> str | None:
         if args.kind == "tool_not_found":
-            raw = wire.arguments(args.call_id)
-            outcome = await gateway.call(args.call_id, args.tool_name, raw)
-            return outcome.content
+            return await call_tool(args.call_id, args.tool_name, wire.arguments(args.call_id))
         return None  # raw FunctionTools never raise (the gateway answers); other kinds keep the default
 
     return format_error

@@ -46,8 +46,9 @@ def _text(content: Any) -> str | None:
 
 
 def said(body: dict[str, Any]) -> dict[str, Any]:
-    """A Responses request body as sent, its ways of saying nothing made one: the SDK's `include: []`,
-    `tools: []` where the hand-written loop sends no tools, and C1's `auto` against an absent choice."""
+    """A request body as sent (either wire), its ways of saying nothing made one: C1's `auto` against
+    an absent choice, and on the Responses wire the SDK's `include: []` and `tools: []` where the
+    hand-written loop sends no tools."""
     said = {key: value for key, value in body.items() if key != "include" or value}
     if said.get("tool_choice") == "auto":
         del said["tool_choice"]

@@ -103,6 +103,13 @@ def register(commands: Any) -> None:
         "template says); the judge reads either",
     )
     parser.add_argument(
+        "--stream",
+        choices=("yes", "no"),
+        default="no",
+        help="ask the subjects to stream the model's answers (handwritten and sdk only); the scripted "
+        "model then streams every answer (default no)",
+    )
+    parser.add_argument(
         "--mcp-transport",
         choices=("stdio", "streamable-http"),
         default="stdio",
@@ -130,7 +137,7 @@ def cmd_contract(args: argparse.Namespace) -> int:
 
     from k8s_agent.contract.render import html, markdown
     from k8s_agent.contract.run import as_json, run_contract, select_scenarios
-    from k8s_agent.contract.subjects import DEFAULT_SUBJECTS, ON_RESPONSES, CommandAgent, builtin
+    from k8s_agent.contract.subjects import DEFAULT_SUBJECTS, ON_RESPONSES, STREAMING, CommandAgent, builtin
     from k8s_agent.outputs import emit
     from k8s_agent_harness.report import plural
 
@@ -149,6 +156,12 @@ def cmd_contract(args: argparse.Namespace) -> int:
             raise ConfigError(
                 f"--api responses: not for {', '.join(chat_only)} (Chat Completions only); on the "
                 f"Responses wire run {', '.join(ON_RESPONSES)} or --agent-cmd"
+            )
+        not_streaming = [name for name in dict.fromkeys(chosen) if name not in STREAMING]
+        if args.stream == "yes" and (not_streaming or commands):
+            others = [*not_streaming, *(["--agent-cmd"] if commands else [])]
+            raise ConfigError(
+                f"--stream yes: not for {', '.join(others)}; it asks {' and '.join(STREAMING)} to stream"
             )
         subjects = [builtin(name, args.cache_dir) for name in dict.fromkeys(chosen)]
         for number, template in enumerate(commands):
@@ -191,6 +204,7 @@ def cmd_contract(args: argparse.Namespace) -> int:
                     progress=say,
                     transport=args.mcp_transport,
                     api=args.api,
+                    stream=args.stream == "yes",
                 )
             )
         except McpServerError as error:

@@ -21,7 +21,8 @@ def heading(result: SubjectResult) -> str:
 def wires_line(report: ContractReport) -> str:
     """Which wire was asked for and which each subject's requests came on."""
     seen = ", ".join(f"{result.subject} {result.wire}" for result in report.results)
-    return f"Wire: --api {report.api}; the requests came on: {seen}."
+    streamed = ", answers streamed (--stream yes)" if report.stream else ""
+    return f"Wire: --api {report.api}{streamed}; the requests came on: {seen}."
 
 
 def markdown(report: ContractReport) -> str:

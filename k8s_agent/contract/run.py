@@ -108,6 +108,8 @@ class ContractReport:
     """Where each run's files are; None when they were not kept (`forget_files`)."""
     api: str = "chat"
     """The wire the subjects were asked to speak (`--api`)."""
+    stream: bool = False
+    """Whether they were asked to stream the model's answers (`--stream yes`)."""
 
     def forget_files(self) -> None:
         """Say nowhere where the runs' files were: they were in a temporary folder, now removed."""
@@ -150,6 +152,7 @@ async def observe(
     workdir: Path,
     shared: SharedMock | None = None,
     api: str = "chat",
+    stream: bool = False,
 ) -> tuple[Observed, dict[str, Any]]:
     """One run of a subject on one scenario, and what it left on the wire and at the server (its
     own mock cluster, or its connection to `shared`)."""
@@ -181,6 +184,7 @@ async def observe(
             mock=mock,
             mcp_url=f"{shared.url}/{client}" if shared else None,
             api=api,
+            stream=stream,
         )
         outcome = await subject.run(setup)
         requests, replies, wires = list(server.requests), list(server.replies), list(server.wires)
@@ -226,10 +230,12 @@ async def run_contract(
     progress: Callable[[str], None] = lambda line: None,
     transport: str = "stdio",
     api: str = "chat",
+    stream: bool = False,
 ) -> ContractReport:
     """Every scenario for every subject (`jobs` runs at a time), judged per subject; over
     Streamable HTTP, every run on one shared mock cluster (two: with and without write tools).
-    `api`: the wire the subjects are asked to speak (the judge reads either)."""
+    `api`: the wire the subjects are asked to speak (the judge reads either); `stream`: whether
+    they are asked to stream the model's answers (the scripted model then streams them)."""
     started = time.perf_counter()
     async with contextlib.AsyncExitStack() as stack:
         shared: dict[bool, SharedMock] = {}
@@ -237,8 +243,10 @@ async def run_contract(
             for write_tools in sorted({scenario.write_tools for scenario in scenarios}):
                 folder = workdir / ("server-with-write-tools" if write_tools else "server")
                 shared[write_tools] = await stack.enter_async_context(_shared_mock(folder, write_tools))
-        report = await _run_all(subjects, scenarios, workdir, max(1, jobs), progress, shared, started, api)
-        return replace(report, api=api)
+        report = await _run_all(
+            subjects, scenarios, workdir, max(1, jobs), progress, shared, started, api, stream
+        )
+        return replace(report, api=api, stream=stream)
 
 
 @contextlib.asynccontextmanager
@@ -264,6 +272,7 @@ async def _run_all(
     shared: dict[bool, SharedMock],
     started: float,
     api: str,
+    stream: bool = False,
 ) -> ContractReport:
     total = len(subjects) * len(scenarios)
     done = 0
@@ -271,7 +280,12 @@ async def _run_all(
     async def one(pair: tuple[Subject, Scenario]) -> tuple[Observed, dict[str, Any]]:
         subject, scenario = pair
         return await observe(
-            subject, scenario, workdir / subject.name / scenario.name, shared.get(scenario.write_tools), api
+            subject,
+            scenario,
+            workdir / subject.name / scenario.name,
+            shared.get(scenario.write_tools),
+            api,
+            stream,
         )
 
     def said(pair: tuple[Subject, Scenario], run: tuple[Observed, dict[str, Any]]) -> None:
@@ -314,6 +328,7 @@ def as_json(report: ContractReport) -> dict[str, Any]:
     return {
         "kind": "k8s-agent-contract",
         "api": report.api,
+        "stream": report.stream,
         "items": ITEMS,
         "scenarios": report.scenarios,
         "wall_seconds": report.wall_seconds,

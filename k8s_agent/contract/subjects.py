@@ -87,6 +87,8 @@ class Setup:
     many runs); `mcp_command` is then empty."""
     api: str = "chat"
     """The wire the subject is asked to speak (`contract --api`): `chat` or `responses`."""
+    stream: bool = False
+    """Whether the subject is asked to stream the model's answers (`contract --stream yes`: our agents)."""
 
     @property
     def max_steps(self) -> int:
@@ -167,6 +169,7 @@ class OurAgent:
         config = Config(
             impl=self.impl,
             api=setup.api,
+            stream=setup.stream,
             model=setup.model,
             base_url=setup.base_url,
             api_key=setup.api_key,
@@ -338,6 +341,8 @@ APIS = ("chat", "responses")
 ON_RESPONSES = ("handwritten", "sdk", "plain-sdk", "reference", "reference-prose")
 """The shipped subjects that can speak the Responses API (`--agent-cmd` too: its template says how)."""
 DEFAULT_SUBJECTS = ("handwritten", "sdk")
+STREAMING = ("handwritten", "sdk")
+"""The subjects that can be asked to stream (`--stream yes`)."""
 """Our two agents: the contract with no --subject is a gate (exit 0 when both hold every item)."""
 MUTANT_PREFIX = "mutant:"
 

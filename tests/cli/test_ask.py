@@ -249,3 +249,22 @@ def test_an_unverified_report_exits_6_unless_accepted(impl: str, tmp_path: Path)
         accepted = run(false, "--accept-unverified", "--json")
         assert accepted.returncode == 0, accepted.stderr
         assert json.loads(accepted.stdout)["report_verified"] is False
+
+
+@pytest.mark.parametrize("wire", ["chat", "responses"])
+@pytest.mark.parametrize("impl", ["handwritten", "sdk"])
+def test_with_stream_the_answer_shows_as_it_comes_and_the_report_follows(
+    impl: str, wire: str, tmp_path: Path
+) -> None:
+    done = ask("--stream", "yes", "--impl", impl, "--api", wire, DEFAULT_QUESTION, cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert "Verification: 6 of 6 quotes verified" in done.stdout
+    lines = done.stderr.splitlines()
+    assert "(streamed)" in lines[0]
+    shown = [line.removeprefix("  │ ") for line in lines if line.startswith("  │ ")]
+    (trace,) = traces(tmp_path)
+    assert trace[0]["stream"] is True
+    assert "\n".join(shown) == last_model_text(trace)  # the model's text, shown as it came
+    answered = next(n for n, line in enumerate(lines) if line.startswith("  model answers"))
+    assert lines[answered - 1].startswith("  │ ")  # shown before the answer was read

@@ -106,6 +106,32 @@ def test_compare_runs_the_selected_scenarios_and_writes_the_report(
     assert len(kept) == 2 and kept[0] == "compare-20260101T000000Z-older"  # --keep-traces: the newest two
 
 
+def test_compare_can_ask_both_sides_for_streamed_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "compare.json"
+    argv = [
+        "compare",
+        "--stream",
+        "yes",
+        "--scenario",
+        "c10-mixed-round",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+    ]
+
+    code = main([*argv, "--trace-dir", str(tmp_path / "traces")])
+
+    assert code == 0, capsys.readouterr().err
+    (row,) = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    assert row["name"] == "c10-mixed-round" and row["answers_identical"] is True
+    traces = sorted(tmp_path.glob("traces/compare-*/c10-mixed-round/*/2*.jsonl"))
+    assert len(traces) == 2
+    assert all(json.loads(path.read_text().splitlines()[0])["stream"] is True for path in traces)
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -236,12 +236,30 @@ def test_any_cli_agent_runs_through_agent_cmd_with_its_placeholders(tmp_path: Pa
             "--agent-cmd names {mcp_command}, but this contract serves the mock cluster over Streamable HTTP",
         ),
         (("--agent-cmd", "x --mcp {mcp_url}"), "--agent-cmd names {mcp_url}, but this contract serves"),
+        (("--stream", "yes", "--subject", "plain-sdk"), "--stream yes: not for plain-sdk"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
     done = contract(*args, cwd=tmp_path)
 
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_our_agents_asked_to_stream_hold_every_item_of_the_judged_scenarios(tmp_path: Path) -> None:
+    scenarios = ["c3-schema-rejection", "c8-invalid-json", "c10-mixed-round", "c12-unverified-kept"]
+    picked = [argument for name in scenarios for argument in ("--scenario", name)]
+    done = contract("--stream", "yes", *picked, "--format", "json", "--work-dir", "runs", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["stream"] is True
+    for subject in report["subjects"]:
+        assert set(subject["verdicts"].values()) <= {"holds", "not observable"}, subject["verdicts"]
+    traces = sorted((tmp_path / "runs").glob("*/*/2*.jsonl"))  # each run's trace, named by its time
+    assert len(traces) == 2 * len(scenarios)
+    for trace in traces:
+        start = json.loads(trace.read_text().splitlines()[0])
+        assert start["kind"] == "run_start" and start["stream"] is True
 
 
 SLOW_AGENT = """

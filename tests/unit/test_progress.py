@@ -108,3 +108,32 @@ def test_piped_output_never_draws_the_waiting_line() -> None:
     printer(events.ModelResponse(step=1, text="done"))
 
     assert "waiting" not in stream.getvalue() and "\r" not in stream.getvalue()
+
+
+def test_a_streamed_answer_shows_its_text_as_it_comes_in_a_margin_ended_before_the_next_line() -> None:
+    stream = io.StringIO()
+    printer = ProgressPrinter(stream, environ={})
+
+    printer(events.ModelRequest(step=3, message_count=9, tools_sent=True, tool_count=7, tool_choice="auto"))
+    printer(events.StreamedText(text="payment-service is in "))
+    shown_so_far = stream.getvalue()
+    printer(events.StreamedText(text="CrashLoopBackOff:\nDB_PASSWORD is missing."))
+    printer(events.ModelResponse(text="payment-service is in CrashLoopBackOff:\nDB_PASSWORD is missing."))
+
+    assert shown_so_far.endswith("  │ payment-service is in ")  # printed before the answer was whole
+    assert stream.getvalue().splitlines()[1:] == [
+        "  │ payment-service is in CrashLoopBackOff:",
+        "  │ DB_PASSWORD is missing.",
+        "  model answers (63 characters) (0 ms)",
+    ]
+
+
+def test_streamed_text_is_printed_without_the_escapes_it_may_carry() -> None:
+    stream = Terminal()
+    printer = ProgressPrinter(stream, environ={"NO_COLOR": "1"})
+
+    printer(events.StreamedText(text="evil \x1b]0;title\x07 text"))
+    printer.close()
+
+    assert "\x1b]" not in stream.getvalue() and "\\x1b" in stream.getvalue()
+    assert stream.getvalue().endswith("\n")

@@ -190,7 +190,7 @@ def test_a_trace_of_an_unknown_schema_version_is_refused_with_the_version(
 
     with pytest.raises(TraceError, match=message) as error:
         read_trace(path)
-    assert f"this k8s-agent reads schema version 1, 2, 3, 4, {SCHEMA_VERSION}" in str(error.value)
+    assert f"this k8s-agent reads schema version 1, 2, 3, 4, 5, {SCHEMA_VERSION}" in str(error.value)
 
 
 def test_a_version_1_trace_is_still_read(tmp_path: Path) -> None:

@@ -1,0 +1,165 @@
+"""What model providers send that differs, read once, where the model client receives it.
+
+Tolerant where the wire is ambiguous, strict where it is broken (docs/providers.md):
+
+- `repair`: a tool call with an empty or missing id gets a fresh one, unique in the run
+  (`k8s-agent-call-N`: Gemini's OpenAI-compatible endpoint sends `"id": ""`), and is answered
+  under it; arguments sent as a JSON object instead of a string are read as that object's JSON
+  text. Each repair is noted (the trace's `model_response.repaired`).
+- `client_view`: content sent as a list of chunks (Mistral's thinking and text chunks) is given to
+  the `openai` client and the SDK as its text (the turn keeps the chunks to send them back:
+  conversation.turn_from_chat); an incomplete Response is read as the turn it holds, as a Chat
+  reply cut at the output limit is (the model is told when calls were cut: prompts.CUT_OFF_NOTE).
+- `error_in`: a 200 body that carries an `error` object (OpenRouter's, also as the last event of a
+  stream) is the endpoint's error, with the provider's own message.
+- `unparsable_call`: the provider says the model produced a tool call it could not parse (Groq's
+  400 `tool_use_failed`, Ollama's 500 `error parsing tool call`, llama.cpp's 500 `Failed to parse
+  input at pos`): the loops tell the model and go on (counted like a call whose arguments are
+  not JSON, C8).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from k8s_agent_harness.conversation import content_text
+
+FRESH_ID_PREFIX = "k8s-agent-call-"
+MAX_GENERATION = 2_000
+"""Characters of an unparsable generation quoted back to the model."""
+
+
+def repair(body: Any, api: str, fresh_id: Callable[[], str]) -> list[str]:
+    """Repair a usable 200 body of `api` in place; what was repaired, one line each."""
+    notes: list[str] = []
+    if not isinstance(body, dict):
+        return notes
+    if api == "chat":
+        for choice in body.get("choices") or []:
+            message = choice.get("message") if isinstance(choice, dict) else None
+            calls = message.get("tool_calls") if isinstance(message, dict) else None
+            for position, call in enumerate(calls if isinstance(calls, list) else []):
+                if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                    notes += _repaired_call(call, call["function"], "id", position, fresh_id)
+    else:
+        calls = [item for item in body.get("output") or [] if isinstance(item, dict)]
+        for position, item in enumerate(item for item in calls if item.get("type") == "function_call"):
+            notes += _repaired_call(item, item, "call_id", position, fresh_id)
+    return notes
+
+
+def _repaired_call(
+    call: dict[str, Any], function: dict[str, Any], id_key: str, position: int, fresh_id: Callable[[], str]
+) -> list[str]:
+    notes = []
+    name = function.get("name") or "?"
+    if not isinstance(call.get(id_key), str) or not call[id_key]:
+        given = "an empty id" if call.get(id_key) == "" else f"no {id_key}"
+        call[id_key] = fresh_id()
+        notes.append(f"tool call {position + 1} ({name}) came with {given}: answered as {call[id_key]}")
+    arguments = function.get("arguments")
+    if isinstance(arguments, dict | list):
+        function["arguments"] = json.dumps(arguments, ensure_ascii=False)
+        notes.append(
+            f"tool call {position + 1} ({name}) sent its arguments as a JSON object: read as its text"
+        )
+    return notes
+
+
+def client_view(body: Any) -> Any:
+    """The body as the `openai` client and the SDK read it: Chat content chunks as their text, a
+    tool call without a `type` (Mistral's) as the function call it is, and an incomplete Response
+    (cut at the output limit) as the turn it holds, as Chat's `finish_reason: length` is read (the
+    trace keeps its status; the Agents SDK would end the run on it)."""
+    if not isinstance(body, dict):
+        return body
+    if body.get("object") == "response" and body.get("status") == "incomplete":
+        return {**body, "status": "completed"}
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not any(_needs_view(choice) for choice in choices):
+        return body
+    return {**body, "choices": [_viewed(choice) if _needs_view(choice) else choice for choice in choices]}
+
+
+def _needs_view(choice: Any) -> bool:
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        return False
+    calls = message.get("tool_calls")
+    untyped = isinstance(calls, list) and any(isinstance(call, dict) and "type" not in call for call in calls)
+    return untyped or isinstance(message.get("content"), list)
+
+
+def _viewed(choice: dict[str, Any]) -> dict[str, Any]:
+    message = dict(choice["message"])
+    if isinstance(message.get("content"), list):
+        message["content"] = content_text(message["content"])
+    if isinstance(message.get("tool_calls"), list):
+        message["tool_calls"] = [
+            {"type": "function", **call} if isinstance(call, dict) else call for call in message["tool_calls"]
+        ]
+    return {**choice, "message": message}
+
+
+def error_in(body: Any) -> str | None:
+    """The provider's message when a 200 body is an error: a top-level `error` object (or text),
+    or a first choice that ended with `finish_reason: "error"`; None otherwise."""
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    if not error:
+        choices = body.get("choices")
+        first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+        if first.get("error") or first.get("finish_reason") == "error":
+            error = first.get("error") or "the response ended with finish_reason error"
+    if not error:
+        return None
+    if isinstance(error, dict):
+        message = str(error.get("message") or json.dumps(error, ensure_ascii=False)[:300])
+        code = error.get("code")
+        return f"{message} (code {code})" if code not in (None, "") and str(code) not in message else message
+    return str(error)[:500]
+
+
+@dataclass(frozen=True)
+class UnparsableCall:
+    """The provider could not parse a tool call the model produced."""
+
+    message: str
+    """The provider's message."""
+    generation: str
+    """What the model wrote, when the provider says ("" otherwise)."""
+
+
+UNPARSABLE_CODES = frozenset({"tool_use_failed"})
+"""Error codes that say the model's tool call could not be parsed (Groq)."""
+UNPARSABLE_MESSAGES = ("error parsing tool call", "failed to parse input at pos")
+"""Error messages that say so (Ollama; llama.cpp's server), matched at their start."""
+_OLLAMA_RAW = re.compile(r"raw='(?P<raw>.*)', err=", re.DOTALL)
+
+
+def unparsable_call(status: int, body: Any) -> UnparsableCall | None:
+    """The provider's report that the model produced a tool call it could not parse, from an error
+    response (status 400 or 5xx); None for any other error."""
+    if status < 400 or not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    if isinstance(error, str):
+        details: dict[str, Any] = {"message": error}
+    elif isinstance(error, dict):
+        details = error
+    else:
+        return None
+    message = str(details.get("message") or "")
+    code = details.get("code")
+    if code not in UNPARSABLE_CODES and not message.lower().startswith(UNPARSABLE_MESSAGES):
+        return None
+    generation = details.get("failed_generation")
+    if not isinstance(generation, str):
+        found = _OLLAMA_RAW.search(message)
+        generation = found["raw"] if found else ""
+    return UnparsableCall(message[:MAX_GENERATION], generation[:MAX_GENERATION])
