@@ -5,12 +5,13 @@ what a process imports is what is tested."""
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from tests.cli.test_ask import DEFAULT_QUESTION
-from tests.processes import interrupt, k8s_agent, start_cold, wait_until
+from tests.processes import HANG_SECONDS, k8s_agent, start_cold, wait_until
 
 # What a run needs and a refusal must not wait for: the model and MCP clients, the SDK, the
 # harness's session and tool gateway (each seconds of imports on a loaded machine).
@@ -106,12 +107,17 @@ def test_ctrl_c_before_the_run_started_is_exit_130_and_leaves_no_trace(tmp_path:
 
     try:
         wait_until(opened, "the command opened its env file", process)
-        _, err = interrupt(process)
+        os.killpg(process.pid, signal.SIGINT)
+        # A Ctrl-C that lands just before the read of the FIFO starts is noted but cannot interrupt
+        # it (Python sees it when the read returns): the end of the file ends the read either way.
+        os.close(writer)  # type: ignore[arg-type]
+        writer = None
+        _, err = process.communicate(timeout=HANG_SECONDS)
     finally:
         if writer is not None:
             os.close(writer)
-        if process.poll() is None:  # interrupt() was not reached
-            process.kill()
+        if process.poll() is None:  # killed as a hang
+            os.killpg(process.pid, signal.SIGKILL)
             process.wait()
 
     assert process.returncode == 130
