@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from k8s_agent.scenarios import ANALYTICS, PAYMENT, REPORT
 from k8s_agent_harness import prompts
 from k8s_agent_harness.errors import MalformedResponseError, McpServerError, ModelEndpointError
@@ -156,6 +158,7 @@ def test_a_non_retryable_tool_error_reaches_the_model_once(run_agent: RunAgent, 
     )
 
 
+@pytest.mark.parametrize("wire", ["chat"])  # a tool's timeout is the gateway's, the same on either wire
 def test_a_hanging_tool_times_out_and_the_run_goes_on(run_agent: RunAgent, tmp_path: Path) -> None:
     plan = fault_plan(tmp_path, {"tool": "get_pod_logs", "action": "hang"})
     run = run_agent(
