@@ -348,11 +348,13 @@ class ToolGateway:
             content, sha = self._recorder.keep(result.text)  # redacted; a large text kept once
             if result.structured is not None:
                 structured = self._recorder.redactor.value(result.structured)
-            self.evidence.add(content, call_id, name, arguments, structured=structured)
+            self.evidence.add(
+                content, call_id, name, arguments, structured=structured, parameters=self._parameters(name)
+            )
             kind = Outcome.EXECUTED
         else:
             reason = self._recorder.redactor.text(result.failure.reason)
-            self.evidence.add_failure(reason, call_id, name, arguments)
+            self.evidence.add_failure(reason, call_id, name, arguments, self._parameters(name))
             content = prompts.tool_failed(name, reason)
             kind = Outcome.FAILED
             if result.failure.kind == FailureKind.GONE:
@@ -509,6 +511,11 @@ class ToolGateway:
                 self._search_validator = ArgumentValidator(name, self.search_tool.input_schema, self._warn)
             return self._search_validator.errors(arguments)
         return self._validators[name].errors(arguments)
+
+    def _parameters(self, name: str) -> tuple[str, ...]:
+        """The argument names the tool's input schema declares."""
+        properties = self._by_name[name].input_schema.get("properties")
+        return tuple(str(key) for key in properties) if isinstance(properties, dict) else ()
 
     def _warn(self, message: str) -> None:
         self._recorder.warn(message)

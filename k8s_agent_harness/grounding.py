@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,6 +181,9 @@ class ToolText:
     """False for a failed call: `text` is the server's error, which is no evidence of the cluster."""
     structured: Any = None
     """The server's structured content sent with the text (redacted), when it sent one."""
+    parameters: tuple[str, ...] = ()
+    """The argument names the tool's input schema declares: only these say what a result is about
+    (a server ignores an argument it does not declare)."""
 
 
 class Evidence:
@@ -200,18 +203,43 @@ class Evidence:
         self._sources: list[Source] = []
 
     def add(
-        self, text: str, call_id: str = "", tool: str = "", arguments: Any = None, *, structured: Any = None
+        self,
+        text: str,
+        call_id: str = "",
+        tool: str = "",
+        arguments: Any = None,
+        *,
+        structured: Any = None,
+        parameters: Sequence[str] = (),
     ) -> None:
-        """Add one successful tool result (and the arguments of the call that returned it, and the
-        structured content the server sent with it)."""
+        """Add one successful tool result (and the arguments of the call that returned it, the
+        structured content the server sent with it, and the argument names its tool declares)."""
         if text:
             self._texts[text] = None
-            self.results.append(ToolText(call_id, tool, text, _arguments(arguments), structured=structured))
+            self.results.append(
+                ToolText(
+                    call_id,
+                    tool,
+                    text,
+                    _arguments(arguments),
+                    structured=structured,
+                    parameters=tuple(parameters),
+                )
+            )
 
-    def add_failure(self, reason: str, call_id: str = "", tool: str = "", arguments: Any = None) -> None:
+    def add_failure(
+        self,
+        reason: str,
+        call_id: str = "",
+        tool: str = "",
+        arguments: Any = None,
+        parameters: Sequence[str] = (),
+    ) -> None:
         """Add what a failed call's server said: quotable, shown as error text, never evidence."""
         if reason:
-            self.results.append(ToolText(call_id, tool, reason, _arguments(arguments), ok=False))
+            self.results.append(
+                ToolText(call_id, tool, reason, _arguments(arguments), ok=False, parameters=tuple(parameters))
+            )
 
     @property
     def sources(self) -> list[Source]:

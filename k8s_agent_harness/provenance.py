@@ -261,6 +261,8 @@ class Source:
     structured: Any = None
     """The server's structured content sent with the text, when it sent one: its string values are
     quotable as the text's are."""
+    parameters: tuple[str, ...] = ()
+    """The argument names the tool's input schema declares."""
 
     @cached_property
     def named(self) -> list[tuple[str, str | None]]:
@@ -381,6 +383,7 @@ def sources_of(results: Iterable[Any]) -> list[Source]:
                 arguments if isinstance(arguments, dict) else {},
                 bool(getattr(result, "ok", True)),
                 getattr(result, "structured", None),
+                tuple(getattr(result, "parameters", ()) or ()),
             )
         )
     return sources
