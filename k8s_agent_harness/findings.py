@@ -32,15 +32,22 @@ from k8s_agent_harness.provenance import (
     MIN_LINE_CHARACTERS,
     MIN_QUOTE_CHARACTERS,
     WORKLOAD_KINDS,
+    Owners,
     Reading,
+    Record,
     Resource,
     Source,
+    Subject,
     informative,
+    kinds_match,
     normalised,
-    pod_of,
     sources_of,
+    span_about,
+    span_subject,
 )
 from k8s_agent_harness.redact import one_line
+from k8s_agent_harness.shapes import is_name
+from k8s_agent_harness.shapes.status import healthy, unshown
 from k8s_agent_harness.vocabulary import ReportFormat
 
 REPORT_SCHEMA_VERSION = 2
@@ -301,9 +308,9 @@ def shown_resources(sources: Sequence[Source]) -> list[Shown]:
     one resource."""
     tools: dict[Resource, set[str]] = {}
     for source in sources:
-        for sighting in source.sightings:
-            if sighting.resource.kind != "namespace":
-                tools.setdefault(sighting.resource, set()).add(source.tool)
+        for record in source.records:
+            if record.resource.kind != "namespace":
+                tools.setdefault(record.resource, set()).add(source.tool)
     kinded = {(r.name, r.namespace) for r in tools if r.kind is not None}
     placed = {(r.kind, r.name) for r in tools if r.namespace is not None}
     groups: dict[str | None, list[Resource]] = {}
@@ -345,44 +352,6 @@ class Verification:
         return [finding.name for finding in self.report.findings if finding.name_verified is False]
 
 
-# Status words the tools print in lowercase too (`phase: running`): a status must match them as well.
-_STATUS_WORDS = frozenset(
-    """
-    running pending succeeded failed unknown completed crashloopbackoff error oomkilled evicted
-    imagepullbackoff errimagepull invalidimagename containercreating createcontainerconfigerror
-    createcontainererror runcontainererror terminating notready ready schedulingdisabled
-    backoff unschedulable deadlineexceeded backofflimitexceeded preempted nodelost
-    """.split()
-)
-_STATUS_TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9:/._+-]*[A-Za-z0-9])?")
-_TOKEN_EDGE = "A-Za-z0-9.:/_-"
-
-
-def _claims(status: str) -> list[str]:
-    """What a status states that the tools must have shown: words with a capital or a digit
-    (`CrashLoopBackOff`, `READY`, `0/1`, `14`) and status words in any case (`running`)."""
-    found: dict[str, None] = {}
-    for token in _STATUS_TOKEN.findall(status):
-        if any(c.isdigit() or c.isupper() for c in token) or token.lower() in _STATUS_WORDS:
-            found[token] = None
-    return list(found)
-
-
-def _shows(facts: str, claim: str) -> bool:
-    return (
-        re.search(rf"(?<![{_TOKEN_EDGE}]){re.escape(claim)}(?![{_TOKEN_EDGE}])", facts, re.IGNORECASE)
-        is not None
-    )
-
-
-def _kinds_match(finding_kind: str, shown: str | None) -> bool:
-    """A finding of kind `other` is any resource; the others must be of their kind (or of a kind the
-    result does not say). Namespaces are never findings: their trouble is their pods'."""
-    if shown == "namespace":
-        return False
-    return finding_kind == "other" or shown is None or shown == finding_kind
-
-
 _RANK = {
     QuoteCheck.VERIFIED: 0,
     QuoteCheck.OTHER_RESOURCE: 1,
@@ -397,93 +366,124 @@ def verify(report: HealthReport, results: Sequence[Any]) -> Verification:
 
     `results` are `provenance.Source`s, or the `grounding.ToolText`s they are made from. For each
     finding: its name must be a resource a successful result showed, of its kind, in the
-    namespace it claims; its status must be what those results showed for it; each quote must be
-    text of a successful result (never a failed call's error, never the harness's search tool's
-    own words) about that resource, with information beyond what the call was asked. A quote's
-    `call_id` and `tool` are set to where the text really is. The healthy examples must be
-    resources a tool showed. Each failure is listed, in words the correction turn sends back.
+    namespace it claims; its status, word for word, what those records' status fields showed; each
+    quote must be text of a successful result (never a failed call's error, never the harness's
+    search tool's own words) inside a record about that resource (or free text of a call that named
+    it), with information beyond what the call was asked. A quote's `call_id` and `tool` are set to
+    where the text really is. The healthy examples must be resources a tool showed, and showed
+    healthy. Each failure is listed, in words the correction turn sends back.
     """
     known = (
         [r for r in results if isinstance(r, Source)]
         if all(isinstance(r, Source) for r in results)
         else sources_of(results)
     )
+    owners = Owners(known)
     checked = report.model_copy(deep=True, update={"schema_version": REPORT_SCHEMA_VERSION})
     problems: list[str] = []
     for finding in checked.findings:
-        problems += _check_resource(finding, known)
+        problems += _check_resource(finding, known, owners)
         for quote in finding.evidence:
-            problem = _check_quote(quote, finding, known)
+            problem = _check_quote(quote, finding, known, owners)
             if problem:
                 problems.append(problem)
-    shown = {
-        sighting.resource.name
-        for source in known
-        for sighting in source.sightings
-        if sighting.resource.kind != "namespace"
-    }
-    unknown = [example for example in checked.healthy.examples if example.strip() not in shown]
-    checked.healthy.unverified_examples = unknown
-    problems += [f"the healthy example {_clip(example)!r} names nothing a tool showed" for example in unknown]
+    examples = _healthy_examples(checked.healthy.examples, known)
+    checked.healthy.unverified_examples = [example for example, _ in examples]
+    problems += [problem for _, problem in examples]
     return Verification(checked, problems, shown_resources(known))
 
 
-def _check_resource(finding: Finding, sources: Sequence[Source]) -> list[str]:
+def _healthy_examples(examples: Sequence[str], sources: Sequence[Source]) -> list[tuple[str, str]]:
+    """The healthy examples that are not a resource a tool showed, and showed healthy, each with why."""
+    shown: dict[str, list[bool | None]] = {}
+    for source in sources:
+        for record in source.records:
+            if record.resource.kind != "namespace":
+                shown.setdefault(record.resource.name, []).append(healthy(record))
+    found = []
+    for example in examples:
+        seen = shown.get(example.strip())
+        if seen is None or not is_name(example.strip()):
+            found.append((example, f"the healthy example {_clip(example)!r} names nothing a tool showed"))
+        elif False in seen:
+            found.append(
+                (
+                    example,
+                    f"the healthy example {_clip(example)!r} is not healthy: the tools showed it unhealthy",
+                )
+            )
+        elif True not in seen:
+            found.append(
+                (
+                    example,
+                    f"the healthy example {_clip(example)!r} is not shown healthy by any tool (no status)",
+                )
+            )
+    return found
+
+
+def _subject(finding: Finding) -> Subject:
+    return Subject(finding.kind, finding.name.strip(), (finding.namespace or "").strip() or None)
+
+
+def _check_resource(finding: Finding, sources: Sequence[Source], owners: Owners) -> list[str]:
     """The finding's name, namespace and status against what the results showed; its marks set."""
-    name = finding.name.strip()
-    namespace = (finding.namespace or "").strip() or None
+    subject = _subject(finding)
+    name, namespace = subject.name, subject.namespace
     label = f"finding {_clip(finding.name)!r}"
-    seen = [
-        sighting
+    named = [
+        record
         for source in sources
-        for sighting in source.sightings
-        if sighting.resource.name == name and _kinds_match(finding.kind, sighting.resource.kind)
+        for record in source.records
+        if record.resource.name == name and kinds_match(finding.kind, record.resource.kind)
     ]
-    if not seen and finding.kind in WORKLOAD_KINDS:
-        # A workload named by its pods: the tools showed `name` plus a generated suffix.
-        seen = [
-            sighting
+    if not named and finding.kind in WORKLOAD_KINDS:
+        # A workload named by its pods: the tools showed pods its controller generated.
+        named = [
+            record
             for source in sources
-            for sighting in source.sightings
-            if sighting.resource.kind in (None, "pod") and pod_of(sighting.resource.name, name, finding.kind)
+            for record in source.records
+            if record.resource.kind == "pod"
+            and owners.pod_of(record.resource.name, record.resource.namespace, subject)
         ]
     finding.status_verified = None
-    if not name or not seen:
+    if not name or not is_name(name) or not named:
         finding.name_verified = False
         return [
             f"{label} names a {finding.kind} that no tool returned as a resource (a listing row, a describe header or an "
             "event's object)"
         ]
+    seen = named
     if namespace is not None and finding.kind != "node":
-        there = [sighting for sighting in seen if sighting.resource.namespace == namespace]
-        if not there:
+        seen = [record for record in named if record.resource.namespace in (namespace, None)]
+        if not any(record.resource.namespace == namespace for record in seen):
             finding.name_verified = False
-            elsewhere = sorted({s.resource.namespace for s in seen if s.resource.namespace})
+            elsewhere = sorted({r.resource.namespace for r in named if r.resource.namespace})
             shown = f"only in namespace {', '.join(elsewhere)}" if elsewhere else "with no namespace"
             return [f"{label} says namespace {_clip(namespace)!r}, but the tools showed {name} {shown}"]
-        seen = there
     finding.name_verified = True
-    facts = "\n".join(dict.fromkeys(sighting.facts for sighting in seen))
-    claims = _claims(finding.status)
-    missing = [claim for claim in claims if not _shows(facts, claim)]
-    # Column labels alone (`READY STATUS`) state nothing: a status needs a value the tools showed.
-    stated = [claim for claim in claims if not (claim.isalpha() and claim.isupper())]
-    finding.status_verified = bool(stated) and not missing
-    if not stated:
+    return _check_status(finding, label, seen)
+
+
+def _check_status(finding: Finding, label: str, records: Sequence[Record]) -> list[str]:
+    """The status, word for word, against the status fields of the records that show the resource."""
+    missing, stated = unshown(finding.status, records)
+    finding.status_verified = stated and not missing
+    if not stated and not missing:
         return [
             f"the status {_clip(finding.status)!r} of {label} states nothing the tools showed: write it as "
             "they show it (e.g. CrashLoopBackOff, READY 0/1, 14 restarts)"
         ]
     if missing:
-        listed = ", ".join(repr(claim) for claim in missing)
+        listed = ", ".join(repr(word) for word in missing)
         return [
             f"the status {_clip(finding.status)!r} of {label} is not what the tools showed for it: {listed} "
-            f"in nothing they showed about {finding.kind} {name}"
+            f"in none of its status fields as the tools showed them for {finding.kind} {finding.name.strip()}"
         ]
     return []
 
 
-def _check_quote(quote: Quote, finding: Finding, sources: Sequence[Source]) -> str | None:
+def _check_quote(quote: Quote, finding: Finding, sources: Sequence[Source], owners: Owners) -> str | None:
     """Find the quote where it is evidence for this finding; mark it; the problem, if any."""
     text = normalised(quote.text)
     best: tuple[QuoteCheck, Source | None, str | None] = (QuoteCheck.NOT_FOUND, None, None)
@@ -492,7 +492,7 @@ def _check_quote(quote: Quote, finding: Finding, sources: Sequence[Source]) -> s
         cited = [source for source in sources if source.call_id == quote.call_id]
         others = [source for source in sources if source.call_id != quote.call_id]
         for source in [*cited, *others]:
-            found = _find(text, source, finding)
+            found = _find(text, source, _subject(finding), owners)
             if found is not None and _RANK[found[0]] < _RANK[best[0]]:
                 best = (found[0], source, found[1])
                 if found[0] is QuoteCheck.VERIFIED:
@@ -519,11 +519,18 @@ def _check_quote(quote: Quote, finding: Finding, sources: Sequence[Source]) -> s
             + (f" (here, the line {_clip(detail, MAX_SUGGESTED_LINE)!r})" if detail else "")
         )
     resource = f"{finding.kind} {_clip(finding.name, 80)}"
-    origin = f"a result about {detail}, not about {resource}" if detail else f"no result about {resource}"
+    origin = (
+        f"a result about {detail}, not about {resource}"
+        if detail
+        else f"no one resource's record (it is free text of a call that named no resource, or it runs across "
+        f"the records of several), not about {resource}"
+    )
     return f"{said} is from {origin}: quote what the tools showed for it"
 
 
-def _find(text: str, source: Source, finding: Finding) -> tuple[QuoteCheck, str | None] | None:
+def _find(
+    text: str, source: Source, subject: Subject, owners: Owners
+) -> tuple[QuoteCheck, str | None] | None:
     """The best the quote can be in this source for this finding, or None if it is not there."""
     best: tuple[QuoteCheck, str | None] | None = None
     for reading in source.readings:
@@ -533,12 +540,15 @@ def _find(text: str, source: Source, finding: Finding) -> tuple[QuoteCheck, str 
             elif not _informative(reading, start, end):
                 # Short, but about the resource: its whole line would do; the correction says so.
                 line = reading.line_of(start)
-                useful = _about(source, reading, start, end, finding) and len(line) <= MAX_SUGGESTED_LINE
+                useful = (
+                    span_about(source, reading, start, end, subject, owners)
+                    and len(line) <= MAX_SUGGESTED_LINE
+                )
                 found = (QuoteCheck.TOO_SHORT, line if useful and _informative_line(line) else None)
-            elif _about(source, reading, start, end, finding):
+            elif span_about(source, reading, start, end, subject, owners):
                 return QuoteCheck.VERIFIED, None
             else:
-                found = (QuoteCheck.OTHER_RESOURCE, _subject(source, reading, start, end))
+                found = (QuoteCheck.OTHER_RESOURCE, span_subject(source, reading, start, end))
             if best is None or _RANK[found[0]] < _RANK[best[0]] or (found[0] is best[0] and not best[1]):
                 best = found
     return best
@@ -551,48 +561,9 @@ def _informative_line(line: str) -> bool:
     return informative(line) >= MIN_QUOTE_CHARACTERS
 
 
-def _about(source: Source, reading: Reading, start: int, end: int, finding: Finding) -> bool:
-    """Whether text[start:end] of the result is about the finding's resource. A record that is a
-    resource (a row, a describe block, an object) is about that resource alone, whatever the call
-    asked for (a server may ignore a filter); free text is about what the call named, or, when the call
-    named nothing, about what it names."""
-    name, kind = finding.name.strip(), finding.kind
-    namespace = (finding.namespace or "").strip() or None
-    workload = kind in WORKLOAD_KINDS
-    records = reading.records_of(start, end)
-    structured = [record for record in records if record.subjects]
-    if structured:
-        return all(
-            record.is_about(name, kind)
-            or (workload and any(pod_of(subject.name, name, kind) for subject in record.subjects or ()))
-            for record in structured
-        )
-    if source.named:  # free text of a result the call asked about one resource: about that one alone
-        return source.calls_it(name, namespace) or (
-            workload
-            and any(
-                pod_of(called, name, kind) and (namespace is None or where in (None, namespace))
-                for called, where in source.named
-            )
-        )
-    return any(record.is_about(name, kind) for record in records)
-
-
 def _informative(reading: Reading, start: int, end: int) -> bool:
     own = reading.own_characters(start, end)
     return own >= MIN_QUOTE_CHARACTERS or (own >= MIN_LINE_CHARACTERS and reading.whole_line(start, end))
-
-
-def _subject(source: Source, reading: Reading, start: int, end: int) -> str | None:
-    """What the text is about, to say whose evidence a quote is: its record's subject, else what the
-    call named."""
-    for record in reading.records_of(start, end):
-        if record.subjects:
-            return str(record.subjects[0])
-    if source.named:
-        name, namespace = source.named[0]
-        return str(Resource(source.kind, name, namespace))
-    return None
 
 
 def _clip(text: str, width: int = 160) -> str:

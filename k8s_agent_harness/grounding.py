@@ -4,9 +4,9 @@ Three kinds of names are checked against the evidence (every successful tool res
 question):
 
 - pods: every pod-like word, anywhere (three or more dash-separated parts:
-  `payment-service-6f7b8d9c0-ghi56`, `gke-prod-default-pool-1a2b3c4d-x9z8`), and names next to
+  `payment-service-6f7b8d9c8-ghj56`, `gke-prod-default-pool-1a2b3c4d-x9z8`), and names next to
   the word pod (`pod db-0`, `pod/db-0`). A pod passes when it occurs anywhere in the evidence,
-  so names derived from a real one (its replica set, `payment-service-6f7b8d9c0`) pass too.
+  so names derived from a real one (its replica set, `payment-service-6f7b8d9c8`) pass too.
 - nodes: names next to the word node (`node ip-10-0-1-23.eu-west-1.compute.internal`,
   `the kind-worker2 node`, `node/x`, `Node: x`), in a Node column of a Markdown table, and
   host names with three or more labels (`ip-10-0-1-23.eu-west-1.compute.internal`).
@@ -44,7 +44,7 @@ POD = "pod"
 NODE = "node"
 NAMESPACE = "namespace"
 
-# Pod-like: three or more dash-separated lowercase parts (payment-service-6f7b8d9c0-ghi56).
+# Pod-like: three or more dash-separated lowercase parts (payment-service-6f7b8d9c8-ghj56).
 POD_LIKE = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
 
 # Hyphenated English a report may use that no cluster returns; never treated as names.

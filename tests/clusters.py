@@ -57,14 +57,14 @@ def shop_fixture() -> dict[str, Any]:
                 "ErrImagePull",
                 state={"waiting": {"reason": "ErrImagePull"}},
             ),
-            pod("search-api-5b7c9d8e7-w3x5y", "Pending", node=None),
+            pod("search-api-5b7c9d8x7-w4x5w", "Pending", node=None),
             pod(
-                "mailer-7f8e9d6c5-h4j6k",
+                "mailer-7f8x9d6c5-h4j6k",
                 "CreateContainerConfigError",
                 state={"waiting": {"reason": "CreateContainerConfigError"}},
             ),
-            pod("storefront-5c6d7e8f9-a1b2c", "Running", ready=True, logs=["GET / 200"]),
-            {**pod("metrics-agent-9x8y7", "Running", ready=True), "namespace": "ops"},
+            pod("storefront-5c6d7x8f9-z7b2c", "Running", ready=True, logs=["GET / 200"]),
+            {**pod("metrics-agent-9x8w7", "Running", ready=True), "namespace": "ops"},
         ],
         "events": [
             warning(
@@ -73,11 +73,11 @@ def shop_fixture() -> dict[str, Any]:
                 'Failed to pull image "ghcr.io/acme/pricing:3.2.0": failed to authorize: 401 Unauthorized',
             ),
             warning(
-                "search-api-5b7c9d8e7-w3x5y",
+                "search-api-5b7c9d8x7-w4x5w",
                 "FailedScheduling",
                 "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
             ),
-            warning("mailer-7f8e9d6c5-h4j6k", "Failed", 'Error: secret "smtp-credentials" not found'),
+            warning("mailer-7f8x9d6c5-h4j6k", "Failed", 'Error: secret "smtp-credentials" not found'),
         ],
     }
 
@@ -184,7 +184,7 @@ def ledger_chain_fixture() -> dict[str, Any]:
                 logs=["ledger-writer 3.2 starting", LEDGER_RETRY, "INFO flush batch 8811 written"],
             ),
             _pod(
-                "invoice-api-6c5d4b3a2-q8r2t",
+                "invoice-api-6c5d4b4z2-q8r2t",
                 "billing",
                 "ImagePullBackOff",
                 ready=False,
@@ -218,7 +218,7 @@ def ledger_chain_fixture() -> dict[str, Any]:
             ),
             _warning(
                 "billing",
-                "invoice-api-6c5d4b3a2-q8r2t",
+                "invoice-api-6c5d4b4z2-q8r2t",
                 "Failed",
                 'Failed to pull image "ghcr.io/acme/invoice:1.0": not found: manifest unknown',
             ),
@@ -251,7 +251,7 @@ def restarts_fixture() -> dict[str, Any]:
         "nodes": nodes,
         "pods": [
             _pod(
-                "api-6c5d4b3a2-aaaaa",
+                "api-6c5d4b4z2-zzzzz",
                 "web",
                 "Running",
                 ready=True,
@@ -262,7 +262,7 @@ def restarts_fixture() -> dict[str, Any]:
                 previous_logs=["serving on :8080", "cache warmed: 498Mi"],
             ),
             _pod(
-                "worker-7f6e5d4c3-bbbbb",
+                "worker-7f6x5d4c4-bbbbb",
                 "web",
                 "Running",
                 ready=True,
@@ -282,9 +282,9 @@ def restarts_fixture() -> dict[str, Any]:
                 logs=["cache 7.2 ready"],
                 previous_logs=["cache 7.2 ready", "slow command: KEYS * (2.8s)"],
             ),
-            _pod("web-5d4c3b2a1-ccccc", "web", "Running", ready=True, logs=["GET / 200"]),
+            _pod("web-5d4c4b2z7-ccccc", "web", "Running", ready=True, logs=["GET / 200"]),
             _pod(
-                "api-5b4c3d2e1-ddddd",
+                "api-5b4c4d2x7-ddddd",
                 "staging",
                 "Running",
                 ready=True,

@@ -13,10 +13,10 @@ import pytest
 from tests.cli.test_ask import ask
 
 QUIET_PODS = [
-    "inbox-7c9d8e6f5-a1b2c",
-    "outbox-5f4e3d2c1-d3e4f",
-    "relay-6a5b4c3d2-g5h6i",
-    "sweeper-8b7c6d5e4-j7k8l",
+    "inbox-7c9d8x6f5-z7b2c",
+    "outbox-5f4x4d2c7-d4x4f",
+    "relay-6z5b4c4d2-g5h6j",
+    "sweeper-8b7c6d5x4-j7k8l",
 ]
 
 

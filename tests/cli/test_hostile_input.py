@@ -495,7 +495,7 @@ def test_a_namespace_that_does_not_exist_gets_the_ones_that_do(tmp_path: Path) -
 
 
 def test_a_question_naming_one_pod_investigates_that_pod(tmp_path: Path) -> None:
-    pod = "payment-service-6f7b8d9c0-ghi56"
+    pod = "payment-service-6f7b8d9c8-ghj56"
 
     done = ask(f"Why is {pod} crashing?", "--json", cwd=tmp_path)
 

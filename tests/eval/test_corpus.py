@@ -257,7 +257,7 @@ cluster:
           last_state: {terminated: {reason: OOMKilled, exit_code: 137}}
           limits: {memory: 256Mi}
           logs: [loading catalogue]
-    - name: web-7c9d8f6b5-q2w3e
+    - name: web-7c9d8f6b5-q2w4x
       namespace: shop
       status: Running
       node: node-b
@@ -300,7 +300,7 @@ def test_a_small_incident_composes_with_its_defaults_and_background(tmp_path: Pa
             ),
             "the truth names pod cart-api-x, which the cluster does not have",
         ),
-        (lambda text: text.replace("web-7c9d8f6b5-q2w3e", "crashy-7c9d8f6b5-q2w3e"), "gives the answer away"),
+        (lambda text: text.replace("web-7c9d8f6b5-q2w4x", "crashy-7c9d8f6b5-q2w4x"), "gives the answer away"),
         (
             lambda text: text.replace('"Reason:       OOMKilled"', "no such text anywhere"),
             "is in no tool result",

@@ -27,11 +27,11 @@ from tests.processes import HANG_SECONDS, interrupt, k8s_agent, running, start_c
 from tests.wire import RateLimitedFirst
 
 PRODUCTION = [
-    ("payment-service-6f7b8d9c0-ghi56", "crash_config", LOG_LINE),
-    ("inventory-service-59d8f7c6a-mno90", "image_not_found", "manifest unknown"),
-    ("order-service-7d4c9b8a1-stu34", "readiness_probe_failure", "Readiness probe failed: HTTP probe failed"),
-    ("analytics-worker-5c8f9e7d2-vwx78", "insufficient_resources", "3 Insufficient memory"),
-    ("search-indexer-8b2a7c6d4-yza12", "insufficient_resources", "3 Insufficient cpu"),
+    ("payment-service-6f7b8d9c8-ghj56", "crash_config", LOG_LINE),
+    ("inventory-service-59d8f7c6z-mnq98", "image_not_found", "manifest unknown"),
+    ("order-service-7d4c9b8z7-stv44", "readiness_probe_failure", "Readiness probe failed: HTTP probe failed"),
+    ("analytics-worker-5c8f9x7d2-vwx78", "insufficient_resources", "3 Insufficient memory"),
+    ("search-indexer-8b2z7c6d4-wzz72", "insufficient_resources", "3 Insufficient cpu"),
 ]
 
 
@@ -184,7 +184,7 @@ def bad_sre(report: str) -> Any:
     return respond
 
 
-WRONG_POD = report_json(finding("checkout-service-7f6d5c4b3-abc12", LOG_LINE))
+WRONG_POD = report_json(finding("checkout-service-7f6d5c4b4-zbc72", LOG_LINE))
 INVENTED = report_json(finding(PAYMENT, LOG_LINE), finding("billing-api-7d8f9c6b5-xk2lm", "OOMKilled"))
 ALL_HEALTHY = report_json(healthy=7)
 
@@ -269,7 +269,7 @@ def test_report_rescores_every_run_against_the_truth_now_and_names_what_changed_
     assert "retired-incident (1 run(s))" in done.stderr
     text = (tmp_path / "r.md").read_text()
     assert "## Incidents changed since their runs" in text and "- retired-incident: 1 run(s)" in text
-    assert "cause pod/payment-service-6f7b8d9c0-ghi56 (production): crash_config (want oom_killed)" in text
+    assert "cause pod/payment-service-6f7b8d9c8-ghj56 (production): crash_config (want oom_killed)" in text
     merged = k8s_agent("eval", "merge", "r.jsonl", "--out", "all.jsonl", cwd=tmp_path)
     assert merged.returncode == 0 and records(tmp_path / "all.jsonl") == records(tmp_path / "r.jsonl")
     resumed = k8s_agent("eval", "--corpus", "corpus", "--results", "r.jsonl", "--resume", cwd=tmp_path)

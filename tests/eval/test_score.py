@@ -18,7 +18,7 @@ from k8s_agent.eval.report import NO_BASELINES, as_json, build, html, markdown
 from k8s_agent.eval.score import counted, score
 from k8s_agent_harness.findings import Cause
 
-CRASH = "payment-7c9d8f6b5-q2w3e"
+CRASH = "payment-7c9d8f6b5-q2w4x"
 PENDING = "ledger-6d5f7c8b9-k2m4p"
 FACT = "FATAL: required environment variable DB_URL is not set"
 SCHEDULER = "0/3 nodes are available: 3 Insufficient cpu."
@@ -32,7 +32,7 @@ INCIDENT = Incident(
         Resource("pod", CRASH, "payments", Cause.CRASH_CONFIG, (), FACT),
         Resource("pod", PENDING, "payments", Cause.INSUFFICIENT_RESOURCES, (), SCHEDULER),
     ),
-    allowed=(Resource("pod", "worker-5c8f9e7d2-vwx78", "payments"),),
+    allowed=(Resource("pod", "worker-5c8f9x7d2-vwx78", "payments"),),
 )
 HEALTHY = Incident(id="fine", folder=Path("."), question="q", summary="", unhealthy=())
 
@@ -129,7 +129,7 @@ def test_an_accepted_cause_counts_and_an_allowed_pod_costs_nothing() -> None:
         allowed=INCIDENT.allowed,
     )  # fmt: skip
     scored = score(
-        run(finding(CRASH, "crash_application", FACT), finding("worker-5c8f9e7d2-vwx78", "unknown")), incident
+        run(finding(CRASH, "crash_application", FACT), finding("worker-5c8f9x7d2-vwx78", "unknown")), incident
     )
 
     assert scored.solved and scored.precision == 1 and scored.extra == []
@@ -152,7 +152,7 @@ def test_a_prose_report_listing_every_pod_name_is_not_scorable_and_gets_no_recal
     prose = {
         **RIGHT,
         "report": None,
-        "answer": f"Maybe {CRASH} or {PENDING} or worker-5c8f9e7d2-vwx78: {FACT}.",
+        "answer": f"Maybe {CRASH} or {PENDING} or worker-5c8f9x7d2-vwx78: {FACT}.",
     }
 
     scored = score(prose, INCIDENT)
@@ -237,7 +237,7 @@ def test_a_pod_reported_as_a_node_or_a_node_as_a_pod_matches_nothing() -> None:
 WORKLOADS = Incident(
     id="workloads", folder=Path("."), question="q", summary="",
     unhealthy=(
-        Resource("pod", "payments-api-7c9d8f6b5-q2w3e", "payments", Cause.CRASH_CONFIG, (), FACT),
+        Resource("pod", "payments-api-7c9d8f6b5-q2w4x", "payments", Cause.CRASH_CONFIG, (), FACT),
         Resource("pod", "payments-api-7c9d8f6b5-zx9k2", "payments", Cause.CRASH_CONFIG, (), FACT),
         Resource("pod", "payments-db-0", "payments", Cause.UNBOUND_VOLUME, (), "unbound immediate PersistentVolumeClaims"),
     ),

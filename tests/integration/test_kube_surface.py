@@ -277,9 +277,9 @@ def test_the_restarts_and_how_each_pod_last_ended_through_the_go_server(
     assert error is None
     assert verified_findings(result) == [
         ("cache-0", "web", "liveness_probe_failure"),
-        ("api-6c5d4b3a2-aaaaa", "web", "oom_killed"),
-        ("api-5b4c3d2e1-ddddd", "staging", "crash_application"),
-        ("worker-7f6e5d4c3-bbbbb", "web", "unknown"),
+        ("api-6c5d4b4z2-zzzzz", "web", "oom_killed"),
+        ("api-5b4c4d2x7-ddddd", "staging", "crash_application"),
+        ("worker-7f6x5d4c4-bbbbb", "web", "unknown"),
     ]
     assert result is not None
     api = result["report"]["findings"][1]
@@ -306,8 +306,8 @@ KUBE_TOOLS = {
 SHOP_UNHEALTHY = {
     "cart-api-6d5f7c8b9-k2m4p",
     "pricing-engine-84c9d7f6b-q8r2t",
-    "search-api-5b7c9d8e7-w3x5y",
-    "mailer-7f8e9d6c5-h4j6k",
+    "search-api-5b7c9d8x7-w4x5w",
+    "mailer-7f8x9d6c5-h4j6k",
 }
 
 

@@ -17,7 +17,7 @@ from tests.conftest import run_scenario
 from tests.integration.conftest import QUESTION, diagnose
 from tests.integration.test_kubernetes_mcp_server import preset
 
-CRASHING = "ledger-7c9d8e-k4m2p"
+CRASHING = "ledger-7c9d8x-k4m2p"
 BUDGET = 32_000
 
 

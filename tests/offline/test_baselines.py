@@ -21,7 +21,7 @@ SCHEMA = {"type": "json_schema", "json_schema": {"name": "report"}}
 LISTING = table(
     ["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS"],
     [
-        ["shop", "api-7c9d8f6b5-q2w3e", "0/1", "CrashLoopBackOff", "14"],
+        ["shop", "api-7c9d8f6b5-q2w4x", "0/1", "CrashLoopBackOff", "14"],
         ["shop", "web-5c6b4c8d9-k8m2x", "0/1", "Running", "0"],
         ["shop", "export-29183-x7k2p", "0/1", "Completed", "0"],
         ["shop", "cache-0", "1/1", "Running", "0"],
@@ -90,7 +90,7 @@ def test_the_status_baseline_reports_the_status_column_and_nothing_more() -> Non
     listed = [("list_pods", {"namespace": "shop"}, LISTING)]
     answer = report(status(body("Which pods in the namespace shop are unhealthy?", results=listed)))
     assert [(f["name"], f["cause"]) for f in answer["findings"]] == [
-        ("api-7c9d8f6b5-q2w3e", "crash_application"),
+        ("api-7c9d8f6b5-q2w4x", "crash_application"),
         ("web-5c6b4c8d9-k8m2x", "readiness_probe_failure"),
     ]
     row = answer["findings"][0]["evidence"][0]

@@ -22,14 +22,14 @@ KUBE_TOOLS = (
 QUESTION = "Which pods in the shop namespace are unhealthy, and why?"
 LISTING = """\
 NAMESPACE   APIVERSION   KIND   NAME                    READY   STATUS             RESTARTS   AGE   IP            NODE     NOMINATED NODE   READINESS GATES   LABELS
-shop        v1           Pod    cart-7d9f8c6b5-x1z2q    1/2     CrashLoopBackOff   7          2h    10.244.0.10   node-a   <none>           <none>            app=cart
+shop        v1           Pod    cart-7d9f8c6b5-x7z2q    1/2     CrashLoopBackOff   7          2h    10.244.0.10   node-a   <none>           <none>            app=cart
 shop        v1           Pod    web-5c6b4d8f9-k8m2n     1/1     Running            0          3d    10.244.0.11   node-b   <none>           <none>            app=web
 """
 POD = """\
 apiVersion: v1
 kind: Pod
 metadata:
-  name: cart-7d9f8c6b5-x1z2q
+  name: cart-7d9f8c6b5-x7z2q
   namespace: shop
 spec:
   containers:
@@ -68,15 +68,15 @@ EVENTS = """\
 # The following events (YAML format) were found:
 - InvolvedObject:
     Kind: Pod
-    Name: cart-7d9f8c6b5-x1z2q
+    Name: cart-7d9f8c6b5-x7z2q
     apiVersion: v1
-  Message: Back-off restarting failed container cart in pod cart-7d9f8c6b5-x1z2q_shop(0f3c88ff)
+  Message: Back-off restarting failed container cart in pod cart-7d9f8c6b5-x7z2q_shop(0f3c88ff)
   Namespace: shop
   Reason: BackOff
   Timestamp: 2026-12-01 05:59:00 +0000 UTC
   Type: Warning
 """
-CHOOSE = "Tool call failed (pods_log): failed to get pod cart-7d9f8c6b5-x1z2q log in namespace shop: a container name must be specified for pod cart-7d9f8c6b5-x1z2q, choose one of: [cart log-shipper]"
+CHOOSE = "Tool call failed (pods_log): failed to get pod cart-7d9f8c6b5-x7z2q log in namespace shop: a container name must be specified for pod cart-7d9f8c6b5-x7z2q, choose one of: [cart log-shipper]"
 
 
 class Conversation:
@@ -152,7 +152,7 @@ def test_it_reads_the_go_servers_table_and_investigates_the_pod_that_is_not_read
     reply = chat.step(answer)
 
     called = [(c.name, json.loads(c.arguments)) for c in reply.tool_calls]
-    assert ("pods_get", {"name": "cart-7d9f8c6b5-x1z2q", "namespace": "shop"}) in called
+    assert ("pods_get", {"name": "cart-7d9f8c6b5-x7z2q", "namespace": "shop"}) in called
     assert ("events_list", {"namespace": "shop"}) in called
     assert {name for name, _ in called} == {"pods_get", "events_list", "pods_log"}
     assert all(arguments.get("name") != "web-5c6b4d8f9-k8m2n" for _, arguments in called)
@@ -178,7 +178,7 @@ def test_its_report_quotes_the_line_the_pod_yaml_holds_not_the_describe_text_it_
     report = json.loads(reply.content or "")
     [finding] = report["findings"]
     assert (finding["name"], finding["namespace"], finding["cause"]) == (
-        "cart-7d9f8c6b5-x1z2q",
+        "cart-7d9f8c6b5-x7z2q",
         "shop",
         "oom_killed",
     )

@@ -3,6 +3,7 @@ process, with no agent in between. What the agents do with its answers is tested
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from pathlib import Path
@@ -28,6 +29,12 @@ TOOLS = (
     "describe_node",
     "search_logs",
 )
+
+
+def declared(cluster: Cluster, tool: str) -> tuple[str, ...]:
+    """The argument names the mock cluster's tool declares (its method's parameters, as the server
+    lists them)."""
+    return tuple(inspect.signature(getattr(cluster, tool)).parameters)
 
 
 def play(
@@ -81,6 +88,7 @@ def play(
                         failed or result,
                         tool_call.arguments,
                         ok=failed is None,
+                        parameters=declared(cluster, tool_call.name),
                     )
                 )
             messages.append({"role": "tool", "tool_call_id": f"t{turn}-{number}", "content": result})
@@ -101,17 +109,17 @@ def test_on_the_default_fixture_it_finds_every_planted_failure_and_quotes_its_ev
     assert len(calls) == 8  # the listing, then one round: five describes and two logs
     assert HEADER in report and "not an LLM" in report
     expected = {
-        "payment-service-6f7b8d9c0-ghi56": (
+        "payment-service-6f7b8d9c8-ghj56": (
             "CrashLoopBackOff",
             "config validation failed: missing required field 'DB_PASSWORD'",
         ),
-        "inventory-service-59d8f7c6a-mno90": ("ImagePullBackOff", "v0.9.9-beta"),
-        "order-service-7d4c9b8a1-stu34": (
+        "inventory-service-59d8f7c6z-mnq98": ("ImagePullBackOff", "v0.9.9-beta"),
+        "order-service-7d4c9b8z7-stv44": (
             "READY 0/1",
             "Readiness probe failed: HTTP probe failed with statuscode: 503",
         ),
-        "analytics-worker-5c8f9e7d2-vwx78": ("Pending", "Insufficient memory"),
-        "search-indexer-8b2a7c6d4-yza12": ("Pending", "Insufficient cpu"),
+        "analytics-worker-5c8f9x7d2-vwx78": ("Pending", "Insufficient memory"),
+        "search-indexer-8b2z7c6d4-wzz72": ("Pending", "Insufficient cpu"),
     }
     for pod, (status, evidence) in expected.items():
         block = entry(report, pod)
@@ -119,7 +127,7 @@ def test_on_the_default_fixture_it_finds_every_planted_failure_and_quotes_its_ev
         quoted = re.search(r"Evidence \((\w+)\): (.*)", block)
         assert quoted and quoted[2] in shown, "the evidence line must be quoted from a tool result"
     assert "5 of 7 pods are unhealthy" in report
-    assert "Healthy: checkout-service-7f6d5c4b3-abc12, frontend-web-5d4c3b2a1-def34." in report
+    assert "Healthy: checkout-service-7f6d5c4b4-zbc72, frontend-web-5d4c4b2z7-dxf44." in report
 
 
 def test_on_a_fixture_with_other_names_and_failures_it_finds_them() -> None:
@@ -131,8 +139,8 @@ def test_on_a_fixture_with_other_names_and_failures_it_finds_them() -> None:
     checks = {
         "cart-api-6d5f7c8b9-k2m4p": ("CrashLoopBackOff", "OOMKilled", "memory limit"),
         "pricing-engine-84c9d7f6b-q8r2t": ("ErrImagePull", "401 Unauthorized", "imagePullSecrets"),
-        "search-api-5b7c9d8e7-w3x5y": ("Pending", "didn't match Pod's node affinity/selector", "selector"),
-        "mailer-7f8e9d6c5-h4j6k": (
+        "search-api-5b7c9d8x7-w4x5w": ("Pending", "didn't match Pod's node affinity/selector", "selector"),
+        "mailer-7f8x9d6c5-h4j6k": (
             "CreateContainerConfigError",
             'secret "smtp-credentials" not found',
             "create the missing",
@@ -142,7 +150,7 @@ def test_on_a_fixture_with_other_names_and_failures_it_finds_them() -> None:
         block = entry(report, pod)
         for needle in needles:
             assert needle in block, f"{needle!r} missing for {pod}:\n{block}"
-    assert "Healthy: storefront-5c6d7e8f9-a1b2c." in report
+    assert "Healthy: storefront-5c6d7x8f9-z7b2c." in report
     assert "metrics-agent" not in report  # another namespace
 
 
@@ -246,7 +254,7 @@ def test_a_namespace_that_does_not_exist_is_reported_with_the_ones_that_do() -> 
 
 
 def test_a_question_naming_a_pod_investigates_that_pod_alone() -> None:
-    pod = "payment-service-6f7b8d9c0-ghi56"
+    pod = "payment-service-6f7b8d9c8-ghj56"
 
     calls, report, shown = play(Cluster(load_fixture()), f"Why does {pod} keep restarting?")
 
@@ -262,9 +270,9 @@ def test_a_question_naming_a_pod_investigates_that_pod_alone() -> None:
 
 
 def test_a_healthy_pod_named_by_the_question_is_reported_healthy() -> None:
-    _, report, _ = play(Cluster(load_fixture()), "Is checkout-service-7f6d5c4b3-abc12 in production healthy?")
+    _, report, _ = play(Cluster(load_fixture()), "Is checkout-service-7f6d5c4b4-zbc72 in production healthy?")
 
-    assert "checkout-service-7f6d5c4b3-abc12 (production) is healthy: Running, READY 1/1" in report
+    assert "checkout-service-7f6d5c4b4-zbc72 (production) is healthy: Running, READY 1/1" in report
 
 
 def test_a_pod_that_does_not_exist_is_said_to_be_missing() -> None:
@@ -296,11 +304,11 @@ def play_structured(cluster: Cluster, question: str, fence: bool = False) -> tup
             load_fixture(),
             DEFAULT_QUESTION,
             {
-                "payment-service-6f7b8d9c0-ghi56": "crash_config",
-                "inventory-service-59d8f7c6a-mno90": "image_not_found",
-                "order-service-7d4c9b8a1-stu34": "readiness_probe_failure",
-                "analytics-worker-5c8f9e7d2-vwx78": "insufficient_resources",
-                "search-indexer-8b2a7c6d4-yza12": "insufficient_resources",
+                "payment-service-6f7b8d9c8-ghj56": "crash_config",
+                "inventory-service-59d8f7c6z-mnq98": "image_not_found",
+                "order-service-7d4c9b8z7-stv44": "readiness_probe_failure",
+                "analytics-worker-5c8f9x7d2-vwx78": "insufficient_resources",
+                "search-indexer-8b2z7c6d4-wzz72": "insufficient_resources",
             },
         ),
         (
@@ -309,8 +317,8 @@ def play_structured(cluster: Cluster, question: str, fence: bool = False) -> tup
             {
                 "cart-api-6d5f7c8b9-k2m4p": "oom_killed",
                 "pricing-engine-84c9d7f6b-q8r2t": "image_unauthorized",
-                "search-api-5b7c9d8e7-w3x5y": "node_selector_mismatch",
-                "mailer-7f8e9d6c5-h4j6k": "missing_config_reference",
+                "search-api-5b7c9d8x7-w4x5w": "node_selector_mismatch",
+                "mailer-7f8x9d6c5-h4j6k": "missing_config_reference",
             },
         ),
         (
@@ -320,8 +328,8 @@ def play_structured(cluster: Cluster, question: str, fence: bool = False) -> tup
         ),
         (
             load_fixture(),
-            "Why is payment-service-6f7b8d9c0-ghi56 crashing?",
-            {"payment-service-6f7b8d9c0-ghi56": "crash_config"},
+            "Why is payment-service-6f7b8d9c8-ghj56 crashing?",
+            {"payment-service-6f7b8d9c8-ghj56": "crash_config"},
         ),
     ],
     ids=["default", "shop", "nodes", "one-pod"],
@@ -359,7 +367,7 @@ def test_the_json_report_counts_the_healthy_and_says_what_it_could_not_check() -
     (unchecked,) = report.unchecked
     assert "Namespaces with pods: batch, kube-system, production, staging." in unchecked
     shop, _, _ = play_structured(Cluster(shop_fixture()), "Which pods in the shop namespace are unhealthy?")
-    assert (shop.healthy.count, shop.healthy.examples) == (1, ["storefront-5c6d7e8f9-a1b2c"])
+    assert (shop.healthy.count, shop.healthy.examples) == (1, ["storefront-5c6d7x8f9-z7b2c"])
 
 
 # -- the playbook's further rules, on small clusters written here ---------------------------------
@@ -429,8 +437,8 @@ TWO_NAMESPACES = mini_cluster(
         mini_pod(
             "cart-api-7d9f8c6b5-k2m4p", "checkout", "CrashLoopBackOff", restarts=5, logs=["panic: boom"]
         ),
-        mini_pod("cart-web-6c5d4b3a2-q8r2t", "checkout", "Running", ready=True, logs=["GET / 200"]),
-        mini_pod("ledger-5b4c3d2e1-w3x5y", "payments", "CrashLoopBackOff", restarts=3, logs=["panic: oops"]),
+        mini_pod("cart-web-6c5d4b4z2-q8r2t", "checkout", "Running", ready=True, logs=["GET / 200"]),
+        mini_pod("ledger-5b4c4d2x7-w4x5w", "payments", "CrashLoopBackOff", restarts=3, logs=["panic: oops"]),
     ],
     [],
 )
@@ -453,7 +461,7 @@ def test_a_listed_namespace_the_question_names_as_a_word_narrows_the_scope_to_it
 
     assert calls[0] == ("list_pods", {})  # no namespace read from the question: all are listed first
     assert report.scope == scope
-    everything = {"cart-api-7d9f8c6b5-k2m4p", "ledger-5b4c3d2e1-w3x5y"}
+    everything = {"cart-api-7d9f8c6b5-k2m4p", "ledger-5b4c4d2x7-w4x5w"}
     assert {f.name for f in report.findings} == (reported or everything)
     if reported:
         assert all(name != "describe_pod" or a["namespace"] == "checkout" for name, a in calls)
@@ -462,16 +470,16 @@ def test_a_listed_namespace_the_question_names_as_a_word_narrows_the_scope_to_it
 
 NODE_TROUBLE = mini_cluster(
     [
-        mini_pod("api-6d5f7c8b9-aaaaa", "shop", "Running", node="node-2", logs=["serving"]),
+        mini_pod("api-6d5f7c8b9-zzzzz", "shop", "Running", node="node-2", logs=["serving"]),
         mini_pod("api-6d5f7c8b9-bbbbb", "shop", "Running", ready=True, node="node-1", logs=["serving"]),
-        mini_pod("worker-5c4b3a2d1-ccccc", "jobs", "Evicted", phase="Failed", node="node-3"),
-        mini_pod("web-7f6e5d4c3-ddddd", "shop", "Running", ready=True, node="node-1", logs=["GET / 200"]),
+        mini_pod("worker-5c4b4z2d7-ccccc", "jobs", "Evicted", phase="Failed", node="node-3"),
+        mini_pod("web-7f6x5d4c4-ddddd", "shop", "Running", ready=True, node="node-1", logs=["GET / 200"]),
     ],
     [
-        event("shop", "pod/api-6d5f7c8b9-aaaaa", "NodeNotReady", "Node is not ready"),
+        event("shop", "pod/api-6d5f7c8b9-zzzzz", "NodeNotReady", "Node is not ready"),
         event(
             "jobs",
-            "pod/worker-5c4b3a2d1-ccccc",
+            "pod/worker-5c4b4z2d7-ccccc",
             "Evicted",
             "The node was low on resource: memory. Container worker was using 3Gi, request is 256Mi.",
         ),
@@ -502,14 +510,14 @@ def test_a_question_about_nodes_and_pods_reports_the_bad_nodes_and_the_pods_they
     assert causes == {
         "node/node-2": "node_not_ready",
         "node/node-3": "node_pressure",
-        "pod/api-6d5f7c8b9-aaaaa": "node_not_ready",
-        "pod/worker-5c4b3a2d1-ccccc": "node_pressure",
+        "pod/api-6d5f7c8b9-zzzzz": "node_not_ready",
+        "pod/worker-5c4b4z2d7-ccccc": "node_pressure",
     }
     assert any("status is now: NodeNotReady" in quote for quote in quotes_of(structured, "node-2"))
     assert (
         "2 of 3 nodes are unhealthy or under pressure." in report and "2 of 4 pods are unhealthy." in report
     )
-    assert "its node node-2 (describe_node): Ready" in entry(report, "api-6d5f7c8b9-aaaaa")
+    assert "its node node-2 (describe_node): Ready" in entry(report, "api-6d5f7c8b9-zzzzz")
     for line in re.findall(r"Evidence \(\w+\): (.*)", report):
         assert line in shown
 
@@ -520,21 +528,21 @@ def test_pods_cut_off_by_their_node_get_that_node_described_and_reported_too() -
 
     assert calls[0] == ("list_pods", {"namespace": "shop"})
     assert calls[-1] == ("describe_node", {"name": "node-2"})  # one more round, for the node alone
-    assert causes == {"pod/api-6d5f7c8b9-aaaaa": "node_not_ready", "node/node-2": "node_not_ready"}
+    assert causes == {"pod/api-6d5f7c8b9-zzzzz": "node_not_ready", "node/node-2": "node_not_ready"}
     # Not listed, only described: its status as describe_node shows it, its Ready condition.
     assert "Nodes behind these pods:" in report and "node node-2: Ready condition Unknown" in report
 
 
 EVICTIONS = mini_cluster(
     [
-        mini_pod("indexer-6d5f7c8b9-aaaaa", "search", "Evicted", phase="Failed"),
+        mini_pod("indexer-6d5f7c8b9-zzzzz", "search", "Evicted", phase="Failed"),
         mini_pod("renderer-6d5f7c8b9-bbbbb", "search", "Evicted", phase="Failed"),
         mini_pod("search-api-6d5f7c8b9-ccccc", "search", "Running", ready=True),
     ],
     [
         event(
             "search",
-            "pod/indexer-6d5f7c8b9-aaaaa",
+            "pod/indexer-6d5f7c8b9-zzzzz",
             "Evicted",
             'Container indexer exceeded its local ephemeral storage limit "2Gi".',
         ),
@@ -552,10 +560,10 @@ def test_an_evicted_pod_is_evicted_or_a_victim_of_its_nodes_pressure_as_the_evic
     causes, report, _ = causes_of(EVICTIONS, "Which pods in the search namespace are unhealthy?")
 
     assert causes == {
-        "pod/indexer-6d5f7c8b9-aaaaa": "evicted",
+        "pod/indexer-6d5f7c8b9-zzzzz": "evicted",
         "pod/renderer-6d5f7c8b9-bbbbb": "node_pressure",
     }
-    assert quotes_of(report, "indexer-6d5f7c8b9-aaaaa") == [
+    assert quotes_of(report, "indexer-6d5f7c8b9-zzzzz") == [
         'Container indexer exceeded its local ephemeral storage limit "2Gi".'
     ]
 
@@ -563,7 +571,7 @@ def test_an_evicted_pod_is_evicted_or_a_victim_of_its_nodes_pressure_as_the_evic
 CAUSES = mini_cluster(
     [
         mini_pod(
-            "billing-6d5f7c8b9-aaaaa",
+            "billing-6d5f7c8b9-zzzzz",
             "pay",
             "Init:CrashLoopBackOff",
             phase="Pending",
@@ -594,7 +602,7 @@ CAUSES = mini_cluster(
         ),
         mini_pod("image-resizer-6d5f7c8b9-ddddd", "pay", "Pending", node=None),
         mini_pod(
-            "model-6d5f7c8b9-eeeee",
+            "model-6d5f7c8b9-xxxxx",
             "pay",
             "OOMKilled",
             restarts=3,
@@ -614,7 +622,7 @@ CAUSES = mini_cluster(
     ],
     [
         event(
-            "pay", "pod/billing-6d5f7c8b9-aaaaa", "BackOff", "Back-off restarting failed container db-migrate"
+            "pay", "pod/billing-6d5f7c8b9-zzzzz", "BackOff", "Back-off restarting failed container db-migrate"
         ),
         event(
             "pay",
@@ -642,14 +650,14 @@ def test_each_cause_is_read_from_the_line_that_settles_it() -> None:
     causes, report, _ = causes_of(CAUSES, "Which pods in the pay namespace are unhealthy, and why?")
 
     assert causes == {
-        "pod/billing-6d5f7c8b9-aaaaa": "init_container_failure",  # not the app crashing
+        "pod/billing-6d5f7c8b9-zzzzz": "init_container_failure",  # not the app crashing
         "pod/proxy-6d5f7c8b9-bbbbb": "liveness_probe_failure",  # restarted by its probe, no crash of its own
         "pod/stream-6d5f7c8b9-ccccc": "crash_application",  # it panics: the probe only sees it die
         "pod/image-resizer-6d5f7c8b9-ddddd": "quota_exceeded",  # "forbidden" and "image" are not a pull
-        "pod/model-6d5f7c8b9-eeeee": "oom_killed",  # its current state, not only its last one
+        "pod/model-6d5f7c8b9-xxxxx": "oom_killed",  # its current state, not only its last one
         "pod/feature-api-6d5f7c8b9-fffff": "crash_config",  # the crash is in the previous container's logs
     }
-    assert quotes_of(report, "billing-6d5f7c8b9-aaaaa") == [
+    assert quotes_of(report, "billing-6d5f7c8b9-zzzzz") == [
         "FATAL migrate: database is dirty at version 0042",
         'ERROR migrate: relation "invoices_idx" already exists',  # the first error, often the cause
     ]
@@ -657,7 +665,7 @@ def test_each_cause_is_read_from_the_line_that_settles_it() -> None:
         "Liveness probe failed: context deadline exceeded",
         "Container proxy failed liveness probe",
     ]
-    assert "State: Terminated Reason: OOMKilled" in quotes_of(report, "model-6d5f7c8b9-eeeee")
+    assert "State: Terminated Reason: OOMKilled" in quotes_of(report, "model-6d5f7c8b9-xxxxx")
     assert quotes_of(report, "feature-api-6d5f7c8b9-fffff")[0].startswith("1 validation error")
     previous = [a for name, a in calls if name == "get_pod_logs" and a.get("previous")]
     assert {a["name"] for a in previous} == {"proxy-6d5f7c8b9-bbbbb", "feature-api-6d5f7c8b9-fffff"}
@@ -666,7 +674,7 @@ def test_each_cause_is_read_from_the_line_that_settles_it() -> None:
 JOB = mini_cluster(
     [
         mini_pod(
-            "etl-29948485-aaaaa", "data", "Error", phase="Failed", logs=["Traceback", "KeyError: 'HRK'"]
+            "etl-29948485-zzzzz", "data", "Error", phase="Failed", logs=["Traceback", "KeyError: 'HRK'"]
         ),
         mini_pod(
             "etl-29948485-bbbbb", "data", "Error", phase="Failed", logs=["Traceback", "KeyError: 'HRK'"]
@@ -689,13 +697,13 @@ def test_failed_job_pods_get_the_namespaces_events_read_and_the_jobs_backoff_lim
     assert ("get_events", {"namespace": "data", "type": "Warning"}) in calls
     assert len([c for c in calls if c[0] == "get_events"]) == 1  # once per namespace, in the same round
     assert causes == {
-        "pod/etl-29948485-aaaaa": "job_backoff_limit",
+        "pod/etl-29948485-zzzzz": "job_backoff_limit",
         "pod/etl-29948485-bbbbb": "job_backoff_limit",
     }
-    (finding,) = [f for f in structured.findings if f.name == "etl-29948485-aaaaa"]
+    (finding,) = [f for f in structured.findings if f.name == "etl-29948485-zzzzz"]
     assert finding.evidence[0].tool == "get_events" and "BackoffLimitExceeded" in finding.evidence[0].text
     assert finding.evidence[1].text == "KeyError: 'HRK'"  # why its pods failed
-    assert "Evidence (get_events):" in entry(report, "etl-29948485-aaaaa")
+    assert "Evidence (get_events):" in entry(report, "etl-29948485-zzzzz")
 
 
 def cascade(db_logs: list[str], db_status: str = "CrashLoopBackOff") -> dict[str, Any]:
@@ -704,7 +712,7 @@ def cascade(db_logs: list[str], db_status: str = "CrashLoopBackOff") -> dict[str
         [
             mini_pod("orders-db-0", "shop", db_status, ready=ready, restarts=0 if ready else 8, logs=db_logs),
             mini_pod(
-                "orders-api-6d5f7c8b9-aaaaa",
+                "orders-api-6d5f7c8b9-zzzzz",
                 "shop",
                 "Running",
                 logs=[
@@ -734,7 +742,7 @@ def cascade(db_logs: list[str], db_status: str = "CrashLoopBackOff") -> dict[str
         [
             event(
                 "shop",
-                "pod/orders-api-6d5f7c8b9-aaaaa",
+                "pod/orders-api-6d5f7c8b9-zzzzz",
                 "Unhealthy",
                 "Readiness probe failed: statuscode: 503",
             ),
@@ -758,11 +766,11 @@ def test_a_pod_not_ready_because_a_broken_workload_it_connects_to_is_down_is_dep
 
     assert causes == {
         "pod/orders-db-0": "crash_config",  # the dependency keeps its own cause
-        "pod/orders-api-6d5f7c8b9-aaaaa": "dependency_down",  # named by its host
+        "pod/orders-api-6d5f7c8b9-zzzzz": "dependency_down",  # named by its host
         "pod/cart-ui-6d5f7c8b9-bbbbb": "dependency_down",  # by the port its probe uses
         "pod/session-store-0": "unbound_volume",
     }
-    assert quotes_of(report, "orders-api-6d5f7c8b9-aaaaa")[0].startswith("db ping orders-db.shop.svc")
+    assert quotes_of(report, "orders-api-6d5f7c8b9-zzzzz")[0].startswith("db ping orders-db.shop.svc")
     assert (
         quotes_of(report, "cart-ui-6d5f7c8b9-bbbbb")[0]
         == "[ioredis] Error: connect ECONNREFUSED 10.0.9.9:6379"
@@ -772,5 +780,5 @@ def test_a_pod_not_ready_because_a_broken_workload_it_connects_to_is_down_is_dep
 def test_a_connection_error_to_a_healthy_workload_leaves_the_readiness_failure_as_it_is() -> None:
     causes, _, _ = causes_of(cascade(["ready to accept connections"], "Running"), "What is wrong in shop?")
 
-    assert causes["pod/orders-api-6d5f7c8b9-aaaaa"] == "readiness_probe_failure"
+    assert causes["pod/orders-api-6d5f7c8b9-zzzzz"] == "readiness_probe_failure"
     assert "pod/orders-db-0" not in causes

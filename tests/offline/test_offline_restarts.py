@@ -56,9 +56,9 @@ def test_every_restarted_pod_is_listed_with_its_count_last_termination_and_cause
 
     assert list(causes.items()) == [  # most restarts first
         ("pod/cache-0", "liveness_probe_failure"),  # unhealthy now: its own cause, as diagnosed
-        ("pod/api-6c5d4b3a2-aaaaa", "oom_killed"),  # healthy now: how it last ended
-        ("pod/api-5b4c3d2e1-ddddd", "crash_application"),
-        ("pod/worker-7f6e5d4c3-bbbbb", "unknown"),  # ended Completed: not a crash
+        ("pod/api-6c5d4b4z2-zzzzz", "oom_killed"),  # healthy now: how it last ended
+        ("pod/api-5b4c4d2x7-ddddd", "crash_application"),
+        ("pod/worker-7f6x5d4c4-bbbbb", "unknown"),  # ended Completed: not a crash
     ]
     assert [f.status for f in report.findings] == [
         "Running, READY 0/1, 7 restarts",
@@ -66,17 +66,17 @@ def test_every_restarted_pod_is_listed_with_its_count_last_termination_and_cause
         "Running, READY 1/1, 2 restarts",
         "Running, READY 1/1, 1 restart",
     ]
-    api = quotes_of(report, "api-6c5d4b3a2-aaaaa")
+    api = quotes_of(report, "api-6c5d4b4z2-zzzzz")
     assert api[:4] == [
         "Last State: Terminated Reason: OOMKilled",
         "Exit Code: 137",
         "Finished: 2027-03-04T06:42:17Z",
         "Restart Count: 3",
     ]
-    assert any("panic: runtime error" in quote for quote in quotes_of(report, "api-5b4c3d2e1-ddddd"))
+    assert any("panic: runtime error" in quote for quote in quotes_of(report, "api-5b4c4d2x7-ddddd"))
     described = sorted(a["name"] for name, a in calls if name == "describe_pod")
-    assert described == ["api-5b4c3d2e1-ddddd", "api-6c5d4b3a2-aaaaa", "cache-0", "worker-7f6e5d4c3-bbbbb"]
-    assert report.healthy.examples == ["web-5d4c3b2a1-ccccc"]  # never restarted, and healthy
+    assert described == ["api-5b4c4d2x7-ddddd", "api-6c5d4b4z2-zzzzz", "cache-0", "worker-7f6x5d4c4-bbbbb"]
+    assert report.healthy.examples == ["web-5d4c4b2z7-ccccc"]  # never restarted, and healthy
     window = "between 2027-03-03T23:05:09Z and 2027-03-04T09:58:31Z"
     (today,) = [line for line in report.unchecked if "today" in line]
     assert "not checked against a clock" in today and window in today
@@ -88,14 +88,14 @@ def test_every_restarted_pod_is_listed_with_its_count_last_termination_and_cause
 def test_a_question_about_restarts_in_a_namespace_lists_that_namespaces_alone() -> None:
     causes, report, _ = causes_of(restarts_fixture(), "any restarts in staging?")
 
-    assert causes == {"pod/api-5b4c3d2e1-ddddd": "crash_application"}
+    assert causes == {"pod/api-5b4c4d2x7-ddddd": "crash_application"}
     assert report.scope.startswith("restarts of pods in namespace staging")
     assert not any("clock" in line for line in report.unchecked)  # no time asked, no time said
 
 
 def test_a_cluster_with_no_restarts_says_so() -> None:
     cluster = mini_cluster(
-        [mini_pod(f"web-6c5d4b3a2-{n}aaaa", "web", "Running", ready=True, logs=["ok"]) for n in range(3)], []
+        [mini_pod(f"web-6c5d4b4z2-{n}aaaa", "web", "Running", ready=True, logs=["ok"]) for n in range(3)], []
     )
 
     calls, prose, _ = play(Cluster(cluster), "What restarted?")

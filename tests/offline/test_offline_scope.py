@@ -38,11 +38,11 @@ SHOPS = mini_cluster(
             restarts=5,
             logs=["starting", "Error: connect to ledger failed: no such host"],
         ),
-        mini_pod("checkout-api-7d9f8c6b5-z9y8x", "shop", "Running", ready=True, logs=["GET / 200"]),
-        mini_pod("storefront-6c5d4b3a2-q8r2t", "shop", "Running", ready=True, logs=["GET / 200"]),
-        mini_pod("ledger-5b4c3d2e1-w3x5y", "billing", "CrashLoopBackOff", restarts=3, logs=["panic: oops"]),
-        mini_pod("ledger-5b4c3d2e1-a1b2c", "billing", "Running", ready=True, logs=["ok"]),
-        mini_pod("metrics-agent-abcde", "ops", "Running", ready=True, logs=["ok"]),
+        mini_pod("checkout-api-7d9f8c6b5-z9w8x", "shop", "Running", ready=True, logs=["GET / 200"]),
+        mini_pod("storefront-6c5d4b4z2-q8r2t", "shop", "Running", ready=True, logs=["GET / 200"]),
+        mini_pod("ledger-5b4c4d2x7-w4x5w", "billing", "CrashLoopBackOff", restarts=3, logs=["panic: oops"]),
+        mini_pod("ledger-5b4c4d2x7-z7b2c", "billing", "Running", ready=True, logs=["ok"]),
+        mini_pod("metrics-agent-zbcdx", "ops", "Running", ready=True, logs=["ok"]),
     ],
     [],
 )
@@ -84,14 +84,14 @@ def test_a_namespace_named_without_the_word_narrows_the_scope_to_it(question: st
     causes, report, _ = causes_of(SHOPS, question)
 
     assert report.scope == "pods in namespace billing"
-    assert causes == {"pod/ledger-5b4c3d2e1-w3x5y": "crash_application"}
+    assert causes == {"pod/ledger-5b4c4d2x7-w4x5w": "crash_application"}
 
 
 def test_two_namespaces_named_are_both_checked_and_one_without_pods_is_said() -> None:
     causes, report, _ = causes_of(SHOPS, "Check the shop, billing and payments namespaces")
 
     assert report.scope == "pods in namespaces shop, billing, payments"
-    assert set(causes) == {"pod/checkout-api-7d9f8c6b5-k2m4p", "pod/ledger-5b4c3d2e1-w3x5y"}
+    assert set(causes) == {"pod/checkout-api-7d9f8c6b5-k2m4p", "pod/ledger-5b4c4d2x7-w4x5w"}
     assert any("no namespace payments has pods" in line for line in report.unchecked)
 
 
@@ -129,7 +129,7 @@ def test_questions_about_the_cluster_in_everyday_words_are_about_the_cluster(que
 
 NODES = mini_cluster(
     [
-        mini_pod("api-6c5d4b3a2-q8r2t", "web", "Running", ready=True, node="gke-prod-pool-1-abcd"),
+        mini_pod("api-6c5d4b4z2-q8r2t", "web", "Running", ready=True, node="gke-prod-pool-1-abcd"),
         mini_pod("db-0", "web", "Unknown", node="gke-prod-pool-2-wxyz"),
     ],
     [],
@@ -170,8 +170,8 @@ def test_a_workload_named_is_the_scope_its_pods_not_its_namespace(question: str)
     assert structured.scope.startswith("workload checkout-api (pods in namespace shop)")
     assert causes == {"pod/checkout-api-7d9f8c6b5-k2m4p": "crash_application"}
     described = {a["name"] for name, a in calls if name == "describe_pod"}
-    assert described == {"checkout-api-7d9f8c6b5-k2m4p", "checkout-api-7d9f8c6b5-z9y8x"}  # both its pods
-    assert structured.healthy.examples == ["checkout-api-7d9f8c6b5-z9y8x"]  # not storefront, its neighbour
+    assert described == {"checkout-api-7d9f8c6b5-k2m4p", "checkout-api-7d9f8c6b5-z9w8x"}  # both its pods
+    assert structured.healthy.examples == ["checkout-api-7d9f8c6b5-z9w8x"]  # not storefront, its neighbour
     # Its logs fail to resolve `ledger`: no such Service in shop (ledger runs in billing), which is said.
     (said,) = structured.unchecked
     assert "no pod named after the Service ledger is in namespace shop" in said
@@ -182,7 +182,7 @@ def test_a_job_or_statefulset_named_is_resolved_to_its_pods() -> None:
         [
             mini_pod("nightly-etl-29986323-xshxj", "data", "Error", phase="Failed", logs=["KeyError: 'x'"]),
             mini_pod("kafka-0", "data", "CrashLoopBackOff", restarts=4, logs=["FATAL: bad broker.id"]),
-            mini_pod("other-6c5d4b3a2-q8r2t", "ops", "CrashLoopBackOff", restarts=4, logs=["panic: x"]),
+            mini_pod("other-6c5d4b4z2-q8r2t", "ops", "CrashLoopBackOff", restarts=4, logs=["panic: x"]),
         ],
         [],
     )
@@ -200,14 +200,14 @@ def test_a_job_or_statefulset_named_is_resolved_to_its_pods() -> None:
 def test_a_pod_starting_with_no_warning_is_not_unhealthy_and_one_with_warnings_is() -> None:
     cluster = mini_cluster(
         [
-            aged(mini_pod("web-6c5d4b3a2-aaaaa", "web", "ContainerCreating"), "4s"),
-            aged(mini_pod("web-6c5d4b3a2-bbbbb", "web", "Init:0/1"), "6s"),
-            aged(mini_pod("api-6c5d4b3a2-ccccc", "web", "ContainerCreating"), "9m"),
+            aged(mini_pod("web-6c5d4b4z2-zzzzz", "web", "ContainerCreating"), "4s"),
+            aged(mini_pod("web-6c5d4b4z2-bbbbb", "web", "Init:0/1"), "6s"),
+            aged(mini_pod("api-6c5d4b4z2-ccccc", "web", "ContainerCreating"), "9m"),
         ],
         [
             event(
                 "web",
-                "pod/api-6c5d4b3a2-ccccc",
+                "pod/api-6c5d4b4z2-ccccc",
                 "FailedMount",
                 'MountVolume.SetUp failed for volume "certs" : secret "api-tls" not found',
             )
@@ -216,7 +216,7 @@ def test_a_pod_starting_with_no_warning_is_not_unhealthy_and_one_with_warnings_i
 
     causes, report, _ = causes_of(cluster, "Is anything wrong in the web namespace?")
 
-    assert set(causes) == {"pod/api-6c5d4b3a2-ccccc"}
+    assert set(causes) == {"pod/api-6c5d4b4z2-ccccc"}
     assert report.healthy.count == 2
     assert sum("is starting" in line for line in report.unchecked) == 2
 
@@ -228,7 +228,7 @@ def test_a_running_pod_that_restarted_is_judged_from_describe_pod_not_from_statu
                 "kafka-1", "data", "Running", ready=True, restarts=3, logs=["ok"], previous_logs=["bye"]
             ),
             mini_pod(
-                "api-6c5d4b3a2-ccccc",
+                "api-6c5d4b4z2-ccccc",
                 "data",
                 "Running",
                 ready=True,
@@ -238,14 +238,14 @@ def test_a_running_pod_that_restarted_is_judged_from_describe_pod_not_from_statu
             ),
             mini_pod("etl-29986323-xshxj", "data", "Completed", phase="Succeeded", restarts=1),
         ],
-        [event("data", "pod/api-6c5d4b3a2-ccccc", "BackOff", "Back-off restarting failed container api")],
+        [event("data", "pod/api-6c5d4b4z2-ccccc", "BackOff", "Back-off restarting failed container api")],
     )
 
     calls, prose, _ = play(Cluster(cluster), "Is anything wrong in the data namespace?")
     causes, report, _ = causes_of(cluster, "Is anything wrong in the data namespace?")
 
-    assert {a["name"] for name, a in calls if name == "describe_pod"} == {"kafka-1", "api-6c5d4b3a2-ccccc"}
-    assert causes == {"pod/api-6c5d4b3a2-ccccc": "crash_application"}
+    assert {a["name"] for name, a in calls if name == "describe_pod"} == {"kafka-1", "api-6c5d4b4z2-ccccc"}
+    assert causes == {"pod/api-6c5d4b4z2-ccccc": "crash_application"}
     assert report.healthy.count == 2  # kafka-1 (restarts long ago), the Completed job pod
     assert "kafka-1: Running, READY 1/1, 3 restarts, and describe_pod shows no Warning event" in prose
 
@@ -254,15 +254,15 @@ def test_a_running_pod_not_ready_is_investigated() -> None:
     cluster = mini_cluster(
         [
             mini_pod(
-                "api-6c5d4b3a2-ccccc", "web", "Running", logs=["listening"], readiness_probe="http-get :8080"
+                "api-6c5d4b4z2-ccccc", "web", "Running", logs=["listening"], readiness_probe="http-get :8080"
             )
         ],
-        [event("web", "pod/api-6c5d4b3a2-ccccc", "Unhealthy", "Readiness probe failed: statuscode: 500")],
+        [event("web", "pod/api-6c5d4b4z2-ccccc", "Unhealthy", "Readiness probe failed: statuscode: 500")],
     )
 
     causes, _, _ = causes_of(cluster, "Is anything wrong in web?")
 
-    assert causes == {"pod/api-6c5d4b3a2-ccccc": "readiness_probe_failure"}
+    assert causes == {"pod/api-6c5d4b4z2-ccccc": "readiness_probe_failure"}
 
 
 # -- 5 and 4. the deciding line, and a JSON line's message ----------------------------------------------
@@ -272,7 +272,7 @@ def test_the_evidence_is_the_line_that_says_what_failed_not_a_line_around_it() -
     cluster = mini_cluster(
         [
             mini_pod(
-                "api-6c5d4b3a2-ccccc",
+                "api-6c5d4b4z2-ccccc",
                 "web",
                 "CrashLoopBackOff",
                 restarts=4,
@@ -290,7 +290,7 @@ def test_the_evidence_is_the_line_that_says_what_failed_not_a_line_around_it() -
     _, report, _ = causes_of(cluster, "Is anything wrong in web?")
 
     assert (
-        quotes_of(report, "api-6c5d4b3a2-ccccc")[0]
+        quotes_of(report, "api-6c5d4b4z2-ccccc")[0]
         == "Error: EACCES: permission denied, open '/data/cache.db'"
     )
 
@@ -303,7 +303,7 @@ def test_a_json_log_line_is_explained_by_its_message_not_its_level_or_time() -> 
     cluster = mini_cluster(
         [
             mini_pod(
-                "api-6c5d4b3a2-ccccc",
+                "api-6c5d4b4z2-ccccc",
                 "web",
                 "CrashLoopBackOff",
                 restarts=4,
@@ -315,7 +315,7 @@ def test_a_json_log_line_is_explained_by_its_message_not_its_level_or_time() -> 
 
     causes, report, _ = causes_of(cluster, "Is anything wrong in web?")
 
-    assert causes == {"pod/api-6c5d4b3a2-ccccc": "crash_config"}
+    assert causes == {"pod/api-6c5d4b4z2-ccccc": "crash_config"}
     (finding,) = report.findings
     assert finding.evidence[0].text == line
     assert "LEDGER_URL" in finding.explanation and "ts" not in finding.explanation.split("'")
@@ -328,13 +328,13 @@ def test_a_readiness_failure_reaching_a_service_of_another_namespace_says_so_wit
     line = "redis ping billing-cache.billing.svc.cluster.local:6379 failed: connect: connection refused"
     cluster = mini_cluster(
         [
-            mini_pod("invoice-api-6c5d4b3a2-ccccc", "web", "Running", logs=["started", line]),
+            mini_pod("invoice-api-6c5d4b4z2-ccccc", "web", "Running", logs=["started", line]),
             mini_pod("billing-cache-0", "billing", "CrashLoopBackOff", restarts=9, logs=["FATAL bad AOF"]),
         ],
         [
             event(
                 "web",
-                "pod/invoice-api-6c5d4b3a2-ccccc",
+                "pod/invoice-api-6c5d4b4z2-ccccc",
                 "Unhealthy",
                 "Readiness probe failed: statuscode: 503",
             )
@@ -343,8 +343,8 @@ def test_a_readiness_failure_reaching_a_service_of_another_namespace_says_so_wit
 
     causes, report, _ = causes_of(cluster, "Is anything wrong in the web namespace?")
 
-    assert causes == {"pod/invoice-api-6c5d4b3a2-ccccc": "readiness_probe_failure"}
-    assert line in quotes_of(report, "invoice-api-6c5d4b3a2-ccccc")
+    assert causes == {"pod/invoice-api-6c5d4b4z2-ccccc": "readiness_probe_failure"}
+    assert line in quotes_of(report, "invoice-api-6c5d4b4z2-ccccc")
     assert any("billing-cache of namespace billing" in note for note in report.unchecked)
 
 
@@ -356,7 +356,7 @@ def test_excerpt_markers_and_notes_are_never_parsed_as_rows() -> None:
         [
             "[Result r1 of list_pods: 9,000 lines, 1,200,000 bytes; too large to show whole. Shown: lines 1-2.]",
             "NAMESPACE   NAME                  READY   STATUS    RESTARTS   AGE   NODE",
-            "web         api-6c5d4b3a2-ccccc   1/1     Running   0          3d    node-1",
+            "web         api-6c5d4b4z2-ccccc   1/1     Running   0          3d    node-1",
             "[... 12,345 lines not shown ...]",
             "[1,024 characters] web a b c d e f",
             "this line has seven words in it too",
@@ -365,6 +365,6 @@ def test_excerpt_markers_and_notes_are_never_parsed_as_rows() -> None:
         ]
     )
 
-    assert [pod.name for pod in parse_pod_table(listing)] == ["api-6c5d4b3a2-ccccc", "db-0"]
+    assert [pod.name for pod in parse_pod_table(listing)] == ["api-6c5d4b4z2-ccccc", "db-0"]
     nodes = "NAME STATUS ROLES AGE VERSION\nnode-1 Ready worker 3d v1.29\n[... 3 lines not shown ...]\n"
     assert [row["NAME"] for row in parse_table(nodes)] == ["node-1"]

@@ -126,12 +126,12 @@ def test_a_service_is_read_from_the_line_by_its_dns_name_url_host_and_port_or_na
 
 def test_a_failing_call_to_a_service_whose_pods_are_healthy_leaves_the_caller_healthy_and_says_so() -> None:
     line = "payment call failed: connection refused (payments.shop.svc:8080); retrying"
-    cluster = calling(line, mini_pod("payments-6c5d4b3a2-q8r2t", "shop", "Running", ready=True, logs=["ok"]))
+    cluster = calling(line, mini_pod("payments-6c5d4b4z2-q8r2t", "shop", "Running", ready=True, logs=["ok"]))
 
     calls, prose, _ = play(Cluster(cluster), "Why is cart-api broken?")
     report, _, _ = play_structured(Cluster(cluster), "Why is cart-api broken?")
 
-    assert ("describe_pod", {"name": "payments-6c5d4b3a2-q8r2t", "namespace": "shop"}) in calls
+    assert ("describe_pod", {"name": "payments-6c5d4b4z2-q8r2t", "namespace": "shop"}) in calls
     assert report.findings == [] and report.healthy.count == 2
     assert "are healthy now" in prose and line in prose
 
@@ -139,7 +139,7 @@ def test_a_failing_call_to_a_service_whose_pods_are_healthy_leaves_the_caller_he
 def test_an_address_is_not_followed_and_a_service_no_pod_is_named_after_is_said_not_guessed() -> None:
     cluster = calling(
         "upstream ledger-svc.shop.svc:9000: connection refused; dial tcp 10.43.0.12:6379: i/o timeout",
-        mini_pod("ledger-5b4c3d2e1-w3x5y", "shop", "CrashLoopBackOff", restarts=3, logs=["panic: oops"]),
+        mini_pod("ledger-5b4c4d2x7-w4x5w", "shop", "CrashLoopBackOff", restarts=3, logs=["panic: oops"]),
     )
 
     calls, _, _ = play(Cluster(cluster), "is cart-api ok?")
@@ -155,7 +155,7 @@ def test_a_chain_is_followed_from_service_to_service() -> None:
     cluster = mini_cluster(
         [
             mini_pod(
-                "web-6c5d4b3a2-q8r2t",
+                "web-6c5d4b4z2-q8r2t",
                 "shop",
                 "Running",
                 ready=True,
@@ -185,7 +185,7 @@ def test_a_chain_is_followed_from_service_to_service() -> None:
     causes, _, _ = causes_of(cluster, "why is the web deployment down?")
 
     assert list(causes.items()) == [
-        ("pod/web-6c5d4b3a2-q8r2t", "dependency_down"),
+        ("pod/web-6c5d4b4z2-q8r2t", "dependency_down"),
         ("pod/orders-7d9f8c6b5-k2m4p", "dependency_down"),
         ("pod/postgres-0", "unbound_volume"),
     ]
@@ -248,7 +248,7 @@ def test_a_bare_word_that_is_a_namespace_is_the_namespace_not_the_first_word_of_
                 "cart-api-7d9f8c6b5-k2m4p", "checkout", "CrashLoopBackOff", restarts=5, logs=["panic: boom"]
             ),
             mini_pod(
-                "checkout-gateway-6c5d4b3a2-q8r2t", "edge", "CrashLoopBackOff", restarts=2, logs=["panic: x"]
+                "checkout-gateway-6c5d4b4z2-q8r2t", "edge", "CrashLoopBackOff", restarts=2, logs=["panic: x"]
             ),
         ],
         [],
@@ -268,7 +268,7 @@ def test_a_question_about_a_namespace_as_a_whole_keeps_the_namespace_and_looks_a
     causes, report, _ = causes_of(ledger_chain_fixture(), question)
 
     assert report.scope == "pods in namespace billing"
-    assert set(causes) == {"pod/ledger-writer-0", "pod/invoice-api-6c5d4b3a2-q8r2t"}
+    assert set(causes) == {"pod/ledger-writer-0", "pod/invoice-api-6c5d4b4z2-q8r2t"}
     assert ("describe_pod", {"name": "ledger-writer-1", "namespace": "billing"}) in calls  # looks healthy
     # the Service of another namespace is outside the scope: said, not followed
     assert not any(a.get("namespace") == "db" for _, a in calls)
@@ -289,7 +289,7 @@ def test_unchecked_never_restates_the_pods_a_named_workload_resolved_to_when_the
 
 
 def test_a_workload_note_stays_when_the_report_cannot_show_all_its_pods() -> None:
-    many = [mini_pod(f"web-6c5d4b3a2-{n}aaaa", "shop", "Running", ready=True, logs=["ok"]) for n in range(7)]
+    many = [mini_pod(f"web-6c5d4b4z2-{n}aaaa", "shop", "Running", ready=True, logs=["ok"]) for n in range(7)]
     cluster = mini_cluster(
         [*many, mini_pod("db-0", "shop", "CrashLoopBackOff", restarts=3, logs=["panic: x"])], []
     )
@@ -298,4 +298,4 @@ def test_a_workload_note_stays_when_the_report_cannot_show_all_its_pods() -> Non
 
     (note,) = [line for line in report.unchecked if "names the workload web" in line]
     assert all(pod["name"] in note for pod in many)  # 7 pods, 5 examples: the note names the other two
-    assert json.dumps(report.healthy.examples).count("web-6c5d4b3a2") == 5
+    assert json.dumps(report.healthy.examples).count("web-6c5d4b4z2") == 5

@@ -31,11 +31,11 @@ from tests.processes import HANG_SECONDS, OUT_OF_REACH
 from tests.reliability.test_properties import LoopThread
 from tests.wire import wire_view
 
-CHECKOUT = "checkout-service-7f6d5c4b3-abc12"
+CHECKOUT = "checkout-service-7f6d5c4b4-zbc72"
 """Healthy: Running, READY 1/1, 0 restarts."""
-FRONTEND = "frontend-web-5d4c3b2a1-def34"
-ORDER = "order-service-7d4c9b8a1-stu34"
-ANALYTICS = "analytics-worker-5c8f9e7d2-vwx78"
+FRONTEND = "frontend-web-5d4c4b2z7-dxf44"
+ORDER = "order-service-7d4c9b8z7-stv44"
+ANALYTICS = "analytics-worker-5c8f9x7d2-vwx78"
 READINESS = "Readiness probe failed: HTTP probe failed with statuscode: 503"
 SCHEDULING = "0/3 nodes are available: 3 Insufficient memory."
 PAYMENT_STATUS = "CrashLoopBackOff, READY 0/1, 14 restarts"
@@ -243,8 +243,8 @@ def test_trivial_quotes_are_no_evidence_and_a_status_must_be_the_tools(shared: S
     assert not any(q.verified for q in healthy.evidence)
     assert {q.check for q in healthy.evidence} <= {"too_short", "not_found"}
     assert healthy.evidence[3].check == "too_short"  # "Warning": in the events, but no evidence
-    assert "'Warning' (finding checkout-service-7f6d5c4b3-abc12) is too short to be evidence" in correction
-    assert "'OOMKilled', '12' in nothing they showed about pod" in correction
+    assert "'Warning' (finding checkout-service-7f6d5c4b4-zbc72) is too short to be evidence" in correction
+    assert "'OOMKilled', '12' in none of its status fields as the tools showed them for pod" in correction
 
 
 # -- 6. another resource's evidence -----------------------------------------------------------------
@@ -303,7 +303,9 @@ def test_the_namespace_the_status_and_the_healthy_examples_are_checked(shared: S
     )
 
     order, analytics = named(checked, ORDER), named(checked, ANALYTICS)
-    assert order.name_verified is False and order.evidence[0].verified is True
+    # The describe block is the production pod's: no evidence about a pod of that name in staging.
+    assert order.name_verified is False and order.evidence[0].verified is False
+    assert order.evidence[0].about == f"pod {ORDER} in namespace production"
     assert (
         f"finding {ORDER!r} says namespace 'staging', but the tools showed {ORDER} only in namespace production"
         in correction

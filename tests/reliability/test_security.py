@@ -26,8 +26,8 @@ from tests.conftest import AgentRun, RunAgent, read_jsonl
 from tests.processes import OUT_OF_REACH
 
 HOSTILE = default_fixture_path().with_name("hostile.json")
-ORDER = "order-service-7d4c9b8a1-stu34"
-CHECKOUT = "checkout-service-7f6d5c4b3-abc12"
+ORDER = "order-service-7d4c9b8z7-stv44"
+CHECKOUT = "checkout-service-7f6d5c4b4-zbc72"
 # Every secret value planted in the hostile fixture.
 SECRETS = (
     "hunter2-prod-Zk8qW",

@@ -28,6 +28,7 @@ LOGS = ToolText(
     "get_pod_logs",
     "2026-11-30T04:12:02Z ERROR   config validation failed:\n   missing required field 'DB_PASSWORD'",
     '{"name": "api-7d9f8-x2x", "namespace": "shop"}',
+    parameters=("name", "namespace", "tail"),
 )
 LISTING = ToolText(
     "call_1",
@@ -36,6 +37,7 @@ LISTING = ToolText(
     "shop        api-7d9f8-x2x   0/1     CrashLoopBackOff   14\n"
     "shop        web-5c6b4-k8m   1/1     Running            0\n",
     '{"namespace": "shop"}',
+    parameters=("namespace",),
 )
 JSON_RESULT = ToolText(
     "call_3",
@@ -236,7 +238,13 @@ def test_a_row_about_another_pod_is_not_about_the_pod_a_filter_asked_for() -> No
         ("NAMESPACE", "TYPE", "REASON", "OBJECT", "MESSAGE"),
         [("shop", "Warning", "BackOff", "pod/api-7d9f8-x2x", "Back-off restarting failed container api")],
     )
-    events = ToolText("call_5", "get_events", rows, '{"namespace": "shop", "pod": "web-5c6b4-k8m"}')
+    events = ToolText(
+        "call_5",
+        "get_events",
+        rows,
+        '{"namespace": "shop", "pod": "web-5c6b4-k8m"}',
+        parameters=("namespace", "pod", "type"),
+    )
 
     checked = verify(
         report(finding("web-5c6b4-k8m", "Back-off restarting failed container api", status="Running")),
@@ -260,6 +268,7 @@ def test_a_log_line_of_one_pod_naming_another_is_evidence_about_the_pod_it_was_r
         "get_pod_logs",
         "WARN upstream api-7d9f8-x2x is OOMKilled with 99 restarts",
         '{"name": "web-5c6b4-k8m", "namespace": "shop"}',
+        parameters=("name", "namespace"),
     )
 
     checked = verify(
@@ -301,15 +310,17 @@ WORKLOAD_LISTING = ToolText(
     "call_1",
     "list_pods",
     "NAMESPACE   NAME                          READY   STATUS             RESTARTS\n"
-    "shop        checkout-7c9d8f6b5-q2w3e      0/1     CrashLoopBackOff   14\n"
+    "shop        checkout-7c9d8f6b5-q2w4x      0/1     CrashLoopBackOff   14\n"
     "shop        checkout-worker-5c6b4-k8m2x   1/1     Running            0\n",
     '{"namespace": "shop"}',
+    parameters=("namespace",),
 )
 WORKLOAD_LOGS = ToolText(
     "call_2",
     "get_pod_logs",
     "FATAL: required environment variable CHECKOUT_DB_URL is not set",
-    '{"name": "checkout-7c9d8f6b5-q2w3e", "namespace": "shop"}',
+    '{"name": "checkout-7c9d8f6b5-q2w4x", "namespace": "shop"}',
+    parameters=("name", "namespace"),
 )
 
 

@@ -17,17 +17,17 @@ def evidence(*texts: str, question: str = "") -> Evidence:
 
 
 def test_names_absent_from_every_result_are_invented() -> None:
-    seen = evidence("production   payment-service-6f7b8d9c0-ghi56   0/1   CrashLoopBackOff")
+    seen = evidence("production   payment-service-6f7b8d9c8-ghj56   0/1   CrashLoopBackOff")
 
-    answer = "payment-service-6f7b8d9c0-ghi56 crashes; billing-api-7d8f9c6b5-xk2lm and cache-0-a too."
+    answer = "payment-service-6f7b8d9c8-ghj56 crashes; billing-api-7d8f9c6b5-xk2lm and cache-0-a too."
 
     assert invented_names(answer, seen) == ["billing-api-7d8f9c6b5-xk2lm", "cache-0-a"]
 
 
 def test_short_names_and_names_derived_from_evidence_are_accepted() -> None:
-    seen = evidence("pod payment-service-6f7b8d9c0-ghi56 on worker-node-1")
+    seen = evidence("pod payment-service-6f7b8d9c8-ghj56 on worker-node-1")
 
-    answer = "Roll out deployment payment-service (replicaset payment-service-6f7b8d9c0) on worker-node-1."
+    answer = "Roll out deployment payment-service (replicaset payment-service-6f7b8d9c8) on worker-node-1."
 
     assert invented_names(answer, seen) == []
 

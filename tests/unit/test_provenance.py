@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness.provenance import Resource, Source, normalised, owners
+from k8s_agent_harness.provenance import Owners, Resource, Source, Subject, normalised, span_about
+from k8s_agent_harness.shapes.naming import owners
 from k8s_agent_mock_cluster.cluster import Cluster
 from k8s_agent_mock_cluster.fixture import load_fixture
 
@@ -95,19 +96,21 @@ Events:
 
 
 def source(tool: str, text: str, ok: bool = True, **arguments: Any) -> Source:
-    return Source("call_1", tool, text, arguments, ok)
+    """A result of a call whose tool declares the arguments it was given."""
+    return Source("call_1", tool, text, arguments, ok, parameters=tuple(arguments))
 
 
 def shown(result: Source) -> set[Resource]:
-    return {sighting.resource for sighting in result.sightings}
+    return {record.resource for record in result.records}
 
 
-def about(result: Source, quote: str, name: str, kind: str | None = "pod") -> bool:
-    """Whether some occurrence of the quote in the result is about the resource (by the call or
-    its record)."""
+def about(result: Source, quote: str, name: str, kind: str = "pod") -> bool:
+    """Whether some occurrence of the quote in the result is about the resource (by the record that
+    holds it, or, free text, by what the call named)."""
     text = normalised(quote)
+    subject = Subject(kind, name, None)
     return any(
-        result.calls_it(name, None) or any(r.is_about(name, kind) for r in reading.records_of(start, end))
+        span_about(result, reading, start, end, subject, Owners([result]))
         for reading in result.readings
         for start, end in reading.occurrences(text)
     )
@@ -125,10 +128,11 @@ def test_the_mock_cluster_s_listings_show_pods_and_nodes_as_resources_with_their
     pods = source("list_pods", mock.list_pods("production"), namespace="production")
     nodes = source("list_nodes", mock.list_nodes())
 
-    payment = Resource("pod", "payment-service-6f7b8d9c0-ghi56", "production")
+    payment = Resource("pod", "payment-service-6f7b8d9c8-ghj56", "production")
     assert payment in shown(pods)
-    [row] = [s.facts for s in pods.sightings if s.resource == payment]
-    assert row.startswith("NAMESPACE NAME READY STATUS RESTARTS") and "CrashLoopBackOff 14" in row
+    [row] = [record for record in pods.records if record.resource == payment]
+    assert {("STATUS", "CrashLoopBackOff"), ("RESTARTS", "14"), ("READY", "0/1")} <= set(row.status)
+    assert "NODE" not in dict(row.status)  # where it runs is no status
     assert {r.kind for r in shown(nodes)} == {"node"} and len(shown(nodes)) == len(mock.nodes)
     assert all(r.namespace == "production" for r in shown(pods))  # the summary line is no resource
 
@@ -175,8 +179,8 @@ def test_kubernetes_mcp_server_s_table_yaml_object_and_yaml_events() -> None:
 
     assert shown(table) == {Resource("pod", CRASHING, "shop"), Resource("pod", "web-5c6b4d-k8m2n", "shop")}
     assert shown(pod) == {Resource("pod", CRASHING, "shop")}
-    (facts,) = [s.facts for s in pod.sightings]
-    assert facts.count("CrashLoopBackOff") == 1
+    (record,) = pod.records
+    assert {("reason", "CrashLoopBackOff"), ("restartCount", "9"), ("ready", "false")} <= set(record.status)
     assert shown(events) == {Resource("pod", CRASHING, "shop"), Resource("replicaset", "web-5c6b4d", "shop")}
 
 
@@ -232,10 +236,25 @@ def test_a_describe_block_is_about_its_header_not_the_pods_it_lists(mock: Cluste
     assert not about(described, "Allocated resources (requests):", pod)
 
 
-def test_owners_are_the_name_without_its_generated_parts() -> None:
-    assert owners("web-5c6b4d-k8m2n") == ["web-5c6b4d", "web"]
-    assert owners("nightly-etl-29948485-jsgmc") == ["nightly-etl-29948485", "nightly-etl"]
-    assert owners("db-0") == []
+def test_owners_are_what_kubernetes_generates_never_a_cut_of_name_parts() -> None:
+    assert owners("web-5c6b4d-k8m2n") == [
+        ("replicaset", "web-5c6b4d"),
+        ("deployment", "web"),
+        ("job", "web-5c6b4d"),
+        ("daemonset", "web-5c6b4d"),
+    ]
+    assert ("cronjob", "nightly-etl") in owners("nightly-etl-29948485-jsgmc")
+    assert owners("payments-db-0") == [("statefulset", "payments-db")]
+    # `worker` has vowels: no pod-template hash; `x7k2p` a Job's or a DaemonSet's pod's suffix.
+    assert ("deployment", "checkout") not in owners("checkout-worker-x7k2p")
+    assert ("job", "checkout-worker") in owners("checkout-worker-x7k2p")
+    # A vowel or a 0, 1 or 3 is never generated.
+    assert owners("billing-6f7b8d9c0-ghi56") == []
+    # What a result shows of its owners is what they are.
+    assert owners("api-x7k2p", [("replicaset", "api-7d9f8")], "7d9f8") == [
+        ("replicaset", "api-7d9f8"),
+        ("deployment", "api"),
+    ]
 
 
 # -- what a result says of its own --------------------------------------------------------------------
@@ -285,9 +304,8 @@ def test_a_log_line_can_print_anything_but_shows_no_resource() -> None:
     # Free text is about what the call asked for, not about what it prints.
     [reading] = hits.readings
     [(start, end)] = list(reading.occurrences("ghost-7d9f8-x2x 0/1 OOMKilled"))
-    assert [r.subjects for r in reading.records_of(start, end)] == [
-        (Resource("pod", "chatty-6b5c4-q2w3", "production"),)
-    ]
+    record, _ = reading.place(start, end)
+    assert record is not None and record.resource == Resource("pod", "chatty-6b5c4-q2w3", "production")
 
 
 def test_a_describe_of_one_pod_shows_no_other_pod_by_a_bare_line(mock: Cluster) -> None:
