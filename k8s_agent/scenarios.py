@@ -16,8 +16,8 @@ from k8s_agent_scripted_llm import Step, call, calls, offline_model, raw_call, r
 from k8s_agent_scripted_llm.server import Responder
 
 QUESTION = "Which pods in the production namespace are unhealthy, and why?"
-PAYMENT = "payment-service-6f7b8d9c0-ghi56"
-ANALYTICS = "analytics-worker-5c8f9e7d2-vwx78"
+PAYMENT = "payment-service-6f7b8d9c8-ghj56"
+ANALYTICS = "analytics-worker-5c8f9x7d2-vwx78"
 REPORT = f"{PAYMENT} is in CrashLoopBackOff."
 INVENTED = "billing-api-7d8f9c6b5-xk2lm"
 LOG_LINE = "2026-11-30T04:12:02Z ERROR config validation failed: missing required field 'DB_PASSWORD'"

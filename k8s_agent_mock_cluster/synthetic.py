@@ -26,11 +26,11 @@ SERVICES = (
     "notifier",
 )
 PLANTED = (
-    "billing-api-6c9d8e7f5-q2w3e",
-    "thumbnailer-5b8c7d6e4-r4t5y",
-    "report-builder-7a6b5c4d3-u6i7o",
-    "session-cache-4d3c2b1a0-p8a9s",
-    "ledger-writer-8e7d6c5b4-d0f1g",
+    "billing-api-6c9d8x7f5-q2w4x",
+    "thumbnailer-5b8c7d6x4-r4t5w",
+    "report-builder-7z6b5c4d4-v6j7q",
+    "session-cache-4d4c2b7z8-p8z9s",
+    "ledger-writer-8x7d6c5b4-d8f7g",
 )
 """The unhealthy pods: CrashLoopBackOff, ImagePullBackOff, Pending (memory), not ready, OOMKilled."""
 

@@ -1830,7 +1830,8 @@ def pods_draft(
         names = ", ".join(pod.name for pod in rest[:MAX_NAMED])
         more = f" and {len(rest) - MAX_NAMED:,} more" if len(rest) > MAX_NAMED else ""
         unchecked.append(f"{len(rest):,} more unhealthy pods not investigated: {names}{more}")
-    healthy = _healthy_first(chat, [pod.name for pod in pods if pod not in unhealthy])
+    # Examples are pods the listing shows healthy; a pod starting (not unhealthy, not ready yet) is counted only.
+    healthy = _healthy_first(chat, [pod.name for pod in pods if pod not in unhealthy and not pod.unhealthy])
     shown = {finding.pod.name for finding in findings} | set(healthy[:MAX_EXAMPLES])
     return _draft(
         scope,

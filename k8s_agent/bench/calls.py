@@ -59,6 +59,6 @@ async def mcp_round_trip_us(mcp: McpClient, calls: int) -> float:
 async def sample_result(mcp: McpClient) -> str:
     """A realistic result text (a describe_pod) for the instant server to return."""
     result = await mcp.call(
-        "describe_pod", {"name": "payment-service-6f7b8d9c0-ghi56", "namespace": "production"}
+        "describe_pod", {"name": "payment-service-6f7b8d9c8-ghj56", "namespace": "production"}
     )
     return result.text

@@ -22,7 +22,7 @@ from k8s_agent.doc_blocks.views import (
 )
 
 QUESTION = "Which pods in the production namespace are unhealthy, and why?"
-ABOUT = "payment-service-6f7b8d9c0-ghi56"
+ABOUT = "payment-service-6f7b8d9c8-ghj56"
 """The pod whose finding the pages show (the default fixture's crash loop)."""
 ASK = ("ask", QUESTION)
 SHOWN_ASK = f'k8s-agent ask "{QUESTION}"'
