@@ -35,9 +35,15 @@ PLANTED = (
 """The unhealthy pods: CrashLoopBackOff, ImagePullBackOff, Pending (memory), not ready, OOMKilled."""
 
 
+_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+"""The characters Kubernetes generates names from (no vowels, no 0, 1, 3)."""
+
+
 def _suffix(*parts: object) -> str:
-    digest = hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()
-    return f"{digest[:9]}-{digest[9:14]}"
+    """A pod-template hash and a pod suffix, as a Deployment's pods are named (stable per `parts`)."""
+    digest = hashlib.sha256("/".join(map(str, parts)).encode()).digest()
+    letters = "".join(_ALPHABET[byte % len(_ALPHABET)] for byte in digest[:14])
+    return f"{letters[:9]}-{letters[9:14]}"
 
 
 def cluster(pods: int, namespace: str = "production") -> dict[str, Any]:

@@ -64,3 +64,18 @@ def test_bench_eval_measures_memory_descriptors_children_and_both_throughputs(tm
     assert inside["children_left"] == [] and inside["fds_after"] <= inside["fds_before"] + 2
     assert inside["rss_end_mb"] > 0 and figures["throughput_ratio"] > 0
     assert done.returncode == (1 if figures["missed"] else 0), done.stderr[-2000:]
+
+
+def test_bench_verify_quick_checks_a_report_against_every_shape_of_a_listing(tmp_path: Path) -> None:
+    done = k8s_agent("bench", "--verify", "--quick", "--json", cwd=tmp_path)
+
+    figures = json.loads(done.stdout)
+    assert done.returncode == (0 if figures["met"] else 1), done.stderr[-2000:]
+    assert figures["pods"] == 500
+    assert set(figures["shapes"]) == {
+        "kubectl table",
+        "JSON list, indented",
+        "JSON list, one line",
+        "YAML stream",
+    }
+    assert all(shape["verified"] and shape["seconds"]["median"] > 0 for shape in figures["shapes"].values())

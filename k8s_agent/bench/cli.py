@@ -35,6 +35,13 @@ def register(commands: Any) -> None:
         help="with --scale: also draw the table as curves into FILE.svg (needs pip install 'k8s-agent[charts]')",
     )
     parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="instead: how long checking a report takes against a listing of 5,000 pods in each shape a server "
+        "returns (a kubectl table, JSON indented and on one line, YAML); target under a second for a table and "
+        "JSON (--quick: 500 pods, two rounds)",
+    )
+    parser.add_argument(
         "--eval",
         type=int,
         metavar="N",
@@ -59,6 +66,10 @@ def register(commands: Any) -> None:
 def _handle(args: argparse.Namespace) -> int:
     import sys
 
+    if args.verify:
+        from k8s_agent.bench import verify
+
+        return verify.main(pods=500 if args.quick else 5000, rounds=2 if args.quick else 5, as_json=args.json)
     if args.eval is not None:
         if args.eval < 1 or args.concurrency < 1 or args.baseline_runs < 1:
             print("error: --eval, --concurrency and --baseline-runs must be at least 1", file=sys.stderr)

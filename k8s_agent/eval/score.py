@@ -120,7 +120,10 @@ def quotes_fact(quote: dict[str, Any], facts: tuple[str, ...]) -> bool:
     if quote.get("verified") is not True:
         return False
     text = _norm(str(quote.get("text") or ""))
-    return any(_norm(fact) and _norm(fact) in text for fact in facts)
+    # A quote of a YAML result may be copied as written there, with a single-quoted string's
+    # apostrophes doubled (`didn''t`): the fact is its decoded value, as the harness reads it.
+    decoded = text.replace("''", "'")
+    return any(_norm(fact) and (_norm(fact) in text or _norm(fact) in decoded) for fact in facts)
 
 
 def costs(run: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import pytest
 
 from k8s_agent.eval.corpus import Incident, Resource
 from k8s_agent.eval.report import NO_BASELINES, as_json, build, html, markdown
-from k8s_agent.eval.score import counted, score
+from k8s_agent.eval.score import counted, quotes_fact, score
 from k8s_agent_harness.findings import Cause
 
 CRASH = "payment-7c9d8f6b5-q2w4x"
@@ -489,3 +489,14 @@ def test_without_baselines_every_format_says_so_in_one_line() -> None:
     assert markdown(report).count(NO_BASELINES) == 1
     assert as_json(report)["baselines_note"] == NO_BASELINES
     assert html(report).count(NO_BASELINES) == 1 and "id='floor'" not in html(report)
+
+
+def test_a_quote_copied_from_yaml_with_its_apostrophes_doubled_holds_its_decoded_fact() -> None:
+    fact = "the HPA controller didn't find the target's scale"
+    copied = {
+        "text": "message: the HPA controller didn''t find the target''s scale subresource",
+        "verified": True,
+    }
+    assert quotes_fact(copied, (fact,))
+    assert not quotes_fact({**copied, "verified": False}, (fact,))
+    assert not quotes_fact({"text": "message: the HPA controller did find it", "verified": True}, (fact,))
