@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from tests.processes import k8s_agent
@@ -21,7 +22,9 @@ def test_bench_quick_prints_every_figure(tmp_path: Path) -> None:
         "SDK port",
         "plain SDK (native MCP)",
     }
-    assert all(row["n"] >= 2 and row["median"] > 0 for row in figures["per_turn"].values())
+    # A turn's cost is a slope between two runs: on a busy machine noise can make a quick one's median
+    # zero or below. What is asserted is that each was measured, not how fast the machine was.
+    assert all(row["n"] >= 2 and math.isfinite(row["median"]) for row in figures["per_turn"].values())
     assert figures["per_call"]["gateway"]["median"] > 0 and figures["per_call"]["round_trip"]["median"] > 0
     assert {"wall_floor", "wall_handwritten", "wall_sdk", "rss_handwritten"} <= set(figures["startup"])
     assert figures["investigation"]["handwritten"]["model_requests"] == 3
