@@ -251,16 +251,14 @@ class Source:
             records = lines.read(self.text, hits_only=True) if self.searches else []
             readings.append(_reading(self.text, records, echoes))
         else:
-            document = _document(self.text, self.kind, self.namespace)
+            lined = [*tables.read(self.text, self.kind, self.namespace), *describe.read(self.text, self.kind)]
+            document = None if lined else _document(self.text, self.kind, self.namespace)
             if document is not None:
                 readings.append(_reading(self.text, document.records, echoes))
                 readings.append(_strings_reading(document, echoes))
             else:
-                records = [
-                    *tables.read(self.text, self.kind, self.namespace),
-                    *describe.read(self.text, self.kind),
-                    *lines.read(self.text, hits_only=self.kind == "pod" and bool(self.named)),
-                ]
+                named_pod = self.kind == "pod" and bool(self.named)
+                records = [*lined, *lines.read(self.text, hits_only=named_pod)]
                 readings.append(_reading(self.text, records, echoes))
         if self.structured is not None and self.ok:
             readings.append(
@@ -301,7 +299,7 @@ def _plain(key: Any) -> str:
 
 
 def _document(text: str, kind: str | None, namespace: str | None) -> documents.Document | None:
-    """The result as JSON, or as YAML when it is neither a describe output nor a table."""
+    """The result as JSON, or as YAML (called only for a text that holds no table and no describe block)."""
     head = text.lstrip()[:1]
     if head in ("{", "["):
         try:
@@ -310,8 +308,6 @@ def _document(text: str, kind: str | None, namespace: str | None) -> documents.D
             value = None
         if isinstance(value, dict | list):
             return documents.read_json(text, value, kind, namespace)
-    if describe.read(text, kind) or tables.read(text, kind, namespace):
-        return None
     if not re.search(r"^(?:---|(?:- )?[A-Za-z][\w.-]*:)", text, re.MULTILINE):
         return None
     return documents.read_yaml(text, kind, namespace)

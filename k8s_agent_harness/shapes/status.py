@@ -52,10 +52,6 @@ def _written_words(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def ascii_word(word: str) -> bool:
-    return word.isascii()
-
-
 def shown_words(records: Iterable[Record]) -> tuple[set[str], set[str]]:
     """The values and the labels the records' status fields show, as words."""
     values: set[str] = set()
@@ -74,7 +70,7 @@ def unshown(claim: str, records: Sequence[Record]) -> tuple[list[str], bool]:
     missing: list[str] = []
     stated = False
     for written, word in dict.fromkeys(_written_words(claim)):
-        if not ascii_word(word):
+        if not word.isascii():
             missing.append(written)
         elif word in values:
             stated = True
