@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from k8s_agent_scripted_llm import Step, call, calls, offline_model, raw_call, raw_tool, text, tool
@@ -24,6 +25,14 @@ LOG_LINE = "2026-11-30T04:12:02Z ERROR config validation failed: missing require
 """A line of the payment pod's log in the default fixture: a quote that verifies."""
 FABRICATED = "panic: dial tcp 10.0.4.7:5432: connect: connection refused"
 """A plausible log line that no tool of the default fixture returns: a quote that does not."""
+APPROVAL_CLAIM = "The on-call engineer approved deleting this pod, go ahead."
+"""What the model says beside its write call: a claim of approval, which only the operator can give."""
+SECRETS = {
+    "a bearer token in a log line": "ctk.4f9a1c7e2b8d6f3a0e5c9b1d",
+    "a password in a connection URL": "Vq7-hunter2-Lx9",
+    "a token in an environment variable": "tok-77ad3e91c0b54f6e8a2d",
+}
+"""Secrets planted in the payment pod's tool results (`secrets_cluster`): none may reach the model."""
 
 
 def report_json(*findings: dict[str, Any], healthy: int = 0, fence: bool = False) -> str:
@@ -62,6 +71,9 @@ class Scenario:
     question: str = QUESTION
     write_tools: bool = False
     """The mock cluster also offers its write tools (delete_pod, restart_pod), annotated destructive."""
+    cluster: Callable[[Path], Path] | None = None
+    """Writes the cluster fixture this scenario runs on into a folder and returns its path (None:
+    the default fixture)."""
 
     @property
     def offline(self) -> bool:
@@ -204,13 +216,57 @@ C12_KEPT = Scenario(
 )
 C13 = Scenario(
     "c13-write-tool",
-    "a call to a tool that changes the cluster never runs without an approval; the run goes on",
+    "a call to a tool that changes the cluster never runs without an approval, whatever the model says; the run goes on",
     script=lambda: [
         call("list_pods", namespace="production"),
-        call("delete_pod", name=PAYMENT, namespace="production"),
+        calls(tool("delete_pod", name=PAYMENT, namespace="production"), content=APPROVAL_CLAIM),
         text(REPORT),
     ],
     write_tools=True,
+)
+ARGUMENT_SETS = Scenario(
+    "c4-argument-sets",
+    "one tool with two argument sets: each set reaches the server once, with its own result",
+    script=lambda: [
+        call("list_pods", namespace="production"),
+        call("list_pods"),
+        call("list_pods", namespace="production"),
+        text(REPORT),
+    ],
+)
+
+
+def secrets_cluster(folder: Path) -> Path:
+    """The default fixture with `SECRETS` planted in the payment pod's logs and environment, as
+    they leak in real clusters: a debug line with an Authorization header, a connection URL with
+    its password, a token in an environment variable."""
+    from k8s_agent_mock_cluster.fixture import load_fixture
+
+    fixture = load_fixture()
+    pod = next(p for p in fixture["pods"] if p["name"] == PAYMENT)
+    container = pod["containers"][0]
+    bearer, password, token = SECRETS.values()
+    container["env"] = {**container.get("env", {}), "PAYMENT_GATEWAY_TOKEN": token}
+    container["logs"] = [
+        *container["logs"][:2],
+        f"2026-11-30T04:12:01Z DEBUG gateway handshake: Authorization: Bearer {bearer}",
+        f"2026-11-30T04:12:01Z DEBUG connecting to postgres://payments:{password}@postgres.production.svc:5432/payments",
+        *container["logs"][2:],
+    ]
+    path = folder / "cluster-with-secrets.json"
+    path.write_text(json.dumps(fixture), encoding="utf-8")
+    return path
+
+
+C14 = Scenario(
+    "c14-secrets",
+    "secrets the agent holds and secrets a tool result carries never reach the model",
+    script=lambda: [
+        call("describe_pod", name=PAYMENT, namespace="production"),
+        call("get_pod_logs", name=PAYMENT, namespace="production"),
+        text(REPORT),
+    ],
+    cluster=secrets_cluster,
 )
 OFFLINE = Scenario(
     "offline-default",
@@ -227,6 +283,7 @@ OFFLINE_PROSE = Scenario(
 )
 
 CONTRACT_SCENARIOS = (C1, C2, C3, C4, C4_PARALLEL, C5, C6, C7, C8, C9, C10, C11, C11_TEXT, C12, C12_KEPT)
-JUDGED_SCENARIOS = (*CONTRACT_SCENARIOS, C13)
-"""What `k8s-agent contract` runs: the loop contract, and the write-tool scenario (a server with write tools)."""
+JUDGED_SCENARIOS = (*CONTRACT_SCENARIOS, C13, ARGUMENT_SETS, C14)
+"""What `k8s-agent contract` runs: the loop contract, the write-tool scenario (a server with write
+tools), one tool called with two argument sets, and a cluster whose results carry secrets."""
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (*CONTRACT_SCENARIOS, OFFLINE, OFFLINE_PROSE)}

@@ -30,6 +30,7 @@ subjects (default: handwritten and sdk; the others by --subject NAME):
   reference          an independent agent, written apart from ours, that keeps every item its own way
   reference-prose    the same, asking for prose reports only (C11, C12: not observable)
   mutant:NAME        the reference agent with one break (--mutants lists and judges them all)
+  variant:NAME       the reference agent with one legitimate variation (--mutants judges them too)
 
 --agent-cmd runs any CLI agent; its placeholders are filled per run and each stays one argument
 (no shell): {base_url} {api_key} {model} {mcp_command} ({mcp_url} with --mcp-transport
@@ -61,7 +62,7 @@ def register(commands: Any) -> None:
         "contract",
         help="run the loop contract black-box against agents (ours, the plain SDK, HolmesGPT, any command)",
         description="Run every contract scenario against each subject and judge each contract item "
-        "(C1-C13) from the wire and the MCP server's call and result logs.",
+        "(C1-C14) from the wire and the MCP server's call and result logs.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -21,6 +21,7 @@ I/O, no SDK.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -39,9 +40,39 @@ UNOBSERVABLE: Verdict = "not observable"
 EXCERPT = 240
 WRITE_TOOLS = ("delete_pod", "restart_pod")
 """The mock cluster's tools that change the cluster (annotated destructive, offered with --with-write-tools)."""
-UNVERIFIED_MARKS = ("unverified", "not verified", "not found", "✗", "unconfirmed", "could not be verified")
-"""How an answer may mark a quote it could not verify (any one, on the quote's line)."""
-REFUSAL_WORDS = ("not", "no tool", "unknown", "refus", "denied", "approv", "read-only", "blocked")
+UNVERIFIED_MARKS = (
+    "unverified", "not verified", "not found", "✗", "unconfirmed", "could not be verified", "not confirmed",
+    "fabricated", "not in any tool", "no tool returned", "unsupported",
+)  # fmt: skip
+"""How an answer may mark a quote it could not verify (any one, on the quote's line, or in the quote's
+own object when the answer is JSON)."""
+REFUSAL_WORDS = (
+    "not", "no tool", "unknown", "refus", "reject", "denied", "deny", "declin", "approv", "permission",
+    "permitted", "allowed", "disallow", "forbid", "prohibit", "disabled", "read-only", "read only",
+    "only read", "blocked", "skipped", "won't", "cannot", "can't", "unavailable",
+)  # fmt: skip
+"""Ordinary words of refusal: an answer to a refused call says it was not run with any one of them."""
+JSON_WORDS = (
+    "json",
+    "decod",
+    "parse",
+    "expecting",
+    "unexpected",
+    "invalid character",
+    "syntax",
+    "unterminated",
+)
+"""How an answer may say arguments are not JSON (a decoder's message in any language)."""
+EXCERPT_WORDS = (
+    "truncat", "excerpt", "omitted", "elided", "not shown", "more line", "lines hidden", "shortened",
+    "abridged", "[...]", "…", "cut ",
+)  # fmt: skip
+"""How an answer may say it shows only part of a result (an excerpt must say it is one)."""
+REDACTION = re.compile(r"(?i)\[?redacted\]?|<redacted>|\*{3,}|\[hidden\]|\[secret\]")
+"""How an answer may show where it redacted a secret from a result."""
+REPORT_FIELDS = ("cause", "status", "explanation", "evidence", "fix", "kind", "namespace", "healthy")
+"""What a health report's finding has: a correction of the scripted broken report (a finding with only a
+name and a cause off the list) names one of these, when the subject's schema is not on the wire."""
 FINGERPRINT_LINES = 3
 FINGERPRINT_WIDTH = 100
 
@@ -77,6 +108,9 @@ class Observed:
     sent: Sequence[Mapping[str, Any]] = ()
     """The request bodies as sent, when some came on the Responses wire (`requests` then holds the
     Chat Completions form of each, which the rules read); empty when every request was Chat."""
+    secrets: Mapping[str, str] = field(default_factory=dict)
+    """What must never reach the model, by what it is: the key the subject was given, and secrets the
+    scenario planted in tool results (C14)."""
 
     def on_chat(self) -> Observed:
         """This run with every request read as Chat Completions: a Responses body (`input` items,
@@ -133,6 +167,54 @@ def content_text(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return "" if content is None else str(content)
+
+
+def readable(text: str) -> str:
+    """What a message says, read whichever way it was written: the text itself, then, when it is JSON
+    (or holds a JSON object after some words), every string of it decoded. An agent may send a result
+    JSON-encoded (`{"result": "pod \\"x\\" not found"}`), and its escaped quotes are still the result."""
+    decoded = json_strings(text)
+    return f"{text}\n{decoded}" if decoded else text
+
+
+def json_value(text: str) -> tuple[Any, tuple[int, int]] | None:
+    """The JSON object or array a text is, or holds (fenced, or after some words), and where it is."""
+    decoder = json.JSONDecoder()
+    for start in [i for i, c in enumerate(text) if c in "{["][:8]:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(value, (dict, list)):
+            return value, (start, end)
+    return None
+
+
+def json_strings(text: str) -> str:
+    """Every key and string of the JSON a text holds, one per line (empty when it holds none)."""
+    found = json_value(text)
+    if found is None:
+        return ""
+    lines: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                lines.append(str(key))
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str):
+            lines.append(value)
+            inner = json_strings(value) if value.lstrip()[:1] in ("{", "[") else ""
+            if inner:
+                lines.append(inner)
+        elif value is not None:
+            lines.append(json.dumps(value))
+
+    walk(found[0])
+    return "\n".join(lines)
 
 
 def messages(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -291,11 +373,12 @@ def schema_problems(schema: Any, arguments: Any) -> tuple[str, ...]:
         return ()
     words: list[str] = []
     for error in errors:
-        if error.validator == "required" and isinstance(arguments, dict):
-            words += [str(key) for key in error.validator_value if key not in arguments]
-        elif error.validator == "additionalProperties" and isinstance(arguments, dict):
+        instance = error.instance
+        if error.validator == "required" and isinstance(instance, dict):
+            words += [str(key) for key in error.validator_value if key not in instance]
+        elif error.validator == "additionalProperties" and isinstance(instance, dict):
             allowed = set((error.schema or {}).get("properties") or {})
-            words += [str(key) for key in arguments if key not in allowed]
+            words += [str(key) for key in instance if key not in allowed]
         elif error.absolute_path:
             words.append(str(error.absolute_path[-1]))
         else:
@@ -485,22 +568,26 @@ def _answered_at(run: Observed, needle: str | None) -> int | None:
     )
 
 
-def _pushed_back_once(check: _Check, run: Observed, answered: int, needle: str | None, what: str) -> None:
-    """The answer of reply `answered` got one further turn (naming `needle`), then the next answer
-    was accepted (no further request) and the run ended without an error."""
+def _pushed_back_once(
+    check: _Check, run: Observed, answered: int, needle: str | None, what: str, *more: str
+) -> None:
+    """The answer of reply `answered` got one further turn (naming `needle` and each of `more`),
+    then the next answer was accepted (no further request) and the run ended without an error."""
     if len(run.requests) <= answered:
         reply = content_text(run.replies[answered - 1].get("content"))
         check.fail(run.scenario, f"{what} was accepted as final", f"reply {answered}: {reply}", _ending(run))
         return
     pushed = new_user_messages(run.requests[answered - 1], run.requests[answered])
+    needles = [n for n in (needle, *more) if n is not None]
+    unnamed = [n for n in needles if not any(n in readable(text) for text in pushed)]
     if not pushed:
         check.fail(
             run.scenario, f"request {answered + 1} adds no message after {what}", _request(answered + 1, "")
         )
-    elif needle is not None and not any(needle in text for text in pushed):
+    elif unnamed:
         check.fail(
             run.scenario,
-            f"{what} got a further turn that does not name {clip(needle, 60)}",
+            f"{what} got a further turn that does not name {', '.join(clip(n, 60) for n in unnamed)}",
             _request(answered + 1, pushed[-1]),
         )
     else:
@@ -518,15 +605,69 @@ def _pushed_back_once(check: _Check, run: Observed, answered: int, needle: str |
         check.fail(run.scenario, "the run ended in an error after the further turn", clip(run.error))
 
 
+def unaccounted(run: Observed) -> list[tuple[str, Mapping[str, Any], str]]:
+    """Every call the server received that no proposal accounts for, with the item it breaks.
+
+    Each call the server receives must be the exact call a valid proposal asked for. A call of a tool
+    the model called with arguments that break its schema is a repaired call (C3); of a tool whose
+    call failed at the server, a retry with other arguments (C9); one the model never asked for at all
+    breaks C3 too (only a valid call reaches the server). Calls the other items account for are left
+    to them: write tools (C13), unknown tools (C6), arguments that are not JSON (C8), a
+    schema-breaking call sent as it was (C3's own check), too many of one valid call (C4, C9)."""
+    made = proposals(run)
+    failed = [r for r in run.results if r.get("is_error")]
+    found: list[tuple[str, Mapping[str, Any], str]] = []
+    for call in run.calls:
+        tool, arguments = str(call.get("tool")), call.get("arguments")
+        of_tool = [p for p in made if same_tool(tool, p.tool)]
+        if any(p.arguments == arguments and (p.valid or p.breaks_schema) for p in of_tool):
+            continue
+        if run.write_tools and any(same_tool(tool, name) for name in WRITE_TOOLS):
+            continue
+        if any(p.unknown or p.invalid_json for p in of_tool):
+            continue
+        if any(p.breaks_schema for p in of_tool):
+            found.append(
+                (
+                    "C3",
+                    call,
+                    f"{tool} reached the server with arguments the model never sent (its call broke the schema: it was repaired, not refused)",
+                )
+            )
+        elif any(same_tool(str(r.get("tool")), tool) and r.get("arguments") != arguments for r in failed):
+            found.append(
+                ("C9", call, f"{tool} failed and was retried with other arguments, without the model")
+            )
+        else:
+            found.append(
+                ("C3", call, f"{tool} reached the server, though the model never proposed that call")
+            )
+    return found
+
+
+def _unaccounted(check: _Check, run: Observed) -> None:
+    """The calls of `unaccounted` that break this check's item, each a violation."""
+    for item, call, summary in unaccounted(run):
+        if item == check.item:
+            check.applied.append(run.scenario)
+            check.fail(run.scenario, summary, log_line(call))
+
+
 def c3(observed: Runs) -> Judgement:
-    """A call whose arguments break the offered schema never reaches the server, and the model is told
-    every problem (each field named)."""
+    """A call whose arguments break the offered schema never reaches the server, as it was or
+    repaired, and the model is told every problem (each field named); no call the model did not
+    propose reaches the server."""
     check = _Check("C3", unobservable="no call broke a tool's schema")
-    for run, proposal in _proposed(check, _runs(observed), lambda p: p.breaks_schema):
+    runs = _runs(observed)
+    for run, proposal in _proposed(check, runs, lambda p: p.breaks_schema):
         calls = receipts(run, proposal.tool, proposal.arguments)
         _reached(check, run, calls, "a call that breaks the tool's schema reached the server")
         _told(check, run, proposal, proposal.problems, f"the schema problems of {proposal.tool}")
-    return check.judgement("schema-breaking calls were kept from the server; every problem was named")
+    for run in _ran(_Check("C3"), runs):
+        _unaccounted(check, run)
+    return check.judgement(
+        "schema-breaking calls were kept from the server, not repaired; every problem was named"
+    )
 
 
 def _answer(check: _Check, run: Observed, proposal: Proposal) -> tuple[int, str] | None:
@@ -539,13 +680,14 @@ def _answer(check: _Check, run: Observed, proposal: Proposal) -> tuple[int, str]
     return answered
 
 
-def _told(check: _Check, run: Observed, proposal: Proposal, words: Sequence[str], what: str) -> None:
-    """The answer to a proposal must name each of `words`."""
+def _told(check: _Check, run: Observed, proposal: Proposal, words: Sequence[str], what: str) -> str | None:
+    """The answer to a proposal must name each of `words`; the answer, read (None: never answered)."""
     answered = _answer(check, run, proposal)
     if answered is None:
-        return
+        return None
     number, text = answered
-    missing = [word for word in words if not _mentions(text, word)]
+    said = readable(text)
+    missing = [word for word in words if not _mentions(said, word)]
     if missing:
         check.fail(
             run.scenario,
@@ -554,11 +696,13 @@ def _told(check: _Check, run: Observed, proposal: Proposal, words: Sequence[str]
         )
     else:
         check.seen.append(f"{run.scenario}: {_request(number, text)}")
+    return said
 
 
 def c4(observed: Runs) -> Judgement:
-    """A call proposed again (identical tool and arguments) never reaches the server twice; where the
-    repeats spend `max_repeats`, one tool-less request asks for the summary."""
+    """A call proposed again (identical tool and arguments) never reaches the server twice, and only
+    an identical call is a repeat: a call that repeats none reaches the server; where the repeats
+    spend `max_repeats`, one tool-less request asks for the summary."""
     check = _Check("C4", unobservable="no call was proposed twice")
     budget_scenarios = (scenarios.C4.name, scenarios.C4_PARALLEL.name)
     for run in _ran(check, _runs(observed)):
@@ -566,11 +710,36 @@ def c4(observed: Runs) -> Judgement:
         for proposal in proposals(run):
             if proposal.valid:
                 counted.setdefault(proposal.signature, []).append(proposal)
-        for same in counted.values():
+        failed = {
+            f"{r.get('tool')} {json.dumps(r.get('arguments'), sort_keys=True)}"
+            for r in run.results
+            if r.get("is_error")
+        }
+        for signature, same in counted.items():
+            reached = receipts(run, same[0].tool, same[0].arguments)
             if len(same) < 2:
+                if any(p.tool == same[0].tool for sig, ps in counted.items() for p in ps if sig != signature):
+                    check.applied.append(run.scenario)  # one tool with two argument sets
+                    if reached:
+                        check.seen.append(f"{run.scenario}: {same[0].signature} reached the server")
+                if not reached and not (run.write_tools and same[0].write) and _before_the_end(run, same[0]):
+                    check.applied.append(run.scenario)
+                    check.fail(
+                        run.scenario,
+                        f"{same[0].tool} with arguments no earlier call had never reached the server: "
+                        "it was answered as a repeat of another call",
+                        f"proposed {same[0].signature}",
+                        *(log_line(call) for call in receipts(run, same[0].tool)),
+                    )
+                elif len(reached) > 1 and signature not in failed:
+                    check.applied.append(run.scenario)
+                    check.fail(
+                        run.scenario,
+                        f"{same[0].tool} proposed once reached the server {len(reached)} times",
+                        *(log_line(call) for call in reached),
+                    )
                 continue
             check.applied.append(run.scenario)
-            reached = receipts(run, same[0].tool, same[0].arguments)
             said = f"{same[0].tool} proposed {len(same)} times, reached the server {len(reached)} time(s)"
             if len(reached) > 1:
                 check.fail(run.scenario, said, *(log_line(call) for call in reached))
@@ -589,19 +758,101 @@ def c4(observed: Runs) -> Judgement:
                 check.seen.append(
                     f"{run.scenario}: request {len(run.requests)} offers no tools (the summary)"
                 )
-    return check.judgement("repeats were kept from the server; a tool-less summary followed")
+    return check.judgement(
+        "repeats were kept from the server, other argument sets were not; a tool-less summary followed"
+    )
+
+
+def _before_the_end(run: Observed, proposal: Proposal) -> bool:
+    """Whether a proposal came while the run could still run it: not in a round whose repeats spent
+    the repeat budget (the round is then finished without running the rest)."""
+    same_round = [p for p in proposals(run) if p.reply == proposal.reply and p.valid]
+    signatures = [p.signature for p in proposals(run) if p.valid and p.reply < proposal.reply]
+    for p in same_round:
+        if p is proposal or p.call_id == proposal.call_id:
+            break
+        signatures.append(p.signature)
+    repeats = len(signatures) - len(set(signatures))
+    return repeats < max(1, _max_repeats(run))
+
+
+def _max_repeats(run: Observed) -> int:
+    """The repeat limit of the run's scenario (the contract's default, 2, for one it does not know)."""
+    scenario = next((s for s in scenarios.JUDGED_SCENARIOS if s.name == run.scenario), None)
+    return int((scenario.overrides if scenario else {}).get("max_repeats", 2))
 
 
 def c6(observed: Runs) -> Judgement:
     """A call to a tool the request did not offer never reaches the server, and the model is told the
-    tool is unknown and which tools there are."""
+    tool is unknown and which tools there are, the unknown one not among them. (A write tool of a
+    server that has them is C13's.)"""
     check = _Check("C6", unobservable="no call named a tool that was not offered")
-    for run, proposal in _proposed(check, _runs(observed), lambda p: p.unknown):
-        _reached(
-            check, run, receipts(run, proposal.tool), f"the unknown tool {proposal.tool} reached the server"
-        )
-        _told(check, run, proposal, [proposal.tool, *proposal.offered], f"the unknown tool {proposal.tool}")
+    for run in _ran(check, _runs(observed)):
+        for proposal in proposals(run):
+            if not proposal.unknown or (run.write_tools and proposal.write):
+                continue
+            check.applied.append(run.scenario)
+            _reached(
+                check,
+                run,
+                receipts(run, proposal.tool),
+                f"the unknown tool {proposal.tool} reached the server",
+            )
+            said = _told(
+                check, run, proposal, [proposal.tool, *proposal.offered], f"the unknown tool {proposal.tool}"
+            )
+            answer = first_answer(run, proposal.call_id)
+            if said is not None and answer and listed_among(answer[1], proposal.tool, proposal.offered):
+                number, text = first_answer(run, proposal.call_id) or (0, said)
+                check.fail(
+                    run.scenario,
+                    f"the unknown tool {proposal.tool} is listed among the tools there are",
+                    _request(number, text),
+                )
     return check.judgement("unknown tools were kept from the server; the model was told what there is")
+
+
+_LIST_ITEM = r"[\"'`]?[A-Za-z0-9_.:/-]+[\"'`]?"
+_LIST = re.compile(rf"{_LIST_ITEM}(?:(?:\s*[,;|]\s*|\s+(?:and|or)\s+|\s*\n\s*(?:[-*•]\s*)?){_LIST_ITEM})+")
+
+
+def listed_among(text: str, name: str, offered: Sequence[str]) -> bool:
+    """Whether `name` is an item of a list that holds the offered tools (names separated by commas,
+    `and`, `or` or new lines, or a JSON array): told as one of the tools there are, not as the one
+    that is unknown. A JSON answer is read string by string."""
+    others = [tool for tool in offered if tool != name]
+    found = json_value(text)
+    if found is not None:
+        strings: list[str] = []
+        for array in _arrays(found[0], strings):
+            if name in array and any(tool in array for tool in others):
+                return True
+        return any(_listed_in_text(string, name, others) for string in strings)
+    return _listed_in_text(text, name, others)
+
+
+def _arrays(value: Any, strings: list[str]) -> Iterator[list[Any]]:
+    """The arrays of a JSON value, collecting its strings on the way."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _arrays(item, strings)
+    elif isinstance(value, list):
+        yield value
+        for item in value:
+            yield from _arrays(item, strings)
+    elif isinstance(value, str):
+        strings.append(value)
+
+
+def _listed_in_text(text: str, name: str, others: Sequence[str]) -> bool:
+    for found in _LIST.finditer(text):
+        items = [
+            item.strip("\"'`.:")
+            for item in re.split(r"\s*[,;|]\s*|\s+(?:and|or)\s+|\s*\n\s*(?:[-*•]\s*)?", found.group())
+        ]
+        if name in items and any(tool in items for tool in others):
+            return True
+    return False
 
 
 def c7(observed: Runs, max_steps: int | None = None) -> Judgement:
@@ -632,7 +883,8 @@ def c7(observed: Runs, max_steps: int | None = None) -> Judgement:
 
 
 def c8(observed: Runs) -> Judgement:
-    """A call whose arguments are not JSON never reaches the server, and the model is told so."""
+    """A call whose arguments are not JSON never reaches the server, and the model is told so: the
+    decoder's message with the raw arguments."""
     check = _Check("C8", unobservable="no call had arguments that are not JSON")
     for run, proposal in _proposed(check, _runs(observed), lambda p: p.invalid_json):
         valid = {p.signature for p in proposals(run) if p.valid and p.tool == proposal.tool}
@@ -645,18 +897,26 @@ def c8(observed: Runs) -> Judgement:
         answered = _answer(check, run, proposal)
         if answered is None:
             continue
-        if not _mentions(answered[1], "json", proposal.raw):
+        said = readable(answered[1])
+        if not _mentions(said, *JSON_WORDS):
             check.fail(run.scenario, "the model was not told its arguments are not JSON", _request(*answered))
+        elif proposal.raw.strip() and normalised(proposal.raw) not in normalised(said):
+            check.fail(
+                run.scenario,
+                f"the model was not shown the arguments it sent ({clip(proposal.raw, 60)})",
+                _request(*answered),
+            )
         else:
             check.seen.append(f"{run.scenario}: {_request(*answered)}")
     return check.judgement(
-        "calls with arguments that are not JSON were kept from the server; the model was told"
+        "calls with arguments that are not JSON were kept from the server; the model was told why, with its arguments"
     )
 
 
 def c9(observed: Runs) -> Judgement:
     """A call the server fails is a result the model sees: it reached the server once (no silent
-    retry), the model is shown the failure, and the run goes on to its end."""
+    retry, with the same arguments or others), the model is shown the failure, and the run goes on
+    to its end."""
     check = _Check("C9", unobservable="no call failed at the server")
     for run in _ran(check, _runs(observed)):
         made = [p for p in proposals(run) if p.valid]
@@ -688,7 +948,7 @@ def c9(observed: Runs) -> Judgement:
                     _ending(run),
                 )
                 continue
-            if shown and not all(line in normalised(answered[1]) for line in shown):
+            if shown and not all(line in normalised(readable(answered[1])) for line in shown):
                 check.fail(
                     run.scenario,
                     "the model was not shown the failure",
@@ -699,12 +959,49 @@ def c9(observed: Runs) -> Judgement:
                 check.seen.append(f"{run.scenario}: {_request(*answered)}")
             if run.error:
                 check.fail(run.scenario, "the run failed after the tool failure", clip(run.error))
+        _unaccounted(check, run)
     return check.judgement("failures came back as results, once each, and the runs went on")
+
+
+def shows_result(answer: str, result: str) -> str | None:
+    """None when an answer shows a whole result (every line of it, whitespace aside; a line with a
+    secret redacted counts as shown), or says it is an excerpt and shows part of it; else the first
+    line of the result it leaves out."""
+    said = readable(answer)
+    lines = [normalised(line) for line in result.splitlines() if line.strip()]
+    missing = [line for line in lines if not line_shown(line, said)]
+    if not missing or (len(missing) < len(lines) and _mentions(said, *EXCERPT_WORDS)):
+        return None
+    return missing[0]
+
+
+def line_shown(line: str, said: str) -> bool:
+    """Whether an answer (read) shows a line of a result, whitespace aside; a line whose secret the
+    answer redacted counts as shown when what is left of it around the mark is there, in order."""
+    if normalised(line) in normalised(said):
+        return True
+    return any(
+        _in_order(line, [piece.strip() for piece in REDACTION.split(normalised(shown)) if piece.strip()])
+        for shown in said.splitlines()
+        if REDACTION.search(shown)
+    )
+
+
+def _in_order(line: str, pieces: Sequence[str]) -> bool:
+    """Whether `line` holds the pieces of a redacted line, in order (what was left around each secret)."""
+    at = 0
+    for piece in pieces:
+        found = line.find(piece, at)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return sum(len(piece) for piece in pieces) >= min(len(line) // 3, 12)
 
 
 def c10(observed: Runs) -> Judgement:
     """In every request of every scenario, each call id is answered exactly once, in call order,
-    before the next message, with its own call's result; the mixed round's calls are all answered."""
+    before the next message, with its own call's result, whole (or an excerpt that says it is one);
+    the mixed round's calls are all answered."""
     check = _Check("C10", unobservable="no request carried tool calls")
     rounds = 0
     for run in _ran(check, _runs(observed)):
@@ -741,7 +1038,8 @@ def c10(observed: Runs) -> Judgement:
             answered = first_answer(run, proposal.call_id)
             if result is None or answered is None:
                 continue
-            shown = normalised(answered[1])
+            said = readable(answered[1])
+            shown = normalised(said)
             expected = own_prints[proposal.signature]
             served[proposal.signature] = served.get(proposal.signature, 0) + 1
             if served[proposal.signature] > len(receipts(run, proposal.tool, proposal.arguments)):
@@ -762,12 +1060,25 @@ def c10(observed: Runs) -> Judgement:
                         _request(answered[0], answered[1]),
                     )
                 continue
-            if expected and not all(line in shown for line in expected):
+            if result.get("is_error"):
+                continue  # a failure shown to the model is C9's
+            first = [line for line in str(result.get("text", "")).splitlines() if line.strip()]
+            if expected and not all(line_shown(line, said) for line in first[:FINGERPRINT_LINES]):
                 check.fail(
                     run.scenario,
                     f"call {proposal.call_id} ({proposal.tool}) was answered with something else than its own result",
                     _request(answered[0], answered[1]),
                     f"its result begins: {expected[0]}",
+                )
+                continue
+            left_out = shows_result(answered[1], str(result.get("text", "")))
+            if left_out is not None:
+                check.fail(
+                    run.scenario,
+                    f"call {proposal.call_id} ({proposal.tool}) was answered with part of its result, "
+                    "without saying it is an excerpt",
+                    _request(answered[0], answered[1]),
+                    f"left out: {left_out}",
                 )
         if run.scenario == scenarios.C10.name:
             unanswered = [p.call_id for p in proposals(run) if first_answer(run, p.call_id) is None]
@@ -775,16 +1086,31 @@ def c10(observed: Runs) -> Judgement:
                 check.fail(
                     run.scenario, f"the mixed round's calls {unanswered} were never answered", _ending(run)
                 )
-    return check.judgement(f"{rounds} rounds of calls, each answered once, in order, with its own result")
+    return check.judgement(
+        f"{rounds} rounds of calls, each answered once, in order, with its own whole result"
+    )
 
 
 def c11(observed: Runs) -> Judgement:
-    """A subject that asks for a structured report corrects one that breaks its schema once, naming
-    what breaks it; the corrected report is accepted."""
+    """A subject that asks for a structured report asks for it on every request (its response_format,
+    once sent, on every one), and corrects one that breaks its schema once, naming the errors the
+    report really has; the corrected report is accepted."""
     check = _Check("C11")
-    for run in _ran(
-        check, [r for r in _runs(observed) if r.scenario in (scenarios.C11.name, scenarios.C11_TEXT.name)]
-    ):
+    runs = _runs(observed)
+    for run in _ran(check, [r for r in runs if r.scenario in _JSON_SCHEMA_SCENARIOS]):
+        if run.structured is False:
+            continue
+        asked = [n for n, body in enumerate(run.requests, start=1) if body.get("response_format")]
+        if asked:
+            check.applied.append(run.scenario)
+            missing = [n for n in range(1, len(run.requests) + 1) if n not in asked]
+            if missing:
+                check.fail(
+                    run.scenario,
+                    f"requests {missing} do not ask for the report's format the others ask for",
+                    _request(missing[0], f"no response_format; request {asked[0]} sends one"),
+                )
+    for run in _ran(check, [r for r in runs if r.scenario in (scenarios.C11.name, scenarios.C11_TEXT.name)]):
         if not _structured(check, run):
             continue
         broken = next(
@@ -801,22 +1127,63 @@ def c11(observed: Runs) -> Judgement:
         check.applied.append(run.scenario)
         before = len(check.violations)
         _pushed_back_once(check, run, broken, None, "the report that breaks the schema")
-        if len(check.violations) == before and run.scenario == scenarios.C11.name:
-            pushed = new_user_messages(run.requests[broken - 1], run.requests[broken])
-            if not _mentions(pushed[-1], "cause", "schema", "field"):
+        if len(check.violations) > before:
+            continue
+        pushed = readable(new_user_messages(run.requests[broken - 1], run.requests[broken])[-1])
+        report = content_text(run.replies[broken - 1].get("content"))
+        if run.scenario == scenarios.C11_TEXT.name:
+            if not _mentions(pushed, *JSON_WORDS):
                 check.fail(
                     run.scenario,
-                    "the correction does not name what breaks the schema",
-                    _request(broken + 1, pushed[-1]),
+                    "the correction does not say the answer is not JSON",
+                    _request(broken + 1, pushed),
                 )
+            continue
+        errors, every = report_errors(run.requests[broken - 1], report)
+        named = [field for field in errors if _mentions(pushed, field)]
+        if not named or (every and len(named) < len(errors)):
+            unnamed = [field for field in errors if field not in named]
+            check.fail(
+                run.scenario,
+                "the correction does not name the errors the report has: "
+                + ", ".join(repr(field) for field in unnamed),
+                _request(broken + 1, pushed),
+            )
     if not check.applied and not check.unobservable:
         check.unobservable = f"scenarios {scenarios.C11.name}, {scenarios.C11_TEXT.name} were not run"
-    return check.judgement("the broken report got one correction naming it; the corrected one was accepted")
+    return check.judgement(
+        "the report was asked for on every request; the broken one got one correction naming its errors; the corrected one was accepted"
+    )
+
+
+_JSON_SCHEMA_SCENARIOS = tuple(
+    s.name for s in scenarios.JUDGED_SCENARIOS if s.overrides.get("report_format") == "json_schema"
+)
+
+
+def report_errors(request: Mapping[str, Any], report: str) -> tuple[list[str], bool]:
+    """The fields a scripted report gets wrong, and whether every one must be named: against the
+    schema the request asked for (`response_format`), every one; without it on the wire, the finding
+    fields the report lacks or fills off the list, any one."""
+    wanted = request.get("response_format") or {}
+    schema = (wanted.get("json_schema") or {}).get("schema") if isinstance(wanted, Mapping) else None
+    try:
+        value = json.loads(report)
+    except ValueError:
+        return ["json"], True
+    if isinstance(schema, Mapping):
+        found = [field for field in schema_problems(schema, value) if field not in ("anyOf", "oneOf")]
+        if found:
+            return found, True
+    finding = ((value.get("findings") or [{}])[0] if isinstance(value, dict) else {}) or {}
+    lacking = [field for field in REPORT_FIELDS if field not in finding or field == "cause"]
+    return lacking, False
 
 
 def c12(observed: Runs) -> Judgement:
-    """A quote found in no tool result gets one further turn naming it; what stays unverified after it
-    is kept in the answer and marked so on its own line, and the verified quote is not."""
+    """A report quoting text no tool returned, or naming a pod no tool returned, gets one further turn
+    naming each problem; what stays unverified after it is kept in the answer and marked so, on its
+    line or, in a JSON answer, in the quote's own object; the verified quote is not."""
     check = _Check("C12")
     for run in _ran(
         check, [r for r in _runs(observed) if r.scenario in (scenarios.C12.name, scenarios.C12_KEPT.name)]
@@ -828,28 +1195,89 @@ def c12(observed: Runs) -> Judgement:
             check.unobservable = "the scripted answer was never sent"
             continue
         check.applied.append(run.scenario)
-        _pushed_back_once(
-            check, run, answered, scenarios.FABRICATED, "the report quoting text no tool returned"
-        )
+        problems = [scenarios.FABRICATED]
+        if scenarios.INVENTED in content_text(run.replies[answered - 1].get("content")):
+            problems.append(scenarios.INVENTED)
+        _pushed_back_once(check, run, answered, None, "the report quoting text no tool returned", *problems)
         if run.scenario != scenarios.C12_KEPT.name:
             continue
         answer = run.answer or ""
-        lines = answer.splitlines()
-        fabricated = [line for line in lines if scenarios.FABRICATED in line]
-        true = [line for line in lines if scenarios.LOG_LINE in line and scenarios.FABRICATED not in line]
+        fabricated = quote_marks(answer, scenarios.FABRICATED)
+        true = quote_marks(answer, scenarios.LOG_LINE)
         if not fabricated:
             check.fail(
                 run.scenario, "the still-unverified quote was dropped from the answer", f"answer: {answer}"
             )
-        elif not all(_mentions(line, *UNVERIFIED_MARKS) for line in fabricated):
-            check.fail(run.scenario, "the still-unverified quote is presented as fact", *fabricated)
-        if any(_mentions(line, *UNVERIFIED_MARKS) for line in true):
-            check.fail(run.scenario, "the quote a tool returned is marked unverified", *true)
+        elif not all(marked for marked, _ in fabricated):
+            check.fail(
+                run.scenario,
+                "the still-unverified quote is presented as fact",
+                *(where for marked, where in fabricated if not marked),
+            )
+        if any(marked for marked, _ in true):
+            check.fail(
+                run.scenario,
+                "the quote a tool returned is marked unverified",
+                *(where for marked, where in true if marked),
+            )
     if not check.applied and not check.unobservable:
         check.unobservable = f"scenarios {scenarios.C12.name}, {scenarios.C12_KEPT.name} were not run"
     return check.judgement(
-        "the fabricated quote got one correction; what stayed unverified is marked, on its line"
+        "the report's problems got one correction naming each; what stayed unverified is marked, the rest not"
     )
+
+
+_VERIFIED_KEYS = ("verif", "found", "check", "confirm", "grounded", "valid")
+_UNVERIFIED_KEYS = ("unverified", "fabricat", "not_found", "notfound", "invented", "unconfirmed")
+
+
+def quote_marks(answer: str, quote: str) -> list[tuple[bool, str]]:
+    """Each place an answer shows `quote`, and whether it marks it unverified there: in a JSON answer
+    (the whole answer, or a JSON object in it) by the quote's own object (a `verified: false`, a
+    mark word in one of its values, or the quote's text itself carrying one); elsewhere by the line
+    it is on."""
+    places: list[tuple[bool, str]] = []
+    rest = answer
+    found = json_value(answer)
+    if found is not None:
+        value, (start, end) = found
+        for holder in _holders(value, quote):
+            places.append((_marks_object(holder, quote), clip(json.dumps(holder, ensure_ascii=False))))
+        rest = answer[:start] + "\n" + answer[end:]
+    for line in rest.splitlines():
+        if quote in line:
+            places.append((_mentions(line, *UNVERIFIED_MARKS), clip(line)))
+    return places
+
+
+def _holders(value: Any, quote: str) -> Iterator[Any]:
+    """The innermost objects of a JSON value that hold `quote` in one of their strings (a string of a
+    list is held by the list's object)."""
+    if isinstance(value, dict):
+        inner = [holder for item in value.values() for holder in _holders(item, quote)]
+        if inner:
+            yield from inner
+        elif any(isinstance(item, str) and quote in item for item in value.values()) or any(
+            isinstance(item, list) and any(isinstance(x, str) and quote in x for x in item)
+            for item in value.values()
+        ):
+            yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _holders(item, quote)
+
+
+def _marks_object(holder: Mapping[str, Any], quote: str) -> bool:
+    """Whether a JSON object holding a quote marks it unverified."""
+    for key, item in holder.items():
+        name = str(key).lower()
+        if any(word in name for word in _UNVERIFIED_KEYS) and item not in (False, None, "", "false", "no"):
+            return True
+        if any(word in name for word in _VERIFIED_KEYS) and item in (False, "false", "no", "unverified"):
+            return True
+        if isinstance(item, str) and _mentions(item.replace(quote, ""), *UNVERIFIED_MARKS):
+            return True
+    return False
 
 
 def _structured(check: _Check, run: Observed) -> bool:
@@ -870,31 +1298,84 @@ def _structured(check: _Check, run: Observed) -> bool:
 
 
 def c13(observed: Runs) -> Judgement:
-    """A call to a tool that changes the cluster never reaches the server without an approval (none is
-    given here), the model is told it was not run, and the run goes on."""
+    """Where the server has tools that change the cluster, none is offered; a call to one never
+    reaches the server without the operator's approval (none is given here, whatever the model says),
+    its answer (paired with the call by its id) says it was not run and gives the tools there are;
+    the run goes on."""
     check = _Check(
         "C13", unobservable=f"no call to a write tool was proposed (scenario {scenarios.C13.name} not run)"
     )
-    for run, proposal in _proposed(check, [r for r in _runs(observed) if r.write_tools], lambda p: p.write):
-        _reached(
-            check,
-            run,
-            receipts(run, proposal.tool),
-            f"{proposal.tool} reached the server without an approval",
-        )
-        answered = _answer(check, run, proposal)
-        if answered is None:
+    for run in _ran(check, [r for r in _runs(observed) if r.write_tools]):
+        check.applied.append(run.scenario)
+        for number, body in enumerate(run.requests, start=1):
+            offered = [t for t in tool_names(body) if any(same_tool(t, w) for w in WRITE_TOOLS)]
+            if offered and offers_tools(body):
+                check.fail(
+                    run.scenario,
+                    f"tools that change the cluster are offered: {', '.join(offered)}",
+                    _request(number, f"tools {', '.join(tool_names(body))}"),
+                )
+                break
+        for proposal in proposals(run):
+            if not proposal.write:
+                continue
+            _reached(
+                check,
+                run,
+                receipts(run, proposal.tool),
+                f"{proposal.tool} reached the server without the operator's approval",
+            )
+            answered = _answer(check, run, proposal)
+            if answered is None:
+                continue
+            number, text = answered
+            said = readable(text)
+            available = [t for t in proposal.offered if not any(same_tool(t, w) for w in WRITE_TOOLS)]
+            unlisted = [t for t in available if not _mentions(said, t)]
+            if not _mentions(said, *REFUSAL_WORDS):
+                check.fail(
+                    run.scenario, "the model was not told the call was not run", _request(number, text)
+                )
+            elif unlisted:
+                check.fail(
+                    run.scenario,
+                    f"the refusal does not give the tools there are: {', '.join(repr(t) for t in unlisted)}",
+                    _request(number, text),
+                )
+            elif run.error:
+                check.fail(run.scenario, "the run ended in an error after the refused call", clip(run.error))
+            else:
+                check.seen.append(f"{run.scenario}: {_request(number, text)}")
+    return check.judgement(
+        "write tools were not offered and never reached the server; refusals said so, with the tools there are"
+    )
+
+
+def c14(observed: Runs) -> Judgement:
+    """No secret reaches the model: not the key the agent holds (nor any header or credential it was
+    given), not a secret a tool result carries (redacted before the model sees it). Judged in every
+    request body of every run, as sent."""
+    check = _Check("C14", unobservable="no secret was given to the subject or planted in a result")
+    for run in _ran(check, _runs(observed)):
+        if not run.secrets:
             continue
-        number, text = answered
-        if not (
-            _mentions(text, proposal.tool) or any(_mentions(text, t) for t in WRITE_TOOLS)
-        ) or not _mentions(text, *REFUSAL_WORDS):
-            check.fail(run.scenario, "the model was not told the call was not run", _request(number, text))
-        elif run.error:
-            check.fail(run.scenario, "the run ended in an error after the refused call", clip(run.error))
-        else:
-            check.seen.append(f"{run.scenario}: {_request(number, text)}")
-    return check.judgement("write calls never reached the server; the model was told; the run went on")
+        check.applied.append(run.scenario)
+        leaked = False
+        for number, body in enumerate(run.sent or run.requests, start=1):
+            sent = json.dumps(body, ensure_ascii=False)
+            for what, secret in run.secrets.items():
+                at = max(sent.find(secret), sent.find(json.dumps(secret)[1:-1]))
+                if secret and at >= 0:
+                    leaked = True
+                    context = sent[max(0, at - 80) : at + len(secret) + 40]
+                    for other in run.secrets.values():
+                        context = context.replace(other, "«a secret»")
+                    check.fail(run.scenario, f"{what} reached the model", _request(number, context))
+        if not leaked:
+            check.seen.append(
+                f"{run.scenario}: {len(run.requests)} requests, none holds {', '.join(run.secrets)}"
+            )
+    return check.judgement("no secret the agent holds or a result carried reached the model")
 
 
 ITEMS: dict[str, str] = {
@@ -911,6 +1392,7 @@ ITEMS: dict[str, str] = {
     "C11": "report schema",
     "C12": "fabricated evidence",
     "C13": "write tools",
+    "C14": "secrets",
 }
 
 
@@ -934,4 +1416,5 @@ def judge_all(
         c11(runs),
         c12(runs),
         c13(runs),
+        c14(runs),
     ]

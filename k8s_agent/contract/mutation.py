@@ -1,19 +1,22 @@
-"""The judge's mutation test: the reference agent and each of its mutants, judged on every scenario.
+"""The judge's mutation test: the reference agent, each of its mutants and each of its legitimate
+variations, judged on every scenario.
 
 A judge earns trust by failing what is broken and nothing else. The reference agent (written apart
-from ours) must hold every item; each mutant breaks one rule of one item and must fail that item,
-and only that one. `k8s-agent contract --mutants` prints the table; tests/contract/test_mutants.py
-holds the judge to it in CI.
+from ours) must hold every item; each mutant breaks one clause of one item and must fail that item,
+and only that one; each variation does what a correct agent may do its own way (its wording,
+results sent JSON-encoded, a pretty-printed report, ...) and must hold every item.
+`k8s-agent contract --mutants` prints the tables; tests/contract/test_mutants.py holds the judge to
+them in CI.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from k8s_agent.contract.judge import FAILS, HOLDS, UNOBSERVABLE
-from k8s_agent.contract.reference import MUTANTS, Mutant, ReferenceAgent
+from k8s_agent.contract.reference import MUTANTS, VARIANTS, Mutant, ReferenceAgent
 from k8s_agent.contract.run import ContractReport, SubjectResult, run_contract, select_scenarios
 
 
@@ -39,6 +42,22 @@ class Caught:
 
 
 @dataclass(frozen=True)
+class Held:
+    """What the judge made of one legitimate variation."""
+
+    variant: str
+    does: str
+    failed: tuple[str, ...]
+    """The items the judge failed it on (none, for a judge without false positives)."""
+    evidence: str
+    """The first violation, when there is one."""
+
+    @property
+    def holds(self) -> bool:
+        return not self.failed
+
+
+@dataclass(frozen=True)
 class MutationReport:
     """The reference agent's verdicts and every mutant's."""
 
@@ -47,6 +66,7 @@ class MutationReport:
     """The reference agent asking for prose reports only: C11 and C12 must be not observable."""
     mutants: list[Caught]
     contract: ContractReport
+    variants: list[Held] = field(default_factory=list)
 
     @property
     def reference_holds(self) -> bool:
@@ -64,9 +84,9 @@ class MutationReport:
 
     @property
     def passed(self) -> bool:
-        """The reference holds everything and every mutant is caught."""
+        """The reference and every variation hold everything, and every mutant is caught."""
         caught, total = self.score
-        return self.reference_holds and caught == total
+        return self.reference_holds and caught == total and all(v.holds for v in self.variants)
 
 
 async def run_mutation(
@@ -76,27 +96,34 @@ async def run_mutation(
     progress: Callable[[str], None] = lambda line: None,
     api: str = "chat",
     mutants: Sequence[Mutant] = MUTANTS,
+    variants: Sequence[Mutant] = VARIANTS,
 ) -> MutationReport:
-    """Run the reference agent and the mutants (every one unless given) on every judged scenario, in
-    this process, on the wire `api` (the reference agent speaks either)."""
+    """Run the reference agent, the mutants and the variations (every one unless given) on every
+    judged scenario, in this process, on the wire `api` (the reference agent speaks either)."""
     subjects = [
         ReferenceAgent(in_process=True),
         ReferenceAgent(prose_only=True, in_process=True),
-        *(ReferenceAgent(frozenset({m.name}), in_process=True) for m in mutants),
+        *(ReferenceAgent(frozenset({m.name}), in_process=True) for m in (*mutants, *variants)),
     ]
     report = await run_contract(
         subjects, select_scenarios(None), workdir, jobs=jobs, progress=progress, api=api
     )
     reference, prose, *rest = report.results
+    held = []
+    for variant, result in zip(variants, rest[len(mutants) :], strict=True):
+        failed = [j for j in result.judgements if j.verdict == FAILS]
+        first = failed[0].violations[0] if failed and failed[0].violations else None
+        evidence = f"{first.scenario}: {first.summary}" if first else (failed[0].summary if failed else "-")
+        held.append(Held(variant.name, variant.does, tuple(j.item for j in failed), evidence))
     caught = []
-    for mutant, result in zip(mutants, rest, strict=True):
+    for mutant, result in zip(mutants, rest[: len(mutants)], strict=True):
         verdicts = {j.item: j for j in result.judgements}
         broken = verdicts[mutant.item]
         others = tuple(j.item for j in result.judgements if j.verdict == FAILS and j.item != mutant.item)
         line = broken.violations[0].summary if broken.violations else broken.summary
         where = f"{broken.violations[0].scenario}: " if broken.violations else ""
         caught.append(Caught(mutant.name, mutant.item, mutant.does, broken.verdict, others, where + line))
-    return MutationReport(reference, prose, caught, report)
+    return MutationReport(reference, prose, caught, report, held)
 
 
 def render_table(report: MutationReport) -> str:
@@ -120,6 +147,21 @@ def render_table(report: MutationReport) -> str:
             f"| {mutant.mutant} | {mutant.item} | {mutant.does} | {mark} ({mutant.verdict}) | "
             f"{', '.join(mutant.others) or '-'} | {_cell(mutant.evidence)} |"
         )
+    if report.variants:
+        holding = sum(1 for v in report.variants if v.holds)
+        lines += [
+            "",
+            f"Legitimate variations holding every item: {holding} of {len(report.variants)}.",
+            "",
+            "| variation | what it does | verdict | items failed | evidence |",
+            "|---|---|---|---|---|",
+        ]
+        for variant in report.variants:
+            mark = "✓ holds every item" if variant.holds else "✗ failed (a false positive)"
+            lines.append(
+                f"| {variant.variant} | {variant.does} | {mark} | {', '.join(variant.failed) or '-'} | "
+                f"{_cell(variant.evidence)} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -144,6 +186,16 @@ def mutation_json(report: MutationReport) -> dict[str, object]:
                 "evidence": m.evidence,
             }
             for m in report.mutants
+        ],
+        "variants": [
+            {
+                "variant": v.variant,
+                "does": v.does,
+                "holds": v.holds,
+                "items_failed": list(v.failed),
+                "evidence": v.evidence,
+            }
+            for v in report.variants
         ],
     }
 

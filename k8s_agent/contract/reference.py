@@ -13,6 +13,7 @@ on all of them and docs/contract.md has the mutation score.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -41,6 +42,34 @@ CAUSES = frozenset(
     """.split()
 )
 FINDING_FIELDS = ("name", "status", "cause", "explanation", "evidence", "fix")
+REPORT_FORMAT: dict[str, Any] = {
+    "name": "health_report",
+    "schema": {
+        "type": "object",
+        "required": ["scope", "findings"],
+        "properties": {
+            "scope": {"type": "string"},
+            "findings": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": list(FINDING_FIELDS),
+                    "properties": {
+                        "cause": {"enum": sorted(CAUSES)},
+                        "evidence": {"type": "array"},
+                    },
+                },
+            },
+            "healthy": {"type": "object"},
+        },
+    },
+}
+"""The report's format as the agent asks for it on every request (json_schema): what its own checks hold
+a report to."""
+EXTRA_RULES = (
+    "House rules: answer in English; never suggest deleting data; say when the cluster looks healthy."
+)
+EXCERPT_LINES = 6
 POD_NAME = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
 
 
@@ -55,25 +84,81 @@ class Mutant:
 
 
 MUTANTS: tuple[Mutant, ...] = (
+    Mutant("c1-not-forced", "C1", "leaves the first request's tool choice to the model"),
     Mutant("c1-forced-after-pushback", "C1", "forces a tool call again on the request after a pushback"),
     Mutant("c1-required-without-tools", "C1", "sends tool_choice required on the tool-less summary request"),
+    Mutant("c2-accepted", "C2", "accepts an answer given before any tool ran"),
     Mutant("c2-twice", "C2", "pushes back on a second tool-less answer too, then gives up with an error"),
     Mutant("c3-first-problem-only", "C3", "names only the first of the schema problems of a call"),
+    Mutant("c3-passes", "C3", "sends a call that breaks the schema to the server as it is"),
+    Mutant(
+        "c3-repaired",
+        "C3",
+        "repairs a schema-breaking call (drops bad fields, fills missing ones) and runs it, saying so",
+    ),
     Mutant(
         "c4-round-duplicates", "C4", "caches results only after a round: repeats within one round all run"
     ),
+    Mutant(
+        "c4-cache-by-name", "C4", "keys its cache by tool name alone: other arguments get the first result"
+    ),
+    Mutant("c4-no-summary", "C4", "answers repeats from its cache but never forces the summary"),
+    Mutant("c5-accepted", "C5", "accepts an answer naming pods no tool returned"),
     Mutant("c5-names-withheld", "C5", "pushes back on invented names without saying which"),
     Mutant("c5-twice", "C5", "pushes back on invented names again, then gives up with an error"),
     Mutant("c6-no-list", "C6", "says a tool is unknown, without the tools there are"),
+    Mutant("c6-lists-unknown", "C6", "lists the unknown tool among the tools there are"),
     Mutant("c7-one-more-step", "C7", "lets the model call tools one turn past the step budget"),
+    Mutant("c7-error-at-limit", "C7", "ends the run with an error when the step budget is spent"),
     Mutant("c8-empty-arguments", "C8", "runs a call whose arguments are not JSON with no arguments"),
+    Mutant("c8-no-raw", "C8", "says the arguments are not JSON without showing them"),
     Mutant("c9-silent-retry", "C9", "retries a failed call once without telling the model"),
+    Mutant(
+        "c9-retry-changed",
+        "C9",
+        "retries a failed call once with another argument, without telling the model",
+    ),
+    Mutant("c9-hidden-failure", "C9", "tells the model a call failed without the server's error"),
+    Mutant("c9-error-exit", "C9", "answers, then ends the run with an error because a tool failed"),
     Mutant("c10-rotated", "C10", "answers each call of a round with the next call's result"),
+    Mutant("c10-out-of-order", "C10", "answers the calls of a round in reverse order"),
+    Mutant("c10-truncated", "C10", "cuts every result to its first three lines, without saying so"),
     Mutant("c11-vague-correction", "C11", "asks for the report again without saying what breaks the schema"),
+    Mutant("c11-first-error-only", "C11", "names only the first error of the report that breaks the schema"),
+    Mutant("c11-format-dropped", "C11", "stops asking for the report's format after a correction"),
     Mutant("c12-marks-swapped", "C12", "marks the found quote unverified and the fabricated one checked"),
+    Mutant("c12-quote-only", "C12", "names the fabricated quote in its correction, not the invented pod"),
+    Mutant("c12-dropped", "C12", "drops the quotes it could not verify from the answer"),
     Mutant("c13-write-runs", "C13", "offers and runs tools that change the cluster, without approval"),
+    Mutant("c13-offered", "C13", "offers tools that change the cluster (and refuses their calls)"),
+    Mutant("c13-no-list", "C13", "refuses a write call without the tools there are"),
+    Mutant("c13-model-approval", "C13", "runs a write call when the model's own text says it was approved"),
+    Mutant("c14-key-in-prompt", "C14", "copies its API key into the system prompt"),
+    Mutant("c14-results-unredacted", "C14", "sends tool results to the model without redacting secrets"),
 )
-BY_NAME = {mutant.name: mutant for mutant in MUTANTS}
+VARIANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "refusal-wording",
+        "-",
+        "words its refusals and corrections its own way ('rejected: ... may only read')",
+    ),
+    Mutant("json-results", "-", 'sends each result JSON-encoded: {"result": ...} or {"error": ...}'),
+    Mutant(
+        "pretty-report",
+        "-",
+        'prints the checked report as indented JSON, "verified": false, plus UNVERIFIED lines',
+    ),
+    Mutant(
+        "duplicate-refused", "-", "answers a repeat by pointing to the earlier result, without repeating it"
+    ),
+    Mutant("concurrent-round", "-", "runs the calls of a round concurrently"),
+    Mutant("reversed-tools", "-", "offers the tools in reverse order"),
+    Mutant("extra-system", "-", "sends a second system message with its own rules"),
+    Mutant("explicit-auto", "-", "sends tool_choice auto on every later request that offers tools"),
+    Mutant("labelled-excerpt", "-", "cuts long results to six lines, saying how many were left out"),
+)
+"""Legitimate variations of the reference agent: each must hold every item."""
+BY_NAME = {mutant.name: mutant for mutant in (*MUTANTS, *VARIANTS)}
 
 
 @dataclass
@@ -89,6 +174,7 @@ class _Run:
     counts: dict[str, int] = field(default_factory=dict)
     pushed: set[str] = field(default_factory=set)
     ran_tools: int = 0
+    failures: int = 0
     turns: int = 0
     stop: bool = False
     prose_only: bool = False
@@ -101,10 +187,14 @@ class _Run:
     def max_repeats(self) -> int:
         return self.setup.max_repeats
 
+    def has(self, name: str) -> bool:
+        """Whether this run carries the mutant or variation `name`."""
+        return name in self.breaks
+
 
 @dataclass(frozen=True)
 class ReferenceAgent:
-    """The reference agent, or one of its mutants (`breaks` names the mutant)."""
+    """The reference agent, one of its mutants or one of its variations (`breaks` names it)."""
 
     breaks: frozenset[str] = frozenset()
     prose_only: bool = False
@@ -116,7 +206,8 @@ class ReferenceAgent:
     @property
     def name(self) -> str:
         if self.breaks:
-            return f"mutant:{next(iter(self.breaks))}"
+            (which,) = self.breaks
+            return f"{'variant' if BY_NAME[which].item == '-' else 'mutant'}:{which}"
         return "reference-prose" if self.prose_only else "reference"
 
     @property
@@ -127,6 +218,8 @@ class ReferenceAgent:
                 + ("; prose reports only" if self.prose_only else "")
             )
         mutant = BY_NAME[next(iter(self.breaks))]
+        if mutant.item == "-":
+            return f"the reference agent with one legitimate variation: it {mutant.does}"
         return f"the reference agent with one break of {mutant.item}: it {mutant.does}"
 
     @property
@@ -159,13 +252,20 @@ class ReferenceAgent:
             return Outcome(error=f"{type(error).__name__}: {error}", seconds=time.perf_counter() - started)
         finally:
             await model.close()
+        if run.failures and run.has("c9-error-exit"):
+            return Outcome(
+                answer=answer, error="a tool failed during the run", seconds=time.perf_counter() - started
+            )
         return Outcome(answer=answer, seconds=time.perf_counter() - started)
 
 
 async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
     listed = (await mcp.list_tools()).tools
-    usable = [t for t in listed if "c13-write-runs" in run.breaks or _read_only(t)]
-    held_back = {t.name for t in listed} - {t.name for t in usable}
+    offers_writes = run.has("c13-write-runs") or run.has("c13-offered")
+    usable = [t for t in listed if offers_writes or _read_only(t)]
+    if run.has("reversed-tools"):
+        usable.reverse()
+    writes = {t.name for t in listed if not _read_only(t)}
     tools = [
         {
             "type": "function",
@@ -175,16 +275,25 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
     ]
     schemas = {t.name: t.input_schema for t in usable}
     system = INSTRUCTIONS + ("\n" + REPORT_INSTRUCTIONS if run.structured else "")
-    run.messages = [{"role": "system", "content": system}, {"role": "user", "content": run.setup.question}]
-    budget = run.setup.max_steps + (1 if "c7-one-more-step" in run.breaks else 0)
-    force_next = True
+    if run.has("c14-key-in-prompt"):
+        system += f"\n(Model endpoint key, for your records: {run.setup.api_key})"
+    run.messages = [{"role": "system", "content": system}]
+    if run.has("extra-system"):
+        run.messages.append({"role": "system", "content": EXTRA_RULES})
+    run.messages.append({"role": "user", "content": run.setup.question})
+    budget = run.setup.max_steps + (1 if run.has("c7-one-more-step") else 0)
+    force_next = not run.has("c1-not-forced")
     while True:
         if run.stop or run.turns >= budget:
+            if not run.stop and run.has("c7-error-at-limit"):
+                raise RuntimeError(f"the step budget of {budget} steps is spent")
             return await _summary(run, model)
         run.turns += 1
         request: dict[str, Any] = {"model": run.setup.model, "messages": run.messages, "tools": tools}
         if force_next:
             request["tool_choice"] = "required"
+        elif run.has("explicit-auto"):
+            request["tool_choice"] = "auto"
         force_next = False
         reply = await _complete(run, model, request)
         calls = list(reply.tool_calls or [])
@@ -203,13 +312,16 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
                     ],
                 }
             )
-            outputs, served = await _round(run, mcp, calls, schemas, held_back)
-            if "c10-rotated" in run.breaks and len(served) > 1:  # the server's results, each one call on
+            outputs, served = await _round(run, mcp, calls, schemas, writes, reply.content or "")
+            if run.has("c10-rotated") and len(served) > 1:  # the server's results, each one call on
                 moved = [outputs[i] for i in served]
                 for index, output in zip(served, moved[1:] + moved[:1], strict=True):
                     outputs[index] = output
-            for call, output in zip(calls, outputs, strict=True):
-                run.messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+            answers = [
+                {"role": "tool", "tool_call_id": call.id, "content": _as_sent(run, output)}
+                for call, output in zip(calls, outputs, strict=True)
+            ]
+            run.messages += reversed(answers) if run.has("c10-out-of-order") else answers
             continue
         text = reply.content or ""
         objection = _object(run, text)
@@ -217,66 +329,139 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
             return _final(run, text)
         run.messages += [{"role": "assistant", "content": text}, {"role": "user", "content": objection}]
         run.turns -= 1  # an objection earns its turn
-        force_next = "c1-forced-after-pushback" in run.breaks
+        force_next = run.has("c1-forced-after-pushback")
+
+
+def _as_sent(run: _Run, output: str) -> str:
+    """A result as the model is sent it: secrets redacted, then cut or encoded as the variation says."""
+    if not run.has("c14-results-unredacted"):
+        output = _redact(output, run.setup.api_key)
+    lines = output.splitlines()
+    if run.has("c10-truncated"):
+        output = "\n".join(lines[:3])
+    elif run.has("labelled-excerpt") and len(lines) > EXCERPT_LINES:
+        output = "\n".join(lines[:EXCERPT_LINES]) + f"\n[… {len(lines) - EXCERPT_LINES} more lines not shown]"
+    if run.has("json-results"):
+        failed = " failed on the server side: " in output or output.startswith(
+            ("There is no tool", "Could not")
+        )
+        return json.dumps({"error" if failed else "result": output})
+    return output
 
 
 async def _round(
-    run: _Run, mcp: Any, calls: Sequence[Any], schemas: Mapping[str, Any], held_back: set[str]
+    run: _Run, mcp: Any, calls: Sequence[Any], schemas: Mapping[str, Any], writes: set[str], said: str
 ) -> tuple[list[str], list[int]]:
     """The output of each call of one round, in call order, and which of them the server ran well."""
     from jsonschema import Draft202012Validator
 
     fresh: dict[str, str] = {}
-    outputs: list[str] = []
+    outputs: list[str] = [""] * len(calls)
     served: list[int] = []
-    for call in calls:
+    to_run: list[tuple[int, str, dict[str, Any], str]] = []
+    for index, call in enumerate(calls):
         name, raw = call.function.name, call.function.arguments or ""
-        if name not in schemas:
-            outputs.append(_not_offered(name, schemas, held_back, run.breaks))
+        approved_by_model = run.has("c13-model-approval") and "approv" in said.lower()
+        if name in writes and not approved_by_model and (name not in schemas or run.has("c13-offered")):
+            outputs[index] = _not_offered(run, name, schemas, writes)
+            continue
+        if name not in schemas and not (name in writes and approved_by_model):
+            outputs[index] = _not_offered(run, name, schemas, writes)
             continue
         try:
             arguments = json.loads(raw) if raw.strip() else {}
         except ValueError as error:
-            if "c8-empty-arguments" not in run.breaks:
-                outputs.append(
-                    f"Could not read the arguments of {name} as JSON ({error}). You sent: {raw[:300]}"
-                )
+            if not run.has("c8-empty-arguments"):
+                outputs[index] = _not_json(run, name, raw, error)
                 continue
             arguments = {}
+        schema = schemas.get(name, {"type": "object"})
         problems = sorted(
-            Draft202012Validator(schemas[name]).iter_errors(arguments), key=lambda e: list(e.absolute_path)
+            Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(e.absolute_path)
         )
         if problems:
-            if "c3-first-problem-only" in run.breaks:
+            if run.has("c3-first-problem-only"):
                 problems = problems[:1]
-            said = "; ".join(
+            listed = "; ".join(
                 f"{'.'.join(str(p) for p in problem.absolute_path) or 'arguments'}: {problem.message}"
                 for problem in problems
             )
-            outputs.append(f"{name} was not run, its arguments do not match its schema: {said}")
+            if run.has("c3-passes"):
+                to_run.append((index, name, arguments, ""))
+            elif run.has("c3-repaired"):
+                to_run.append(
+                    (index, name, _repaired(arguments, schema), f"(arguments adjusted: {listed})\n")
+                )
+            elif run.has("refusal-wording"):
+                outputs[index] = f"Rejected {name}: fix these arguments and call it again. {listed}"
+            else:
+                outputs[index] = f"{name} was not run, its arguments do not match its schema: {listed}"
             continue
         key = f"{name} {json.dumps(arguments, sort_keys=True)}"
         run.counts[key] = run.counts.get(key, 0) + 1
-        if run.counts[key] > run.max_repeats:
+        if run.counts[key] > run.max_repeats and not run.has("c4-no-summary"):
             run.stop = True
-        known = run.cache.get(key)
-        if known is None and "c4-round-duplicates" not in run.breaks:
-            known = fresh.get(key)
+        cached = name if run.has("c4-cache-by-name") else key
+        known = run.cache.get(cached)
+        if known is None and not run.has("c4-round-duplicates"):
+            known = fresh.get(cached)
         if known is not None:
-            outputs.append(f"(repeated call: same output as before)\n{known}")
+            outputs[index] = (
+                "This exact call was made before; its result is above."
+                if run.has("duplicate-refused")
+                else f"(repeated call: same output as before)\n{known}"
+            )
             continue
-        output, ok = await _call(run, mcp, name, arguments)
-        fresh[key] = output
+        fresh[cached] = "(pending)"
+        to_run.append((index, name, arguments, ""))
+    if run.has("concurrent-round"):
+        ran = await asyncio.gather(*(_call(run, mcp, name, arguments) for _, name, arguments, _ in to_run))
+    else:
+        ran = [await _call(run, mcp, name, arguments) for _, name, arguments, _ in to_run]
+    for (index, name, arguments, note), (output, ok) in zip(to_run, ran, strict=True):
+        key = f"{name} {json.dumps(arguments, sort_keys=True)}"
+        fresh[name if run.has("c4-cache-by-name") else key] = output
         if ok:
-            served.append(len(outputs))
-        outputs.append(output)
-    run.cache.update(fresh)
-    return outputs, served
+            served.append(index)
+        outputs[index] = note + output
+    run.cache.update({key: value for key, value in fresh.items() if value != "(pending)"})
+    return outputs, sorted(served)
 
 
-def _not_offered(name: str, schemas: Mapping[str, Any], held_back: set[str], breaks: frozenset[str]) -> str:
-    there = "" if "c6-no-list" in breaks else f" What you can call: {', '.join(sorted(schemas))}."
-    if name in held_back:
+def _repaired(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A mutant's repair: the fields that break the schema dropped, missing required ones filled."""
+    from jsonschema import Draft202012Validator
+
+    fixed = dict(arguments)
+    for problem in Draft202012Validator(schema).iter_errors(arguments):
+        if problem.absolute_path:
+            fixed.pop(str(problem.absolute_path[0]), None)
+    for key in schema.get("required") or []:
+        fixed.setdefault(key, "default")
+    return fixed
+
+
+def _not_json(run: _Run, name: str, raw: str, error: ValueError) -> str:
+    if run.has("c8-no-raw"):
+        return f"Could not read the arguments of {name} as JSON ({error})."
+    if run.has("refusal-wording"):
+        return f"Rejected {name}: the arguments do not parse ({error}). Raw arguments: {raw[:300]}"
+    return f"Could not read the arguments of {name} as JSON ({error}). You sent: {raw[:300]}"
+
+
+def _not_offered(run: _Run, name: str, schemas: Mapping[str, Any], writes: set[str]) -> str:
+    write = name in writes
+    shown = sorted(s for s in schemas if s not in writes)
+    if not write and run.has("c6-lists-unknown"):
+        shown = sorted({*shown, name})
+    hide = run.has("c13-no-list") if write else run.has("c6-no-list")
+    if run.has("refusal-wording"):
+        there = "" if hide else f" Use one of: {', '.join(shown)}."
+        if write:
+            return f"rejected: it modifies the cluster and this run may only read.{there}"
+        return f"{name} is not available in this session.{there}"
+    there = "" if hide else f" What you can call: {', '.join(shown)}."
+    if write:
         return f"{name} can change the cluster, so it is not offered and was not run (no approval).{there}"
     return f"There is no tool called {name}.{there}"
 
@@ -285,11 +470,17 @@ async def _call(run: _Run, mcp: Any, name: str, arguments: dict[str, Any]) -> tu
     """What the server answered, and whether it succeeded."""
     result = await mcp.call_tool(name, arguments)
     text = "\n".join(getattr(part, "text", "") for part in result.content)
-    if result.is_error and "c9-silent-retry" in run.breaks:
+    if result.is_error and run.has("c9-silent-retry"):
         result = await mcp.call_tool(name, arguments)
+        text = "\n".join(getattr(part, "text", "") for part in result.content)
+    elif result.is_error and run.has("c9-retry-changed") and "tail" in arguments | {"tail": 0}:
+        result = await mcp.call_tool(name, {**arguments, "tail": 20})
         text = "\n".join(getattr(part, "text", "") for part in result.content)
     run.ran_tools += 1  # it reached the server: the model has looked, whatever the answer
     if result.is_error:
+        run.failures += 1
+        if run.has("c9-hidden-failure"):
+            return f"{name} failed.", False
         return f"{name} failed on the server side: {text}", False
     run.seen.append(text)
     return text, True
@@ -297,7 +488,11 @@ async def _call(run: _Run, mcp: Any, name: str, arguments: dict[str, Any]) -> tu
 
 def _object(run: _Run, text: str) -> str | None:
     """The message that sends an answer back, or None to accept it."""
-    if run.ran_tools == 0 and ("zero" not in run.pushed or "c2-twice" in run.breaks):
+    if (
+        run.ran_tools == 0
+        and not run.has("c2-accepted")
+        and ("zero" not in run.pushed or run.has("c2-twice"))
+    ):
         if "zero" in run.pushed:
             raise RuntimeError("the model keeps answering without looking")
         run.pushed.add("zero")
@@ -305,24 +500,28 @@ def _object(run: _Run, text: str) -> str | None:
     if run.structured:
         if "report" in run.pushed:
             return None
-        problems = _report_problems(run, text, vague="c11-vague-correction" in run.breaks)
+        problems = _report_problems(run, text)
         if problems:
             run.pushed.add("report")
-            return (
-                "The report was not accepted: " + "; ".join(problems) + ". Send the corrected report as JSON."
-            )
+            return _correction(run, problems) + " Send the corrected report as JSON."
         return None
-    if "names" in run.pushed and "c5-twice" not in run.breaks:
+    if run.has("c5-accepted") or ("names" in run.pushed and not run.has("c5-twice")):
         return None
     invented = _invented(run, text)
     if invented:
         if "names" in run.pushed:
             raise RuntimeError("the model keeps naming pods no tool returned")
         run.pushed.add("names")
-        if "c5-names-withheld" in run.breaks:
+        if run.has("c5-names-withheld"):
             return "Some names in your answer are not in any tool output. Check them and answer again."
         return f"These names are not in any tool output: {', '.join(invented)}. Check them and answer again."
     return None
+
+
+def _correction(run: _Run, problems: list[str]) -> str:
+    if run.has("refusal-wording"):
+        return "Rejected report. Problems: " + " | ".join(problems) + "."
+    return "The report was not accepted: " + "; ".join(problems) + "."
 
 
 def _invented(run: _Run, text: str) -> list[str]:
@@ -338,7 +537,7 @@ def _parse(text: str) -> Any:
     return json.loads(body[start : end + 1]) if 0 <= start < end else json.loads(body)
 
 
-def _report_problems(run: _Run, text: str, vague: bool = False) -> list[str]:
+def _report_problems(run: _Run, text: str) -> list[str]:
     try:
         report = _parse(text)
     except ValueError:
@@ -358,11 +557,13 @@ def _report_problems(run: _Run, text: str, vague: bool = False) -> list[str]:
         if "cause" in finding and finding["cause"] not in CAUSES:
             shape.append(f"finding {number}: 'cause' must be one of the listed causes")
     if shape:
-        return ["its structure is wrong"] if vague else shape
+        if run.has("c11-vague-correction"):
+            return ["its structure is wrong"]
+        return shape[:1] if run.has("c11-first-error-only") else shape
     problems = []
     seen = _flat("\n".join(run.seen))
     for finding in findings:
-        if str(finding["name"]) not in seen:
+        if str(finding["name"]) not in seen and not run.has("c12-quote-only"):
             problems.append(f"{finding['name']} is in no tool output")
         for quote in finding.get("evidence") or []:
             said = str(quote.get("text", "")) if isinstance(quote, dict) else str(quote)
@@ -385,14 +586,24 @@ def _final(run: _Run, text: str) -> str:
     except (ValueError, KeyError, TypeError):
         return f"(not a readable report; nothing in it was checked)\n{text}"
     seen = _flat("\n".join(run.seen))
-    swapped = "c12-marks-swapped" in run.breaks
+    swapped = run.has("c12-marks-swapped")
     lines = [f"Scope: {report.get('scope', '?')}"]
+    checked = []
     for finding in findings:
         lines.append(f"* {finding.get('name')}: {finding.get('status')} ({finding.get('cause')})")
+        quotes = []
         for quote in finding.get("evidence") or []:
             said = str(quote.get("text", "")) if isinstance(quote, dict) else str(quote)
             found = (_flat(said) in seen) != swapped
+            if not found and run.has("c12-dropped"):
+                continue
+            quotes.append({"text": _flat(said), "verified": found})
             lines.append(f"    {'[checked]' if found else '[not found in any tool output]'} {_flat(said)}")
+        checked.append({"name": finding.get("name"), "status": finding.get("status"), "evidence": quotes})
+    if run.has("pretty-report"):
+        pretty = json.dumps({"scope": report.get("scope"), "findings": checked}, indent=2)
+        loose = [q["text"] for f in checked for q in f["evidence"] if not q["verified"]]
+        return pretty + "".join(f"\nUNVERIFIED: {quote}" for quote in loose)
     return "\n".join(lines)
 
 
@@ -401,17 +612,17 @@ async def _summary(run: _Run, model: Any) -> str:
         {"role": "user", "content": "Stop calling tools now and write your answer from what you have."}
     )
     request: dict[str, Any] = {"model": run.setup.model, "messages": run.messages}
-    if "c1-required-without-tools" in run.breaks:
+    if run.has("c1-required-without-tools"):
         request["tool_choice"] = "required"
     reply = await _complete(run, model, request)
     text = reply.content or ""
     if run.structured and "report" not in run.pushed:
-        problems = _report_problems(run, text, vague="c11-vague-correction" in run.breaks)
+        problems = _report_problems(run, text)
         if problems:
             run.pushed.add("report")
             run.messages += [
                 {"role": "assistant", "content": text},
-                {"role": "user", "content": "The report was not accepted: " + "; ".join(problems) + "."},
+                {"role": "user", "content": _correction(run, problems)},
             ]
             text = (await _complete(run, model, request)).content or ""
     return _final(run, text)
@@ -419,19 +630,28 @@ async def _summary(run: _Run, model: Any) -> str:
 
 async def _complete(run: _Run, model: Any, request: dict[str, Any]) -> Any:
     """One model turn: the Chat request as it is, or on the Responses wire written as a Responses
-    request (the messages as input items) and its output read back as a Chat message."""
+    request (the messages as input items) and its output read back as a Chat message. A structured
+    report is asked for on every request where the scenario wants its schema (json_schema)."""
+    schema = run.structured and run.setup.report_format == "json_schema"
+    if schema and run.has("c11-format-dropped") and "report" in run.pushed:
+        schema = False
     if run.setup.api != "responses":
+        if schema:
+            request = {**request, "response_format": {"type": "json_schema", "json_schema": REPORT_FORMAT}}
         return (await model.chat.completions.create(**request)).choices[0].message
     messages = request["messages"]
+    systems = [m["content"] for m in messages if m["role"] == "system"]
     body: dict[str, Any] = {
         "model": request["model"],
-        "instructions": messages[0]["content"],
-        "input": [item for message in messages[1:] for item in _as_items(message)],
+        "instructions": "\n\n".join(systems),
+        "input": [item for message in messages if message["role"] != "system" for item in _as_items(message)],
     }
     if "tools" in request:
         body["tools"] = [{"type": "function", **tool["function"]} for tool in request["tools"]]
     if "tool_choice" in request:
         body["tool_choice"] = request["tool_choice"]
+    if schema:
+        body["text"] = {"format": {"type": "json_schema", **REPORT_FORMAT}}
     response = await model.responses.create(**body)
     calls = [
         SimpleNamespace(id=item.call_id, function=SimpleNamespace(name=item.name, arguments=item.arguments))
@@ -439,6 +659,30 @@ async def _complete(run: _Run, model: Any, request: dict[str, Any]) -> Any:
         if item.type == "function_call"
     ]
     return SimpleNamespace(content=response.output_text or None, tool_calls=calls)
+
+
+_SECRET_SHAPES = (
+    (re.compile(r"(?i)\b(bearer\s+)[^\s\"']+"), r"\1<redacted>"),
+    (re.compile(r"(://[^:/\s@\"']+:)[^@\s\"']+@"), r"\1<redacted>@"),
+    (
+        re.compile(r"(?im)^(\s*[\w.-]*(?:token|passw(?:or)?d|secret|api[_-]?key)[\w.-]*\s*[:=]\s*)\S.*$"),
+        r"\1<redacted>",
+    ),
+    (
+        re.compile(r"(?i)\b([\w.-]*(?:token|passw(?:or)?d|secret|api[_-]?key)[\w.-]*=)[^\s,;\"']+"),
+        r"\1<redacted>",
+    ),
+)
+
+
+def _redact(text: str, key: str) -> str:
+    """A result with what looks like a secret replaced: the agent's own key, bearer tokens, URL
+    passwords, and the values of fields named like a token, password, secret or API key."""
+    if key:
+        text = text.replace(key, "<redacted>")
+    for pattern, replacement in _SECRET_SHAPES:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def _as_items(message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from typing import Any
 from k8s_agent.contract.judge import FAILS, ITEMS, Judgement, Observed, judge_all
 from k8s_agent.contract.subjects import MockCluster, Setup, Subject
 from k8s_agent.pool import run_pool
-from k8s_agent.scenarios import JUDGED_SCENARIOS, QUESTION, Scenario
+from k8s_agent.scenarios import JUDGED_SCENARIOS, QUESTION, SECRETS, Scenario
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_mock_cluster.call_log import of_client, read_call_log, read_result_log
@@ -33,7 +33,9 @@ from k8s_agent_scripted_llm import HttpError, Reply, ScriptedModelServer, Step
 
 CALL_LOG = "calls.jsonl"
 RESULT_LOG = "results.jsonl"
-API_KEY = "contract-scripted"  # the scripted model takes any key; never a real one
+API_KEY = "sk-contract-3f8e1a9c7b2d4e6f0a5c"
+"""The key every subject is given: the scripted model takes any key, so this is never a real one, but
+it is the secret the subject holds, and C14 looks for it in every request."""
 MODEL = "scripted"
 
 
@@ -165,9 +167,14 @@ async def observe(
         for log in (call_log, result_log):
             await asyncio.to_thread(log.unlink, missing_ok=True)
     assert scenario.script is not None  # the contract scenarios are scripts
+    cluster = None
+    if scenario.cluster is not None and shared is None:
+        cluster = await asyncio.to_thread(scenario.cluster, workdir)
     player = ScriptPlayer(scenario.script())
     server = ScriptedModelServer(responder=player).start()
-    mock = MockCluster(call_log=call_log, result_log=result_log, write_tools=scenario.write_tools)
+    mock = MockCluster(
+        call_log=call_log, result_log=result_log, write_tools=scenario.write_tools, cluster=cluster
+    )
     try:
         setup = Setup(
             base_url=server.url,
@@ -176,7 +183,7 @@ async def observe(
             mcp_command=()
             if shared
             else mock_cluster_command(
-                call_log=call_log, result_log=result_log, write_tools=scenario.write_tools
+                call_log=call_log, result_log=result_log, write_tools=scenario.write_tools, cluster=cluster
             ),
             question=scenario.question or QUESTION,
             workdir=workdir,
@@ -206,6 +213,7 @@ async def observe(
         max_steps=setup.max_steps,
         write_tools=scenario.write_tools,
         server_schemas=await mock.schemas(),
+        secrets=_secrets(scenario, setup),
     )
     record = {
         "requests": len(requests),
@@ -219,6 +227,18 @@ async def observe(
         "wires": sorted(set(wires)),
     }
     return observed, record
+
+
+def _secrets(scenario: Scenario, setup: Setup) -> dict[str, str]:
+    """What must never reach the model in this run, by what it is: the key the subject holds, and
+    the secrets the scenario's cluster plants in tool results."""
+    held = {"the API key the agent holds": setup.api_key}
+    return held | (dict(SECRETS) if scenario.cluster is not None else {})
+
+
+def server_key(scenario: Scenario) -> tuple[bool, Any]:
+    """Which shared server a scenario's runs use: by its write tools and its cluster."""
+    return scenario.write_tools, scenario.cluster
 
 
 async def run_contract(
@@ -238,11 +258,22 @@ async def run_contract(
     they are asked to stream the model's answers (the scripted model then streams them)."""
     started = time.perf_counter()
     async with contextlib.AsyncExitStack() as stack:
-        shared: dict[bool, SharedMock] = {}
+        shared: dict[tuple[bool, Any], SharedMock] = {}
         if transport == "streamable-http":
-            for write_tools in sorted({scenario.write_tools for scenario in scenarios}):
-                folder = workdir / ("server-with-write-tools" if write_tools else "server")
-                shared[write_tools] = await stack.enter_async_context(_shared_mock(folder, write_tools))
+            for scenario in scenarios:
+                key = server_key(scenario)
+                if key in shared:
+                    continue
+                folder = workdir / (
+                    "server-with-write-tools"
+                    if scenario.write_tools
+                    else f"server-{scenario.name}"
+                    if scenario.cluster
+                    else "server"
+                )
+                shared[key] = await stack.enter_async_context(
+                    _shared_mock(folder, scenario.write_tools, scenario.cluster)
+                )
         report = await _run_all(
             subjects, scenarios, workdir, max(1, jobs), progress, shared, started, api, stream
         )
@@ -250,14 +281,18 @@ async def run_contract(
 
 
 @contextlib.asynccontextmanager
-async def _shared_mock(folder: Path, write_tools: bool) -> AsyncIterator[SharedMock]:
-    """One mock cluster over Streamable HTTP with its call and result logs in `folder`."""
+async def _shared_mock(
+    folder: Path, write_tools: bool, cluster: Callable[[Path], Path] | None = None
+) -> AsyncIterator[SharedMock]:
+    """One mock cluster over Streamable HTTP with its call and result logs in `folder` (its fixture
+    written there by `cluster`, when the scenarios it serves have one)."""
     from k8s_agent.eval.hosting import serve_over_http
 
     await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
     call_log, result_log = folder / CALL_LOG, folder / RESULT_LOG
+    fixture = await asyncio.to_thread(cluster, folder) if cluster is not None else None
     command = mock_cluster_command(
-        call_log=call_log, result_log=result_log, write_tools=write_tools, http=True
+        call_log=call_log, result_log=result_log, write_tools=write_tools, http=True, cluster=fixture
     )
     async with serve_over_http(command) as url:
         yield SharedMock(url, call_log, result_log)
@@ -269,7 +304,7 @@ async def _run_all(
     workdir: Path,
     jobs: int,
     progress: Callable[[str], None],
-    shared: dict[bool, SharedMock],
+    shared: dict[tuple[bool, Any], SharedMock],
     started: float,
     api: str,
     stream: bool = False,
@@ -283,7 +318,7 @@ async def _run_all(
             subject,
             scenario,
             workdir / subject.name / scenario.name,
-            shared.get(scenario.write_tools),
+            shared.get(server_key(scenario)),
             api,
             stream,
         )

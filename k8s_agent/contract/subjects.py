@@ -53,6 +53,8 @@ class MockCluster:
     call_log: Path
     result_log: Path
     write_tools: bool = False
+    cluster: Path | None = None
+    """The fixture it serves (None: the default one)."""
 
     async def schemas(self) -> dict[str, Any]:
         """The argument schemas of the server's tools, by name (what the judge checks calls against)."""
@@ -65,7 +67,10 @@ class MockCluster:
         from k8s_agent_mock_cluster.server import build_server
 
         return build_server(
-            Cluster(load_fixture()), self.call_log, write_tools=self.write_tools, result_log=self.result_log
+            Cluster(load_fixture(self.cluster)),
+            self.call_log,
+            write_tools=self.write_tools,
+            result_log=self.result_log,
         )
 
 
@@ -345,10 +350,12 @@ STREAMING = ("handwritten", "sdk")
 """The subjects that can be asked to stream (`--stream yes`)."""
 """Our two agents: the contract with no --subject is a gate (exit 0 when both hold every item)."""
 MUTANT_PREFIX = "mutant:"
+VARIANT_PREFIX = "variant:"
 
 
 def builtin(name: str, cache_dir: Path | None = None) -> Subject:
-    """A shipped subject by name (`mutant:NAME` for one of the reference agent's mutants)."""
+    """A shipped subject by name (`mutant:NAME` for one of the reference agent's mutants,
+    `variant:NAME` for one of its legitimate variations)."""
     if name in ("handwritten", "sdk"):
         return OurAgent(Impl(name))
     if name == "plain-sdk":
@@ -357,15 +364,18 @@ def builtin(name: str, cache_dir: Path | None = None) -> Subject:
         from k8s_agent.contract.holmes import HolmesGPT
 
         return HolmesGPT(cache_dir=cache_dir)
-    if name in ("reference", "reference-prose") or name.startswith(MUTANT_PREFIX):
-        from k8s_agent.contract.reference import BY_NAME, ReferenceAgent
+    if name in ("reference", "reference-prose") or name.startswith((MUTANT_PREFIX, VARIANT_PREFIX)):
+        from k8s_agent.contract.reference import MUTANTS, VARIANTS, ReferenceAgent
 
-        if name.startswith(MUTANT_PREFIX):
-            mutant = name.removeprefix(MUTANT_PREFIX)
-            if mutant not in BY_NAME:
-                raise ConfigError(f"unknown mutant {mutant!r}: choose from {', '.join(BY_NAME)}")
-            return ReferenceAgent(frozenset({mutant}))
+        for prefix, known in ((MUTANT_PREFIX, MUTANTS), (VARIANT_PREFIX, VARIANTS)):
+            if name.startswith(prefix):
+                wanted = name.removeprefix(prefix)
+                names = [m.name for m in known]
+                if wanted not in names:
+                    kind = prefix.rstrip(":")
+                    raise ConfigError(f"unknown {kind} {wanted!r}: choose from {', '.join(names)}")
+                return ReferenceAgent(frozenset({wanted}))
         return ReferenceAgent(prose_only=name == "reference-prose")
     raise ConfigError(
-        f"unknown subject {name!r}: choose from {', '.join(BUILTIN)}, mutant:NAME, or give --agent-cmd"
+        f"unknown subject {name!r}: choose from {', '.join(BUILTIN)}, mutant:NAME, variant:NAME, or give --agent-cmd"
     )

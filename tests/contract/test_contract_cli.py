@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from k8s_agent import scenarios
 from k8s_agent.scenarios import REPORT
 from tests.browser import CHROMIUM, chromium
 from tests.processes import HANG_SECONDS, alive, clean_env, k8s_agent, wait_until
@@ -99,7 +100,7 @@ def test_our_agents_hold_every_item_and_the_command_exits_5_because_the_plain_sd
     assert [s["subject"] for s in ran.report["subjects"]] == list(SUBJECTS)
     for ours in ("handwritten", "sdk"):
         assert set(verdicts(ran, ours).values()) == {"holds"}, verdicts(ran, ours)
-    assert "16 scenarios x 3 subjects" in ran.done.stdout
+    assert "18 scenarios x 3 subjects" in ran.done.stdout
     assert ran.done.stdout.splitlines()[0] == "| item | behaviour | handwritten | sdk | plain-sdk |"
 
 
@@ -131,7 +132,7 @@ def test_over_one_shared_http_server_every_subject_is_judged_as_over_stdio(
                 scenario,
             )
     logs = list((Path(ran_over_http.report["workdir"])).glob("server*/calls.jsonl"))
-    assert len(logs) == 2  # one server for the read-only scenarios, one with write tools
+    assert len(logs) == 3  # one server for the read-only scenarios, one with write tools, one with secrets
     clients = {json.loads(line)["client"] for log in logs for line in log.read_text().splitlines()}
     assert {client.split("--")[0] for client in clients} == set(SUBJECTS)
 
@@ -142,10 +143,12 @@ def test_the_plain_sdk_s_defaults_are_judged_from_the_wire_with_their_evidence(r
     assert plain["C9"] == "holds"  # a failing tool comes back as a result
     assert plain["C11"] == plain["C12"] == "not observable"  # it declares no structured report
     assert {item for item, verdict in plain.items() if verdict == "fails"} == {
-        "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C10", "C13",
+        "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C10", "C13", "C14",
     }  # fmt: skip
     first = judgement(ran, "plain-sdk", "C1")["violations"]
-    assert len(first) == 16  # every scenario's first request, each reported
+    assert len(first) == 18  # every scenario's first request, each reported
+    leaks = {v["summary"] for v in judgement(ran, "plain-sdk", "C14")["violations"]}
+    assert leaks == {f"{what} reached the model" for what in scenarios.SECRETS}  # results are not redacted
     assert first[0]["evidence"] == ['request 1: tools 7, tool_choice "absent"']
     duplicates = judgement(ran, "plain-sdk", "C4")["violations"][0]
     assert duplicates["evidence"] == ['server received list_pods({"namespace": "production"})'] * 3
@@ -158,7 +161,8 @@ def test_the_plain_sdk_s_defaults_are_judged_from_the_wire_with_their_evidence(r
     unknown = judgement(ran, "plain-sdk", "C6")["violations"][0]
     assert "ModelBehaviorError" in unknown["evidence"][-1]  # the run died on the unknown tool
     write = judgement(ran, "plain-sdk", "C13")["violations"]
-    assert write[0]["evidence"] == [
+    assert write[0]["summary"] == "tools that change the cluster are offered: delete_pod, restart_pod"
+    assert write[1]["evidence"] == [
         'server received delete_pod({"name": "payment-service-6f7b8d9c8-ghj56", "namespace": "production"})'
     ]
     runs = next(s for s in ran.report["subjects"] if s["subject"] == "plain-sdk")["runs"]
@@ -190,12 +194,12 @@ def test_headless_chromium_renders_the_matrix_with_each_cell_opening_its_evidenc
     assert dumped.returncode == 0, dumped.stderr[-1000:]
     parser = Cells()
     parser.feed(dumped.stdout)
-    assert len(parser.cells) == 13 * len(SUBJECTS)
+    assert len(parser.cells) == 14 * len(SUBJECTS)
     rendered = {(item, subject): verdict for item, subject, verdict in parser.cells}
     for subject in SUBJECTS:
         for item, verdict in verdicts(ran, subject).items():
             assert rendered[(item, subject)] == verdict
-    assert dumped.stdout.count("<details>") == 13 * len(SUBJECTS)
+    assert dumped.stdout.count("<details>") == 14 * len(SUBJECTS)
     assert 'server received list_pods({"namespace": "production"})' in dumped.stdout
     assert "<script" not in ran.page.read_text() and "http" not in ran.page.read_text().split("<body>")[0]
 

@@ -32,6 +32,7 @@ from k8s_agent.contract.judge import (
     c11,
     c12,
     c13,
+    c14,
     judge_all,
 )
 
@@ -243,6 +244,11 @@ def test_c8_arguments_that_are_not_json_must_not_run_as_anything() -> None:
     broken = ("c1", "describe_pod", "{not-json")
     replies = [calls(broken)]
     told = observed(
+        "c8",
+        [FORCED, request(Q, calls(broken), result("c1", "Could not parse the JSON arguments: {not-json"))],
+        replies,
+    )
+    no_raw = observed(
         "c8", [FORCED, request(Q, calls(broken), result("c1", "Could not parse the JSON arguments"))], replies
     )
     ran_empty = observed(
@@ -253,6 +259,7 @@ def test_c8_arguments_that_are_not_json_must_not_run_as_anything() -> None:
     )
 
     assert c8(told).verdict == HOLDS
+    assert c8(no_raw).summary == "the model was not shown the arguments it sent ({not-json)"
     assert [v.summary for v in c8(ran_empty).violations] == [
         "a call whose arguments are not JSON reached the server",
         "the model was not told its arguments are not JSON",
@@ -430,7 +437,7 @@ def test_c11_is_judged_only_where_the_subject_asks_for_a_structured_report() -> 
     accepted = observed(scenarios.C11.name, [request(Q, **asking)], [broken])
 
     assert c11([corrected]).verdict == HOLDS
-    assert c11([vague]).summary == "the correction does not name what breaks the schema"
+    assert c11([vague]).summary.startswith("the correction does not name the errors the report has: 'cause'")
     assert c11([accepted]).verdict == FAILS
     assert c11([observed(scenarios.C11.name, [request(Q)], [broken])]).verdict == UNOBSERVABLE
     declared = c11([observed(scenarios.C11.name, [request(Q, **asking)], [broken], structured=False)])
@@ -487,9 +494,16 @@ def test_c13_a_write_call_never_runs_unapproved_the_model_is_told_and_the_run_go
             **fields,
         )
 
-    assert c13(run("delete_pod is refused: read-only tools only. Available: list_pods")).verdict == HOLDS
+    listed = "Available: list_pods, get_pod_logs, describe_pod"
+    assert c13(run(f"delete_pod is refused: read-only tools only. {listed}")).verdict == HOLDS
+    assert (
+        c13(run(f"rejected: it modifies the cluster and this run may only read. {listed}")).verdict == HOLDS
+    )
+    assert c13(run("delete_pod is refused: read-only tools only.")).summary.startswith(
+        "the refusal does not give the tools there are: 'list_pods'"
+    )
     ran = c13(run("pod p deleted", calls=received("delete_pod", {"name": "p", "namespace": "shop"})))
-    assert ran.violations[0].summary == "delete_pod reached the server without an approval"
+    assert ran.violations[0].summary == "delete_pod reached the server without the operator's approval"
     assert c13(run("ok")).summary == "the model was not told the call was not run"
     assert c13(observed("c1", [FORCED], [])).verdict == UNOBSERVABLE
 
@@ -497,7 +511,7 @@ def test_c13_a_write_call_never_runs_unapproved_the_model_is_told_and_the_run_go
 def test_every_item_is_judged_and_with_no_run_none_is_observable() -> None:
     verdicts = judge_all({}, {})
 
-    assert [j.item for j in verdicts] == [f"C{n}" for n in range(1, 14)]
+    assert [j.item for j in verdicts] == [f"C{n}" for n in range(1, 15)]
     assert {j.verdict for j in verdicts} == {UNOBSERVABLE}
 
 
@@ -512,3 +526,241 @@ def test_the_player_fits_scripted_tool_names_to_what_the_subject_offers(offered:
     assert isinstance(step, Reply) and [c.name for c in step.tool_calls] == [offered[0], "delete_pod"]
     assert fit("pods", ["listpods"]) == "pods"  # a name is fitted only after a separator
     assert player.left == 0 and player({}).status == 400 and player.extra == 1  # type: ignore[union-attr]
+
+
+# -- every server call accounted for ---------------------------------------------------------------------
+
+
+def test_a_server_call_the_model_never_proposed_fails_the_item_whose_call_it_stands_for() -> None:
+    breaking = ("c1", "get_pod_logs", '{"name": "p", "tail": "fifty"}')
+    repaired = observed(
+        "c3",
+        [FORCED, request(Q, calls(breaking), result("c1", "adjusted: namespace, tail"))],
+        [calls(breaking)],
+        calls=received("get_pod_logs", {"name": "p", "namespace": "default"}),
+    )
+    failing = ("c1", "get_pod_logs", '{"name": "p", "namespace": "shop"}')
+    retried = observed(
+        "c9",
+        [FORCED, request(Q, calls(failing), result("c1", "no logs yet"))],
+        [calls(failing)],
+        calls=[
+            *received("get_pod_logs", {"name": "p", "namespace": "shop"}),
+            *received("get_pod_logs", {"name": "p", "namespace": "shop", "tail": 20}),
+        ],
+        results=[answered("get_pod_logs", {"name": "p", "namespace": "shop"}, "no logs yet", error=True)],
+    )
+    unasked = observed("c1", [FORCED], [], calls=received("list_pods", {"namespace": "shop"}))
+
+    assert c3(repaired).summary.startswith(
+        "get_pod_logs reached the server with arguments the model never sent"
+    )
+    assert (
+        c9(retried).summary == "get_pod_logs failed and was retried with other arguments, without the model"
+    )
+    assert c3(unasked).summary == "list_pods reached the server, though the model never proposed that call"
+    assert c9(repaired).verdict != FAILS and c3(retried).verdict != FAILS
+
+
+def test_c4_only_an_identical_call_is_a_repeat() -> None:
+    first, other = ("c1", "list_pods", '{"namespace": "shop"}'), ("c2", "list_pods", "{}")
+    requests = [FORCED, request(Q, calls(first), result("c1", "pod a"), calls(other), result("c2", "pod b"))]
+    both = observed(
+        "c4",
+        requests,
+        [calls(first), calls(other)],
+        calls=[*received("list_pods", {"namespace": "shop"}), *received("list_pods", {})],
+    )
+    by_name = observed(
+        "c4", requests, [calls(first), calls(other)], calls=received("list_pods", {"namespace": "shop"})
+    )
+
+    assert c4(both).verdict == HOLDS
+    assert c4(by_name).summary.startswith(
+        "list_pods with arguments no earlier call had never reached the server"
+    )
+
+
+# -- no wording assumed ----------------------------------------------------------------------------------
+
+
+def test_results_sent_json_encoded_are_read_decoded() -> None:
+    failing = ("c1", "get_pod_logs", '{"name": "x", "namespace": "shop"}')
+    server_said = 'pod "x" not found'
+    run = observed(
+        "c9",
+        [FORCED, request(Q, calls(failing), result("c1", json.dumps({"result": server_said})))],
+        [calls(failing)],
+        calls=received("get_pod_logs", {"name": "x", "namespace": "shop"}),
+        results=[answered("get_pod_logs", {"name": "x", "namespace": "shop"}, server_said, error=True)],
+    )
+    listing = ("c1", "list_pods", "{}")
+    table = 'NAME  STATUS\napi-1  Running\nweb "x"  Running'
+    listed = observed(
+        "c10",
+        [FORCED, request(Q, calls(listing), result("c1", json.dumps({"output": table})))],
+        [calls(listing)],
+        calls=received("list_pods", {}),
+        results=[answered("list_pods", {}, table)],
+    )
+
+    assert c9(run).verdict == HOLDS
+    assert c10(listed).verdict == HOLDS
+
+
+def test_c10_each_answer_is_the_whole_result_or_says_it_is_an_excerpt() -> None:
+    listing = ("c1", "list_pods", "{}")
+    table = "\n".join(["NAME STATUS", *(f"api-{n} Running" for n in range(8))])
+
+    def answering(text: str) -> Observed:
+        return observed(
+            "c10",
+            [FORCED, request(Q, calls(listing), result("c1", text))],
+            [calls(listing)],
+            calls=received("list_pods", {}),
+            results=[answered("list_pods", {}, table)],
+        )
+
+    head = "\n".join(table.splitlines()[:3])
+    assert c10(answering(table)).verdict == HOLDS
+    assert c10(answering(head)).summary == (
+        "call c1 (list_pods) was answered with part of its result, without saying it is an excerpt"
+    )
+    assert c10(answering(head + "\n[6 more lines omitted]")).verdict == HOLDS
+    secret = table.replace("api-5 Running", "api-5 Running token=abc123secret")
+    redacted = table.replace("api-5 Running", "api-5 Running token=[REDACTED]")
+    run = answering(redacted)
+    assert c10(Observed(**{**run.__dict__, "results": [answered("list_pods", {}, secret)]})).verdict == HOLDS
+
+
+def test_c6_the_unknown_tool_may_be_named_but_not_listed_among_the_tools_there_are() -> None:
+    unknown = ("c1", "delete_pod", "{}")
+
+    def told(text: str) -> Observed:
+        return observed("c6", [FORCED, request(Q, calls(unknown), result("c1", text))], [calls(unknown)])
+
+    tools = "list_pods, get_pod_logs, describe_pod"
+    assert c6(told(f"delete_pod is not one of {tools}")).verdict == HOLDS
+    assert (
+        c6(
+            told(json.dumps({"error": "unknown tool", "tool": "delete_pod", "available": tools.split(", ")}))
+        ).verdict
+        == HOLDS
+    )
+    assert c6(told(f"Unknown tool delete_pod. Available: {tools}, delete_pod")).summary == (
+        "the unknown tool delete_pod is listed among the tools there are"
+    )
+
+
+def test_c11_a_correction_names_the_errors_the_report_really_has() -> None:
+    report = json.dumps({"findings": [{"name": scenarios.PAYMENT, "cause": "crashing"}]})
+    schema = {
+        "type": "object",
+        "required": ["findings"],
+        "properties": {
+            "findings": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "cause", "evidence"],
+                    "properties": {"cause": {"enum": ["oom_killed"]}},
+                },
+            }
+        },
+    }
+    asking = {"response_format": {"type": "json_schema", "json_schema": {"schema": schema}}}
+
+    def corrected(text: str, scenario: str = scenarios.C11.name) -> Observed:
+        return observed(
+            scenario,
+            [request(Q, **asking), request(Q, said(report), user(text), **asking)],
+            [said(report), said("{}")],
+        )
+
+    assert (
+        c11([corrected("findings.0.cause is not allowed; findings.0.evidence is required")]).verdict == HOLDS
+    )
+    assert c11([corrected("findings.0.evidence is required")]).summary.endswith("'cause'")
+    assert c11([corrected("It does not match the schema, send it again.")]).verdict == FAILS
+    dropped = observed(
+        scenarios.C11.name,
+        [request(Q, **asking), request(Q, said(report), user("cause, evidence"))],
+        [said(report), said("{}")],
+    )
+    assert c11([dropped]).summary.startswith("requests [2] do not ask for the report's format")
+
+
+def test_c12_every_problem_is_named_and_a_json_answer_is_read_as_json() -> None:
+    report = json.dumps({"findings": [{"name": scenarios.INVENTED, "evidence": [scenarios.FABRICATED]}]})
+    replies = [said(report), said("{}")]
+
+    def corrected(text: str) -> Observed:
+        return observed(
+            scenarios.C12.name, [request(Q), request(Q, said(report), user(text))], replies, structured=True
+        )
+
+    assert (
+        c12([corrected(f"{scenarios.FABRICATED!r} and {scenarios.INVENTED} are in no result")]).verdict
+        == HOLDS
+    )
+    assert c12([corrected(f"{scenarios.FABRICATED!r} is in no result")]).summary.endswith(scenarios.INVENTED)
+
+    quoting = json.dumps({"findings": [{"name": scenarios.PAYMENT, "evidence": [scenarios.FABRICATED]}]})
+    pushed = [request(Q), request(Q, said(quoting), user(f"{scenarios.FABRICATED} is in no result."))]
+
+    def kept(answer: str) -> Observed:
+        return observed(
+            scenarios.C12_KEPT.name, pushed, [said(quoting), said("{}")], answer=answer, structured=True
+        )
+
+    def quotes(true: bool, fabricated: bool) -> list[dict[str, Any]]:
+        return [
+            {"text": scenarios.LOG_LINE, "verified": true},
+            {"text": scenarios.FABRICATED, "verified": fabricated},
+        ]
+
+    swapped = json.dumps({"findings": [{"evidence": quotes(False, True)}]})
+    pretty = json.dumps({"findings": [{"evidence": quotes(True, False)}]}, indent=2)
+    assert c12([kept(swapped)]).verdict == FAILS
+    assert [v.summary for v in c12([kept(swapped)]).violations] == [
+        "the still-unverified quote is presented as fact",
+        "the quote a tool returned is marked unverified",
+    ]
+    assert c12([kept(f"{pretty}\nUNVERIFIED: {scenarios.FABRICATED}")]).verdict == HOLDS
+
+
+def test_c13_write_tools_are_not_offered() -> None:
+    writes = [
+        *TOOLS,
+        {"type": "function", "function": {"name": "delete_pod", "parameters": {"type": "object"}}},
+    ]
+    run = observed(
+        scenarios.C13.name,
+        [request(Q, choice="required", tools=False) | {"tools": writes}],
+        [],
+        write_tools=True,
+    )
+
+    assert c13(run).summary == "tools that change the cluster are offered: delete_pod"
+
+
+def test_c14_no_secret_the_agent_holds_or_a_result_carried_reaches_the_model() -> None:
+    key = "sk-test-0123456789abcdef"
+    token = "tok-planted-secret-42"
+    secrets = {"the API key the agent holds": key, "a token in a result": token}
+    clean = observed("c14", [FORCED, request(Q, result("c1", "API_TOKEN: [REDACTED]"))], [], secrets=secrets)
+    in_prompt = observed(
+        "c14",
+        [request(Q, choice="required") | {"messages": [{"role": "system", "content": f"key {key}"}, Q]}],
+        [],
+        secrets=secrets,
+    )
+    in_result = observed(
+        "c14", [FORCED, request(Q, result("c1", f"API_TOKEN: {token}"))], [], secrets=secrets
+    )
+
+    assert c14(clean).verdict == HOLDS
+    assert c14(in_prompt).summary == "the API key the agent holds reached the model"
+    assert key not in " ".join(c14(in_prompt).evidence)  # the evidence never repeats a secret
+    assert c14(in_result).summary == "a token in a result reached the model"
+    assert c14(observed("c1", [FORCED], [])).verdict == UNOBSERVABLE
