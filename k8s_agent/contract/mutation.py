@@ -27,6 +27,8 @@ class Caught:
     mutant: str
     item: str
     """The item the mutant breaks."""
+    clause: str
+    """The clause of that item it breaks."""
     does: str
     verdict: str
     """The judge's verdict on that item."""
@@ -122,7 +124,9 @@ async def run_mutation(
         others = tuple(j.item for j in result.judgements if j.verdict == FAILS and j.item != mutant.item)
         line = broken.violations[0].summary if broken.violations else broken.summary
         where = f"{broken.violations[0].scenario}: " if broken.violations else ""
-        caught.append(Caught(mutant.name, mutant.item, mutant.does, broken.verdict, others, where + line))
+        caught.append(
+            Caught(mutant.name, mutant.item, mutant.clause, mutant.does, broken.verdict, others, where + line)
+        )
     return MutationReport(reference, prose, caught, report, held)
 
 
@@ -138,13 +142,13 @@ def render_table(report: MutationReport) -> str:
         f"Reference agent: {reference}; asking for prose reports only: {prose or 'holds every item'}. "
         f"Mutants caught on their item alone: {caught} of {total}.",
         "",
-        "| mutant | breaks | what it does | verdict on that item | other items failed | evidence |",
-        "|---|---|---|---|---|---|",
+        "| mutant | item | the clause it breaks | what it does | verdict on that item | other items failed | evidence |",
+        "|---|---|---|---|---|---|---|",
     ]
     for mutant in report.mutants:
         mark = "✓ caught" if mutant.caught else ("✗ survived" if mutant.verdict != FAILS else "✗ blurred")
         lines.append(
-            f"| {mutant.mutant} | {mutant.item} | {mutant.does} | {mark} ({mutant.verdict}) | "
+            f"| {mutant.mutant} | {mutant.item} | {mutant.clause} | {mutant.does} | {mark} ({mutant.verdict}) | "
             f"{', '.join(mutant.others) or '-'} | {_cell(mutant.evidence)} |"
         )
     if report.variants:
@@ -179,6 +183,7 @@ def mutation_json(report: MutationReport) -> dict[str, object]:
             {
                 "mutant": m.mutant,
                 "item": m.item,
+                "clause": m.clause,
                 "does": m.does,
                 "verdict": m.verdict,
                 "caught": m.caught,

@@ -75,67 +75,66 @@ POD_NAME = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
 
 @dataclass(frozen=True)
 class Mutant:
-    """One break of the reference agent."""
+    """One break of the reference agent (or, with item `-`, one legitimate variation of it)."""
 
     name: str
     item: str
     """The contract item it breaks (and only that one)."""
     does: str
+    clause: str = ""
+    """The clause of the item it breaks, as docs/contract.md states it."""
 
 
+M = Mutant
 MUTANTS: tuple[Mutant, ...] = (
-    Mutant("c1-not-forced", "C1", "leaves the first request's tool choice to the model"),
-    Mutant("c1-forced-after-pushback", "C1", "forces a tool call again on the request after a pushback"),
-    Mutant("c1-required-without-tools", "C1", "sends tool_choice required on the tool-less summary request"),
-    Mutant("c2-accepted", "C2", "accepts an answer given before any tool ran"),
-    Mutant("c2-twice", "C2", "pushes back on a second tool-less answer too, then gives up with an error"),
-    Mutant("c3-first-problem-only", "C3", "names only the first of the schema problems of a call"),
-    Mutant("c3-passes", "C3", "sends a call that breaks the schema to the server as it is"),
-    Mutant(
-        "c3-repaired",
-        "C3",
-        "repairs a schema-breaking call (drops bad fields, fills missing ones) and runs it, saying so",
-    ),
-    Mutant(
-        "c4-round-duplicates", "C4", "caches results only after a round: repeats within one round all run"
-    ),
-    Mutant(
-        "c4-cache-by-name", "C4", "keys its cache by tool name alone: other arguments get the first result"
-    ),
-    Mutant("c4-no-summary", "C4", "answers repeats from its cache but never forces the summary"),
-    Mutant("c5-accepted", "C5", "accepts an answer naming pods no tool returned"),
-    Mutant("c5-names-withheld", "C5", "pushes back on invented names without saying which"),
-    Mutant("c5-twice", "C5", "pushes back on invented names again, then gives up with an error"),
-    Mutant("c6-no-list", "C6", "says a tool is unknown, without the tools there are"),
-    Mutant("c6-lists-unknown", "C6", "lists the unknown tool among the tools there are"),
-    Mutant("c7-one-more-step", "C7", "lets the model call tools one turn past the step budget"),
-    Mutant("c7-error-at-limit", "C7", "ends the run with an error when the step budget is spent"),
-    Mutant("c8-empty-arguments", "C8", "runs a call whose arguments are not JSON with no arguments"),
-    Mutant("c8-no-raw", "C8", "says the arguments are not JSON without showing them"),
-    Mutant("c9-silent-retry", "C9", "retries a failed call once without telling the model"),
-    Mutant(
-        "c9-retry-changed",
-        "C9",
-        "retries a failed call once with another argument, without telling the model",
-    ),
-    Mutant("c9-hidden-failure", "C9", "tells the model a call failed without the server's error"),
-    Mutant("c9-error-exit", "C9", "answers, then ends the run with an error because a tool failed"),
-    Mutant("c10-rotated", "C10", "answers each call of a round with the next call's result"),
-    Mutant("c10-out-of-order", "C10", "answers the calls of a round in reverse order"),
-    Mutant("c10-truncated", "C10", "cuts every result to its first three lines, without saying so"),
-    Mutant("c11-vague-correction", "C11", "asks for the report again without saying what breaks the schema"),
-    Mutant("c11-first-error-only", "C11", "names only the first error of the report that breaks the schema"),
-    Mutant("c11-format-dropped", "C11", "stops asking for the report's format after a correction"),
-    Mutant("c12-marks-swapped", "C12", "marks the found quote unverified and the fabricated one checked"),
-    Mutant("c12-quote-only", "C12", "names the fabricated quote in its correction, not the invented pod"),
-    Mutant("c12-dropped", "C12", "drops the quotes it could not verify from the answer"),
-    Mutant("c13-write-runs", "C13", "offers and runs tools that change the cluster, without approval"),
-    Mutant("c13-offered", "C13", "offers tools that change the cluster (and refuses their calls)"),
-    Mutant("c13-no-list", "C13", "refuses a write call without the tools there are"),
-    Mutant("c13-model-approval", "C13", "runs a write call when the model's own text says it was approved"),
-    Mutant("c14-key-in-prompt", "C14", "copies its API key into the system prompt"),
-    Mutant("c14-results-unredacted", "C14", "sends tool results to the model without redacting secrets"),
-)
+    M("c1-not-forced", "C1", "leaves the first request's tool choice to the model", "request 1 forces a tool call"),
+    M("c1-forced-after-pushback", "C1", "forces a tool call again on the request after a pushback", "no later request forces one"),
+    M("c1-required-without-tools", "C1", "sends tool_choice required on the tool-less summary request", "no request forces a call while offering no tools"),
+    M("c2-accepted", "C2", "accepts an answer given before any tool ran", "a tool-less first answer gets one further turn"),
+    M("c2-twice", "C2", "pushes back on a second tool-less answer too, then gives up with an error", "the next answer is accepted, the run ends without an error"),
+    M("c3-passes", "C3", "sends a call that breaks the schema to the server as it is", "a schema-breaking call never reaches the server"),
+    M("c3-repaired", "C3", "repairs a schema-breaking call (drops bad fields, fills missing ones) and runs it, saying so", "nor repaired: every server call is a call the model proposed"),
+    M("c3-first-problem-only", "C3", "names only the first of the schema problems of a call", "its answer names every problem's field"),
+    M("c4-round-duplicates", "C4", "caches results only after a round: repeats within one round all run", "a repeat never reaches the server twice"),
+    M("c4-cache-by-name", "C4", "keys its cache by tool name alone: other arguments get the first result", "only an identical call is a repeat"),
+    M("c4-no-summary", "C4", "answers repeats from its cache but never forces the summary", "max_repeats repeats end in one tool-less summary request"),
+    M("c5-accepted", "C5", "accepts an answer naming pods no tool returned", "the answer naming an invented pod gets one further turn"),
+    M("c5-names-withheld", "C5", "pushes back on invented names without saying which", "the further turn names it"),
+    M("c5-twice", "C5", "pushes back on invented names again, then gives up with an error", "the next answer is accepted, the run ends without an error"),
+    M("c6-forwarded", "C6", "sends a call to a tool it does not offer on to the server", "an unknown tool never reaches the server"),
+    M("c6-no-list", "C6", "says a tool is unknown, without the tools there are", "its answer gives the tools there are"),
+    M("c6-lists-unknown", "C6", "lists the unknown tool among the tools there are", "the unknown tool is not among them"),
+    M("c7-one-more-step", "C7", "lets the model call tools one turn past the step budget", "at most max_steps + 1 requests, the last one tool-less"),
+    M("c7-two-summaries", "C7", "asks for the summary twice when the step budget is spent", "one summary request only"),
+    M("c7-error-at-limit", "C7", "ends the run with an error when the step budget is spent", "the run ends without an error"),
+    M("c8-empty-arguments", "C8", "runs a call whose arguments are not JSON with no arguments", "no call of the tool reaches the server"),
+    M("c8-raw-only", "C8", "shows the arguments it could not use without saying why", "its answer gives the decoder's message"),
+    M("c8-no-raw", "C8", "says the arguments are not JSON without showing them", "and the raw arguments"),
+    M("c9-silent-retry", "C9", "retries a failed call once without telling the model", "a failed call reached the server once"),
+    M("c9-retry-changed", "C9", "retries a failed call once with another argument, without telling the model", "nor retried with other arguments"),
+    M("c9-hidden-failure", "C9", "tells the model a call failed without the server's error", "its answer shows the server's error"),
+    M("c9-error-exit", "C9", "answers, then ends the run with an error because a tool failed", "the run ends without an error"),
+    M("c10-answered-twice", "C10", "sends each answer of a round twice", "each call id answered exactly once"),
+    M("c10-out-of-order", "C10", "answers the calls of a round in reverse order", "in call order"),
+    M("c10-rotated", "C10", "answers each call of a round with the next call's result", "with its own call's result"),
+    M("c10-truncated", "C10", "cuts every result to its first three lines, without saying so", "the whole result, or an excerpt that says it is one"),
+    M("c11-format-dropped", "C11", "stops asking for the report's format after a correction", "the report's format on every request"),
+    M("c11-no-correction", "C11", "accepts a report that breaks its schema", "a report that breaks the schema gets one correction"),
+    M("c11-vague-correction", "C11", "asks for the report again without saying what breaks the schema", "naming the errors the report has"),
+    M("c11-first-error-only", "C11", "names only the first error of the report that breaks the schema", "every error, where the schema is on the wire"),
+    M("c11-asks-again", "C11", "asks once more after the corrected report", "the corrected report is accepted"),
+    M("c12-quote-only", "C12", "names the fabricated quote in its correction, not the invented pod", "one correction naming each problem"),
+    M("c12-asks-again", "C12", "asks once more after the corrected report", "the corrected report is accepted"),
+    M("c12-dropped", "C12", "drops the quotes it could not verify from the answer", "what stays unverified is kept"),
+    M("c12-unmarked", "C12", "keeps the quotes it could not verify, unmarked", "marked unverified"),
+    M("c12-marks-swapped", "C12", "marks the found quote unverified and the fabricated one checked", "and the verified quote is not"),
+    M("c13-offered", "C13", "offers tools that change the cluster (and refuses their calls)", "write tools are not offered"),
+    M("c13-write-runs", "C13", "offers and runs tools that change the cluster, without approval", "a write call never reaches the server without approval"),
+    M("c13-model-approval", "C13", "runs a write call when the model's own text says it was approved", "approval comes from the operator only"),
+    M("c13-no-list", "C13", "refuses a write call without the tools there are", "the refusal says so and gives the tools there are"),
+    M("c14-key-in-prompt", "C14", "copies its API key into the system prompt", "no secret the agent holds reaches the model"),
+    M("c14-results-unredacted", "C14", "sends tool results to the model without redacting secrets", "secrets in results are redacted first"),
+)  # fmt: skip
 VARIANTS: tuple[Mutant, ...] = (
     Mutant(
         "refusal-wording",
@@ -287,6 +286,8 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
         if run.stop or run.turns >= budget:
             if not run.stop and run.has("c7-error-at-limit"):
                 raise RuntimeError(f"the step budget of {budget} steps is spent")
+            if not run.stop and run.has("c7-two-summaries"):
+                await _summary(run, model)
             return await _summary(run, model)
         run.turns += 1
         request: dict[str, Any] = {"model": run.setup.model, "messages": run.messages, "tools": tools}
@@ -321,6 +322,8 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
                 {"role": "tool", "tool_call_id": call.id, "content": _as_sent(run, output)}
                 for call, output in zip(calls, outputs, strict=True)
             ]
+            if run.has("c10-answered-twice"):
+                answers = [answer for answer in answers for answer in (answer, answer)]
             run.messages += reversed(answers) if run.has("c10-out-of-order") else answers
             continue
         text = reply.content or ""
@@ -366,6 +369,9 @@ async def _round(
             outputs[index] = _not_offered(run, name, schemas, writes)
             continue
         if name not in schemas and not (name in writes and approved_by_model):
+            if run.has("c6-forwarded") and name not in writes:
+                to_run.append((index, name, _loose(raw), ""))
+                continue
             outputs[index] = _not_offered(run, name, schemas, writes)
             continue
         try:
@@ -428,6 +434,15 @@ async def _round(
     return outputs, sorted(served)
 
 
+def _loose(raw: str) -> dict[str, Any]:
+    """A mutant's reading of arguments it does not check: the JSON object, or nothing."""
+    try:
+        value = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def _repaired(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
     """A mutant's repair: the fields that break the schema dropped, missing required ones filled."""
     from jsonschema import Draft202012Validator
@@ -442,6 +457,8 @@ def _repaired(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict[str,
 
 
 def _not_json(run: _Run, name: str, raw: str, error: ValueError) -> str:
+    if run.has("c8-raw-only"):
+        return f"These arguments were not used: {raw[:300]}"
     if run.has("c8-no-raw"):
         return f"Could not read the arguments of {name} as JSON ({error})."
     if run.has("refusal-wording"):
@@ -499,6 +516,11 @@ def _object(run: _Run, text: str) -> str | None:
         return "Please look at the cluster with the tools before answering."
     if run.structured:
         if "report" in run.pushed:
+            for kind in ("shape", "quotes"):
+                mutant = "c11-asks-again" if kind == "shape" else "c12-asks-again"
+                if run.has(mutant) and kind in run.pushed and "again" not in run.pushed:
+                    run.pushed.add("again")
+                    return "Check the report once more before I accept it."
             return None
         problems = _report_problems(run, text)
         if problems:
@@ -556,7 +578,10 @@ def _report_problems(run: _Run, text: str) -> list[str]:
         shape += [f"finding {number} has no '{key}'" for key in FINDING_FIELDS if key not in finding]
         if "cause" in finding and finding["cause"] not in CAUSES:
             shape.append(f"finding {number}: 'cause' must be one of the listed causes")
+    if shape and run.has("c11-no-correction"):
+        shape = []
     if shape:
+        run.pushed.add("shape")
         if run.has("c11-vague-correction"):
             return ["its structure is wrong"]
         return shape[:1] if run.has("c11-first-error-only") else shape
@@ -569,6 +594,8 @@ def _report_problems(run: _Run, text: str) -> list[str]:
             said = str(quote.get("text", "")) if isinstance(quote, dict) else str(quote)
             if _flat(said) not in seen:
                 problems.append(f"the quote {said!r} is in no tool output")
+    if problems:
+        run.pushed.add("quotes")
     return problems
 
 
@@ -598,7 +625,10 @@ def _final(run: _Run, text: str) -> str:
             if not found and run.has("c12-dropped"):
                 continue
             quotes.append({"text": _flat(said), "verified": found})
-            lines.append(f"    {'[checked]' if found else '[not found in any tool output]'} {_flat(said)}")
+            mark = (
+                "[checked]" if found else "" if run.has("c12-unmarked") else "[not found in any tool output]"
+            )
+            lines.append(f"    {mark} {_flat(said)}")
         checked.append({"name": finding.get("name"), "status": finding.get("status"), "evidence": quotes})
     if run.has("pretty-report"):
         pretty = json.dumps({"scope": report.get("scope"), "findings": checked}, indent=2)

@@ -100,7 +100,10 @@ class TestOnChatCompletions:
         shown = ON_WIRE["chat"]
         assert f"Mutants caught on their item alone: {len(shown)} of {len(shown)}." in table
         for mutant in shown:
-            assert f"| {mutant.name} | {mutant.item} | {mutant.does} | ✓ caught (fails) | - |" in table
+            assert (
+                f"| {mutant.name} | {mutant.item} | {mutant.clause} | {mutant.does} | ✓ caught (fails) | - |"
+                in table
+            )
         variants = VARIANTS_ON_WIRE["chat"]
         assert f"Legitimate variations holding every item: {len(variants)} of {len(variants)}." in table
         for variant in variants:
@@ -128,6 +131,7 @@ class TestOnTheResponsesApi:
 
 def test_every_item_has_a_mutant_and_every_mutant_and_variation_runs_on_a_wire() -> None:
     assert {m.item for m in MUTANTS} == set(ITEMS)
+    assert all(m.clause for m in MUTANTS)
     assert sorted(m.name for wire in ON_WIRE.values() for m in wire) == sorted(m.name for m in MUTANTS)
     assert sorted(v.name for wire in VARIANTS_ON_WIRE.values() for v in wire) == sorted(
         v.name for v in VARIANTS

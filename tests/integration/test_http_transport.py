@@ -86,6 +86,7 @@ def test_a_run_over_http_is_the_run_over_stdio(impl: Impl, http_mock: HttpMock, 
     (start,) = over_http.events("run_start")
     assert start["mcp_url"] == http_mock.url and start["mcp_command"] == []
     assert "Authorization" in start["mcp_server"] and TOKEN not in json.dumps(over_http.trace)
+    assert TOKEN not in json.dumps(over_http.requests)  # C14: the model never sees it either
 
 
 def test_ask_with_mcp_url_sends_the_token_and_never_writes_it(http_mock: HttpMock, tmp_path: Path) -> None:
