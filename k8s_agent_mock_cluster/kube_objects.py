@@ -165,6 +165,11 @@ def _pod(pod: JSON, now: datetime, addresses: dict[str, Any], events: list[JSON]
     }
     if pod.get("annotations"):
         metadata["annotations"] = dict(pod["annotations"])
+    if pod.get("status") == "Terminating":
+        # A pod being deleted carries a deletion timestamp, which kubectl prints as Terminating; the
+        # fixture says no more than that it is, so the grace period is taken to end now.
+        metadata["deletionTimestamp"] = _iso(now)
+        metadata["deletionGracePeriodSeconds"] = 30
     owner = _owner(pod)
     if owner:
         kind, api_version, owner_name = owner

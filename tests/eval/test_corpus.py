@@ -1,15 +1,17 @@
-"""The graded incident corpora: the main one (k8s_agent/eval/corpus) and the held-out one
-(k8s_agent/eval/holdout), one YAML file per incident composed with shared backgrounds
-(k8s_agent/eval/backgrounds). Every incident of either loads with no problem, is a valid mock cluster
-whose truth holds against what the mock cluster's own tools return, the main corpus covers the causes
-it must, the holdout is big enough and shares no incident with it, the backgrounds are shared instead
-of repeated, and a broken incident file is reported by name and skipped.
+"""The graded incident corpora: the main one (k8s_agent/eval/corpus) and the two held-out ones
+(k8s_agent/eval/holdout, k8s_agent/eval/holdout2), one YAML file per incident composed with shared
+backgrounds (k8s_agent/eval/backgrounds). Every incident of each loads with no problem, is a valid
+mock cluster whose truth holds against what the mock cluster's own tools return, names its pods as
+their controllers would, the main corpus covers the causes it must, each held-out set is big enough
+and shares no incident with the others, the backgrounds are shared instead of repeated, and a broken
+incident file is reported by name and skipped.
 
 Only the mock cluster in process: the fixture loader and the `Cluster` the MCP server answers from.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 from functools import cache
 from pathlib import Path
@@ -26,6 +28,7 @@ from k8s_agent_mock_cluster.fixture import load_fixture
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "k8s_agent" / "eval" / "corpus"
 HOLDOUT = ROOT / "k8s_agent" / "eval" / "holdout"
+HOLDOUT2 = ROOT / "k8s_agent" / "eval" / "holdout2"
 BACKGROUNDS = ROOT / "k8s_agent" / "eval" / "backgrounds"
 
 
@@ -35,8 +38,9 @@ def _incidents(corpus: Path) -> list[Path]:
 
 MAIN_INCIDENTS = _incidents(CORPUS)
 HOLDOUT_INCIDENTS = _incidents(HOLDOUT)
-INCIDENTS = MAIN_INCIDENTS + HOLDOUT_INCIDENTS
-"""Every incident of both corpora: each check of one incident runs on all of them."""
+HOLDOUT2_INCIDENTS = _incidents(HOLDOUT2)
+INCIDENTS = MAIN_INCIDENTS + HOLDOUT_INCIDENTS + HOLDOUT2_INCIDENTS
+"""Every incident of the three corpora: each check of one incident runs on all of them."""
 IDS = [f"{path.parent.name}/{path.stem}" for path in INCIDENTS]
 CAUSES = {cause.value for cause in Cause}
 NODE_CAUSES = {Cause.NODE_NOT_READY.value, Cause.NODE_PRESSURE.value}
@@ -100,8 +104,22 @@ def test_the_holdout_is_there_has_a_healthy_incident_and_shares_nothing_with_the
     assert not [f.name for f in HOLDOUT_INCIDENTS if truth(f)["question"] in questions]
 
 
+def test_the_second_holdout_is_there_with_healthy_incidents_and_shares_nothing_with_the_others() -> None:
+    assert len(HOLDOUT2_INCIDENTS) >= 20, f"{len(HOLDOUT2_INCIDENTS)} incidents in {HOLDOUT2}"
+    assert sum(1 for folder in HOLDOUT2_INCIDENTS if not truth(folder)["unhealthy"]) >= 2
+    earlier = MAIN_INCIDENTS + HOLDOUT_INCIDENTS
+    shared = {path.name for path in HOLDOUT2_INCIDENTS} & {path.name for path in earlier}
+    assert not shared, shared
+    questions = {truth(folder)["question"] for folder in earlier}
+    assert not [f.name for f in HOLDOUT2_INCIDENTS if truth(f)["question"] in questions]
+
+
 def test_every_incident_loads_with_no_problem() -> None:
-    for root, count in ((CORPUS, len(MAIN_INCIDENTS)), (HOLDOUT, len(HOLDOUT_INCIDENTS))):
+    for root, count in (
+        (CORPUS, len(MAIN_INCIDENTS)),
+        (HOLDOUT, len(HOLDOUT_INCIDENTS)),
+        (HOLDOUT2, len(HOLDOUT2_INCIDENTS)),
+    ):
         incidents, problems = load_corpus(root)
         assert problems == []
         assert len(incidents) == count
@@ -170,6 +188,68 @@ def test_the_resources_of_the_truth_exist_and_the_pods_are_unhealthy(folder: Pat
     for entry in data["unhealthy"]:
         if entry["kind"] == "pod" and entry["cause"] not in NODE_CAUSES:
             assert mock_unhealthy(pods[(entry["namespace"], entry["name"])]), entry
+
+
+GENERATED_SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]"
+"""The alphabet Kubernetes draws generated name suffixes from (no vowels, no 0, 1 or 3)."""
+
+
+def controller_name_problem(pod: dict[str, Any]) -> str | None:
+    """Why the pod's name is not the one its controller would give it, or None. The controller is
+    what the pod's labels say: a ReplicaSet (`pod-template-hash`: `<deployment>-<hash>-<5>`), a Job
+    (`batch.kubernetes.io/job-name`: `<job>-<5>`), a StatefulSet (`statefulset.kubernetes.io/pod-name`:
+    that name, `<set>-<ordinal>`) or a DaemonSet (`controller-revision-hash`: `<daemonset>-<5>`);
+    a pod with none of them is named freely."""
+    name, labels = pod["name"], pod.get("labels") or {}
+    if "pod-template-hash" in labels:
+        template = labels["pod-template-hash"]
+        if not re.fullmatch(f"{GENERATED_SUFFIX}{{1,10}}", template):
+            return f"pod-template-hash {template!r} is not of the generated alphabet"
+        pattern = f".+-{re.escape(template)}-{GENERATED_SUFFIX}{{5}}"
+    elif "batch.kubernetes.io/job-name" in labels:
+        pattern = f"{re.escape(labels['batch.kubernetes.io/job-name'])}-{GENERATED_SUFFIX}{{5}}"
+    elif "statefulset.kubernetes.io/pod-name" in labels:
+        if name != labels["statefulset.kubernetes.io/pod-name"]:
+            return "not named as its statefulset.kubernetes.io/pod-name label says"
+        pattern = r".+-\d+"
+    elif "controller-revision-hash" in labels:
+        pattern = f".+-{GENERATED_SUFFIX}{{5}}"
+    else:
+        return None
+    return None if re.fullmatch(pattern, name) else f"not named as its controller names pods ({pattern})"
+
+
+@pytest.mark.parametrize("folder", INCIDENTS, ids=IDS)
+def test_every_pod_is_named_as_its_controller_would_name_it(folder: Path) -> None:
+    problems = {pod["name"]: controller_name_problem(pod) for pod in cluster(folder).pods}
+    assert {name: problem for name, problem in problems.items() if problem} == {}
+
+
+@pytest.mark.parametrize(
+    ("pod", "problem"),
+    [
+        ({"name": "web-7c9d8f6b5-q2w4x", "labels": {"pod-template-hash": "7c9d8f6b5"}}, None),
+        ({"name": "web-7c9d8f6b5-q2w4a", "labels": {"pod-template-hash": "7c9d8f6b5"}}, "not named"),
+        ({"name": "web-7c0d8f6b5-q2w4x", "labels": {"pod-template-hash": "7c0d8f6b5"}}, "alphabet"),
+        ({"name": "web-6d5f7c8b9-q2w4x", "labels": {"pod-template-hash": "7c9d8f6b5"}}, "not named"),
+        ({"name": "etl-29948485-x7k2p", "labels": {"batch.kubernetes.io/job-name": "etl-29948485"}}, None),
+        (
+            {"name": "etl-29948485-x7k2", "labels": {"batch.kubernetes.io/job-name": "etl-29948485"}},
+            "not named",
+        ),
+        ({"name": "db-0", "labels": {"statefulset.kubernetes.io/pod-name": "db-0"}}, None),
+        ({"name": "db-1", "labels": {"statefulset.kubernetes.io/pod-name": "db-0"}}, "not named"),
+        ({"name": "db-main", "labels": {"statefulset.kubernetes.io/pod-name": "db-main"}}, "not named"),
+        ({"name": "agent-k9x2m", "labels": {"controller-revision-hash": "5d7f"}}, None),
+        ({"name": "agent-k9x2o", "labels": {"controller-revision-hash": "5d7f"}}, "not named"),
+        ({"name": "debug-shell", "labels": {}}, None),
+    ],
+)
+def test_a_pod_name_is_checked_against_the_controller_its_labels_name(
+    pod: dict[str, Any], problem: str | None
+) -> None:
+    found = controller_name_problem(pod)
+    assert (found is None) if problem is None else (found is not None and problem in found), found
 
 
 def test_the_corpus_covers_the_causes_and_has_healthy_and_node_incidents() -> None:

@@ -23,9 +23,11 @@ from k8s_agent_mock_cluster.kube_objects import cluster_moment, kube_objects
 from k8s_agent_mock_cluster.synthetic import cluster as synthetic_cluster
 
 ROOT = Path(__file__).resolve().parents[2]
-INCIDENTS = sorted((ROOT / "k8s_agent" / "eval" / "corpus").glob("*.yaml")) + sorted(
-    (ROOT / "k8s_agent" / "eval" / "holdout").glob("*.yaml")
-)
+INCIDENTS = [
+    path
+    for corpus in ("corpus", "holdout", "holdout2")
+    for path in sorted((ROOT / "k8s_agent" / "eval" / corpus).glob("*.yaml"))
+]
 NOW = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
 
 
@@ -98,3 +100,42 @@ def test_a_container_that_never_started_has_no_logs_and_the_api_says_why() -> No
     assert _waiting_reason(pod, pulling["containers"][0]["name"]) == "ImagePullBackOff"
     with pytest.raises(Exception, match="waiting to start: ImagePullBackOff"):
         mock.get_pod_logs(pulling["name"], pulling["namespace"])
+
+
+TERMINATING = """\
+cluster:
+  now: '2026-12-01T06:00:00Z'
+  nodes:
+    - {name: node-a, age: 41d, capacity: {cpu: '4', memory: 16Gi}}
+    - {name: node-b, status: NotReady, age: 41d, capacity: {cpu: '4', memory: 16Gi}}
+  pods:
+    - name: db-0
+      namespace: data
+      status: Terminating
+      phase: Running
+      node: node-b
+      age: 3d
+      containers: [{name: db, image: postgres:16, ready: false}]
+    - name: web-7c9d8f6b5-q2w4x
+      namespace: data
+      status: Running
+      node: node-a
+      age: 3d
+      containers: [{name: web, image: nginx:1.27}]
+"""
+
+
+def test_a_pod_listed_terminating_is_served_as_one_being_deleted(tmp_path: Path) -> None:
+    (tmp_path / "terminating.yaml").write_text(TERMINATING)
+    fixture = load_fixture(tmp_path / "terminating.yaml")
+    state = _build_state(kube_objects(fixture, NOW), NOW)
+    served = {o["metadata"]["name"]: o for o in state.store[("", "pods")]}
+    pods = _res_lookup("", "v1", "pods")
+    assert pods is not None
+
+    table = _as_table(pods, state.store[("", "pods")], "None", "1", NOW)
+
+    statuses = {row["cells"][0]: row["cells"][2] for row in table["rows"]}
+    assert statuses == {"db-0": "Terminating", "web-7c9d8f6b5-q2w4x": "Running"}
+    assert served["db-0"]["metadata"]["deletionTimestamp"] == "2026-12-01T06:00:00Z"
+    assert "deletionTimestamp" not in served["web-7c9d8f6b5-q2w4x"]["metadata"]
