@@ -1351,6 +1351,16 @@ def c13(observed: Runs) -> Judgement:
     )
 
 
+def _around(sent: str, secret: str, run: Observed) -> str:
+    """Where a secret is in a request body, every secret in it masked (the evidence never repeats one)."""
+    masked = sent.replace(secret, "\0").replace(json.dumps(secret)[1:-1], "\0")
+    for other in run.secrets.values():
+        if other:
+            masked = masked.replace(other, "«a secret»").replace(json.dumps(other)[1:-1], "«a secret»")
+    at = masked.find("\0")
+    return masked[max(0, at - 80) : at + 40].replace("\0", "«the secret»")
+
+
 def c14(observed: Runs) -> Judgement:
     """No secret reaches the model: not the key the agent holds (nor any header or credential it was
     given), not a secret a tool result carries (redacted before the model sees it). Judged in every
@@ -1364,13 +1374,12 @@ def c14(observed: Runs) -> Judgement:
         for number, body in enumerate(run.sent or run.requests, start=1):
             sent = json.dumps(body, ensure_ascii=False)
             for what, secret in run.secrets.items():
-                at = max(sent.find(secret), sent.find(json.dumps(secret)[1:-1]))
-                if secret and at >= 0:
-                    leaked = True
-                    context = sent[max(0, at - 80) : at + len(secret) + 40]
-                    for other in run.secrets.values():
-                        context = context.replace(other, "«a secret»")
-                    check.fail(run.scenario, f"{what} reached the model", _request(number, context))
+                if not secret or (secret not in sent and json.dumps(secret)[1:-1] not in sent):
+                    continue
+                leaked = True
+                check.fail(
+                    run.scenario, f"{what} reached the model", _request(number, _around(sent, secret, run))
+                )
         if not leaked:
             check.seen.append(
                 f"{run.scenario}: {len(run.requests)} requests, none holds {', '.join(run.secrets)}"
