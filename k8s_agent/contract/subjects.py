@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import shlex
 import signal
@@ -57,21 +58,36 @@ class MockCluster:
     """The fixture it serves (None: the default one)."""
 
     async def schemas(self) -> dict[str, Any]:
-        """The argument schemas of the server's tools, by name (what the judge checks calls against)."""
-        return {tool.name: tool.input_schema for tool in await self.server().list_tools()}
+        """The argument schemas of the server's tools, by name (what the judge checks calls against):
+        the same for every run with the same tools, so listed once."""
+        known = _SCHEMAS.get(self.write_tools)
+        if known is None:
+            known = {tool.name: tool.input_schema for tool in await self.server().list_tools()}
+            _SCHEMAS[self.write_tools] = known
+        return dict(known)
 
     def server(self) -> Any:
-        """The MCP server object, to talk to in memory."""
+        """The MCP server object, to talk to in memory (the fixture read once, each run its own copy)."""
+        import copy
+
         from k8s_agent_mock_cluster.cluster import Cluster
-        from k8s_agent_mock_cluster.fixture import load_fixture
         from k8s_agent_mock_cluster.server import build_server
 
+        fixture = copy.deepcopy(_fixture(self.cluster))
         return build_server(
-            Cluster(load_fixture(self.cluster)),
-            self.call_log,
-            write_tools=self.write_tools,
-            result_log=self.result_log,
+            Cluster(fixture), self.call_log, write_tools=self.write_tools, result_log=self.result_log
         )
+
+
+_SCHEMAS: dict[bool, dict[str, Any]] = {}
+
+
+@functools.lru_cache(maxsize=4)
+def _fixture(path: Path | None) -> dict[str, Any]:
+    """A fixture, read and checked once per process."""
+    from k8s_agent_mock_cluster.fixture import load_fixture
+
+    return load_fixture(path)
 
 
 @dataclass(frozen=True)
