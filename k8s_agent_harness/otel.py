@@ -150,7 +150,8 @@ class Exporter:
     """One process's span export: a tracer provider of its own, a batch processor, an OTLP/HTTP
     exporter wrapped so that a failure is counted, never raised or logged."""
 
-    def __init__(self, settings: OtelSettings) -> None:
+    def __init__(self, settings: OtelSettings, span_exporter: Any = None) -> None:
+        """`span_exporter` replaces the OTLP exporter (the tests keep the spans in memory)."""
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
@@ -165,10 +166,11 @@ class Exporter:
         self.sent_spans = 0
         self._lock = threading.Lock()
         self._closing = threading.Event()
-        otlp = OTLPSpanExporter(
-            endpoint=settings.endpoint, headers=dict(settings.headers), timeout=EXPORT_TIMEOUT
-        )
-        self._exporter = _Counted(otlp, self)
+        if span_exporter is None:
+            span_exporter = OTLPSpanExporter(
+                endpoint=settings.endpoint, headers=dict(settings.headers), timeout=EXPORT_TIMEOUT
+            )
+        self._exporter = _Counted(span_exporter, self)
         self._provider: TracerProvider = TracerProvider(
             resource=Resource.create({"service.name": settings.service_name})
         )
@@ -303,11 +305,11 @@ class _OtelSink:
 _active: Exporter | None = None
 
 
-def start(settings: OtelSettings) -> Exporter:
+def start(settings: OtelSettings, span_exporter: Any = None) -> Exporter:
     """Open the process's exporter (ConfigError without the extra); runs started from now on are sent."""
     global _active
     require()
-    _active = Exporter(settings)
+    _active = Exporter(settings, span_exporter)
     return _active
 
 
