@@ -98,7 +98,8 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
         "PHOENIX_HOST": "127.0.0.1",
         "PHOENIX_PORT": str(port),
         "PHOENIX_GRPC_PORT": str(free_port()),
-        "PHOENIX_TELEMETRY_ENABLED": "false",
+        "PHOENIX_TELEMETRY_ENABLED": "false",  # no traffic beyond loopback
+        "PHOENIX_ALLOW_EXTERNAL_RESOURCES": "false",
     }
     with (folder / "phoenix.log").open("w") as log:
         server = subprocess.Popen(
