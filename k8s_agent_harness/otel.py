@@ -272,9 +272,11 @@ class _OtelSink:
 
     def __init__(self, tracer: Any) -> None:
         from opentelemetry import trace
+        from opentelemetry.context import Context
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
         self._tracer = tracer
+        self._root = Context()
         self._trace = trace
         self._kinds = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
         self._status = Status
@@ -283,7 +285,8 @@ class _OtelSink:
     def start(
         self, name: str, *, kind: str, start_ns: int, attributes: Attributes, parent: object | None
     ) -> object:
-        context = self._trace.set_span_in_context(parent) if parent is not None else None  # type: ignore[arg-type]
+        # A run's span is a root whatever span is current (never a child of another library's).
+        context = self._trace.set_span_in_context(parent) if parent is not None else self._root  # type: ignore[arg-type]
         return self._tracer.start_span(
             name, context=context, kind=self._kinds[kind], attributes=attributes, start_time=start_ns
         )

@@ -7,6 +7,7 @@ same tree to a real receiver.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +181,32 @@ def test_the_tree_carries_the_genai_attributes_and_each_guardrail_where_it_acts(
             )
             for key in node["attributes"]
         )
+
+
+def test_over_streamable_http_a_tool_span_names_the_mcp_session_and_server(
+    exported: Exported, tmp_path: Path
+) -> None:
+    from tests.integration.test_http_transport import TOKEN, serving
+
+    with serving(tmp_path / "server" / "calls.jsonl") as server:
+        run = run_scenario(
+            Impl.HANDWRITTEN,
+            [call("list_pods", namespace="production"), text(REPORT)],
+            tmp_path / "run",
+            QUESTION,
+            mcp_url=server.url,
+            mcp_token=TOKEN,
+        )
+    assert run.result is not None, run.error
+    connected = next(event for event in run.trace if event["kind"] == "mcp_connected")
+    spans = exported.spans()
+    (root,) = roots(spans)
+    (executed,) = [node for node in walk(tree(spans, root)) if node["name"] == "execute_tool list_pods"]
+    attributes = executed["attributes"]
+    assert attributes["mcp.method.name"] == "tools/call"
+    assert attributes["network.transport"] == "tcp"
+    assert attributes["server.address"] == "127.0.0.1"
+    assert attributes["server.port"] == int(server.url.split(":")[2].split("/")[0])
+    assert connected["session_id"]  # the server opened a session, and the trace recorded it
+    assert attributes["mcp.session.id"] == connected["session_id"]
+    assert TOKEN not in json.dumps([dict(span.attributes or {}) for span in spans])
