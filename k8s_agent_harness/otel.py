@@ -131,10 +131,13 @@ def _headers(value: str, source: str) -> dict[str, str]:
 
 def available() -> bool:
     """Whether the `otel` extra is installed (the SDK and the OTLP/HTTP exporter)."""
-    return all(
-        importlib.util.find_spec(name) is not None
-        for name in ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http")
-    )
+    try:
+        return all(
+            importlib.util.find_spec(name) is not None
+            for name in ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http")
+        )
+    except ModuleNotFoundError:  # a parent package is missing (find_spec imports the parents)
+        return False
 
 
 def require() -> None:
@@ -156,8 +159,6 @@ class Exporter:
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-        from k8s_agent_harness import __name__ as harness
 
         _quiet_sdk_logs()
         self.settings = settings
@@ -181,7 +182,7 @@ class Exporter:
             export_timeout_millis=int(EXPORT_TIMEOUT * 1000),
         )
         self._provider.add_span_processor(self._processor)
-        self._tracer = self._provider.get_tracer(harness)
+        self._tracer = self._provider.get_tracer("k8s_agent_harness.spans")
 
     def builder(self) -> SpanBuilder:
         """A span builder for one run, writing to this exporter."""

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
@@ -204,3 +205,66 @@ def test_a_receiver_that_refuses_hangs_or_is_down_costs_the_run_one_warning_line
     assert quiet.stderr == ""
     (warning,) = sent.stderr.splitlines()
     assert warning.startswith(f"warning: could not send spans to {url}/v1/traces: ")
+
+
+# -- the commands that run many agents ------------------------------------------------------------
+
+
+class _Recording(BaseHTTPRequestHandler):
+    """Acknowledges each export and keeps its spans, decoded from OTLP/protobuf."""
+
+    spans: ClassVar[list[Any]] = []
+
+    def do_POST(self) -> None:
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        body = self.rfile.read(int(self.headers.get("content-length") or 0))
+        request = ExportTraceServiceRequest.FromString(body)
+        for resource in request.resource_spans:
+            for scope in resource.scope_spans:
+                type(self).spans.extend(scope.spans)
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def recording() -> Iterator[tuple[str, list[Any]]]:
+    """A receiver on loopback that keeps the spans it is sent."""
+    spans: list[Any] = []
+    handler = type("Handler", (_Recording,), {"spans": spans})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", spans
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def attributes_of(span: Any) -> dict[str, Any]:
+    return {item.key: getattr(item.value, item.value.WhichOneof("value")) for item in span.attributes}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("compare", "--scenario", "c2-zero-tool-pushback"),
+        ("eval", "--incident", "cascade-postgres-config", "--no-baselines"),
+    ],
+)
+def test_compare_and_eval_send_each_of_their_runs(
+    command: tuple[str, ...], recording: tuple[str, list[Any]], tmp_path: Path
+) -> None:
+    url, spans = recording
+    done = k8s_agent(*command, "--otel-endpoint", url, "--out", str(tmp_path / "out.md"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "could not send spans" not in done.stderr
+    roots = [attributes_of(span) for span in spans if not span.parent_span_id]
+    impls = [root["k8s_agent.impl"] for root in roots]
+    assert impls.count("handwritten") == impls.count("sdk") > 0  # every run of each side, one tree each
+    assert all(root["gen_ai.operation.name"] == "invoke_agent" for root in roots)
+    assert len({root["k8s_agent.run_id"] for root in roots}) == len(roots)
