@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 
 import pytest
 
-from k8s_agent import cli
 from k8s_agent_harness import otel
 from k8s_agent_harness.errors import ConfigError
 from tests.processes import HANG_SECONDS, clean_env, k8s_agent
@@ -106,14 +105,37 @@ def test_settings_that_cannot_be_used_are_one_line_and_exit_2(
     assert not list(tmp_path.glob("*.jsonl"))  # refused before any run started
 
 
-def test_the_flag_without_the_extra_says_what_to_install_and_exits_2(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+WITHOUT_EXTRA = """
+import sys
+from importlib.abc import MetaPathFinder
+
+class Uninstalled(MetaPathFinder):  # the otel extra is not installed (the API, which mcp needs, is)
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith(("opentelemetry.sdk", "opentelemetry.exporter")):
+            raise ModuleNotFoundError(name)
+        return None
+
+sys.meta_path.insert(0, Uninstalled())
+from k8s_agent.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_export_asked_for_without_the_extra_says_what_to_install_and_exits_2(
+    how: str, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(otel, "available", lambda: False)
-    code = cli.main(["ask", QUESTION, "--otel-endpoint", "http://127.0.0.1:9", "--trace-dir", str(tmp_path)])
-    err = capsys.readouterr().err
-    assert code == 2
-    assert err == "error: sending spans over OTLP needs the otel extra: pip install 'k8s-agent[otel]'\n"
+    probe = tmp_path / "without_extra.py"
+    probe.write_text(WITHOUT_EXTRA)
+    flag = ["--otel-endpoint", "http://127.0.0.1:9"] if how == "flag" else []
+    environ = {} if how == "flag" else {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
+    done = k8s_agent_python(
+        probe, "ask", QUESTION, *flag, "--trace-dir", str(tmp_path), cwd=tmp_path, env=environ
+    )
+    assert done.returncode == 2
+    assert (
+        done.stderr == "error: sending spans over OTLP needs the otel extra: pip install 'k8s-agent[otel]'\n"
+    )
     assert not list(tmp_path.glob("*.jsonl"))
 
 
@@ -131,12 +153,14 @@ def test_a_run_with_export_off_imports_nothing_of_the_opentelemetry_sdk(tmp_path
     assert done.stderr.strip().splitlines()[-1] == "LOADED"  # nothing of the SDK or an exporter
 
 
-def k8s_agent_python(script: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def k8s_agent_python(
+    script: Path, *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """`python SCRIPT ARGS`, cold, in the clean environment the suite's k8s-agent processes get."""
     return subprocess.run(
         [sys.executable, str(script), *args],
         cwd=cwd,
-        env=clean_env(),
+        env=clean_env(env),
         capture_output=True,
         text=True,
         timeout=HANG_SECONDS,
