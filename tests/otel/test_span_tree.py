@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from k8s_agent.scenarios import PAYMENT, REPORT
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_scripted_llm import call, text
@@ -210,3 +212,20 @@ def test_over_streamable_http_a_tool_span_names_the_mcp_session_and_server(
     assert connected["session_id"]  # the server opened a session, and the trace recorded it
     assert attributes["mcp.session.id"] == connected["session_id"]
     assert TOKEN not in json.dumps([dict(span.attributes or {}) for span in spans])
+
+
+def test_the_sdk_port_never_hands_its_traces_to_the_sdks_uploader(
+    exported: Exported, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.tracing import default_exporter, flush_traces
+
+    uploaded: list[object] = []
+    monkeypatch.setattr(type(default_exporter()), "export", lambda self, items: uploaded.extend(items))
+
+    run = run_scenario(Impl.SDK, GUARDED, tmp_path, QUESTION, max_repeats=2, report_format="prose")
+    assert run.result is not None, run.error
+    flush_traces()  # what the SDK's own processor held would be exported now
+
+    (root,) = roots(exported.spans())
+    assert any(event.name == "openai_agents.run" for event in root.events)  # the SDK traced, to us
+    assert uploaded == []
