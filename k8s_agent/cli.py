@@ -211,7 +211,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     for module in SUBCOMMANDS:
         importlib.import_module(module).register(commands)
+    for name in OTEL_COMMANDS:
+        add_otel_option(commands.choices[name])
     return parser
+
+
+OTEL_COMMANDS = ("ask", "compare", "eval", "contract")
+"""The commands whose runs can be sent as OpenTelemetry spans (docs/traces.md)."""
+
+
+def add_otel_option(parser: argparse.ArgumentParser) -> None:
+    """`--otel-endpoint URL`: send the runs as OpenTelemetry spans (OTLP over HTTP)."""
+    parser.add_argument(
+        "--otel-endpoint",
+        metavar="URL",
+        help="send each run as OpenTelemetry GenAI spans to this OTLP/HTTP receiver (e.g. "
+        "http://127.0.0.1:6006 for Phoenix; /v1/traces is added); also on when OTEL_EXPORTER_OTLP_ENDPOINT "
+        "or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set. Needs: pip install 'k8s-agent[otel]'",
+    )
+
+
+def start_otel(args: argparse.Namespace) -> bool:
+    """Open the span exporter when the command asked for one (flag or environment); ConfigError for
+    settings that cannot be used or a missing extra. True when it was opened."""
+    if getattr(args, "command", None) not in OTEL_COMMANDS:
+        return False
+    from k8s_agent_harness import otel
+
+    settings = otel.OtelSettings.read(getattr(args, "otel_endpoint", None), os.environ)
+    if settings is None:
+        return False
+    otel.start(settings)
+    return True
 
 
 def add_run_options(
@@ -361,7 +392,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        return int(args.handler(args))
+        try:
+            exporting = start_otel(args)
+        except ConfigError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return error.exit_code
+        try:
+            return int(args.handler(args))
+        finally:
+            if exporting:
+                from k8s_agent_harness import otel
+
+                otel.finish()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

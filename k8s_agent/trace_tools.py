@@ -1,8 +1,10 @@
-"""`k8s-agent trace show FILE` and `k8s-agent trace replay FILE [--impl IMPL]`.
+"""`k8s-agent trace show FILE`, `k8s-agent trace replay FILE [--impl IMPL]` and `k8s-agent trace
+export FILE`.
 
 `show` prints a trace as the timeline the run's progress lines drew, with times, the counters
 and the answer (`--full`: every model text and tool result too). `replay` plays the recorded
-model responses against either implementation and reports the first divergence.
+model responses against either implementation and reports the first divergence. `export` sends a
+recorded run as the OpenTelemetry spans a live run sends, with the recorded times.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from k8s_agent_harness import events
 
 EXIT_OK = 0
+EXIT_NOT_SENT = 1
 EXIT_USAGE = 2
 EXIT_DIVERGED = 5
 
@@ -106,6 +109,25 @@ def register(commands: Any) -> None:
     replay.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     replay.set_defaults(handler=cmd_replay)
 
+    export = actions.add_parser(
+        "export",
+        help="send a recorded run to an OpenTelemetry receiver as GenAI spans",
+        description="Send a recorded run (a trace of any schema version this k8s-agent reads) to an "
+        "OTLP/HTTP receiver as the span tree a live run sends, with the recorded times (docs/traces.md).",
+        epilog="exit codes: 0 sent, 1 the receiver did not take them, 2 bad input",
+    )
+    export.add_argument("file", help="a JSONL trace, or `last` for the newest run trace in the trace folder")
+    export.add_argument(
+        "--trace-dir", metavar="DIR", help="the trace folder `last` looks in (default: ask's)"
+    )
+    export.add_argument(
+        "--otel-endpoint",
+        metavar="URL",
+        help="the OTLP/HTTP receiver (e.g. http://127.0.0.1:6006; /v1/traces is added); default: "
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT",
+    )
+    export.set_defaults(handler=cmd_export)
+
 
 def trace_file(name: str, trace_dir: str | None) -> Path:
     """The trace a command names: a path, or `last`, the newest run trace in the trace folder."""
@@ -178,6 +200,36 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     print(show(trace, full=args.full), end="")
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """`k8s-agent trace export FILE`: the recorded run as spans, sent; one line says what went where."""
+    import os
+
+    from k8s_agent_harness import otel
+
+    try:
+        settings = otel.OtelSettings.read(args.otel_endpoint, os.environ)
+        if settings is None:
+            raise ConfigError(
+                "trace export needs a receiver: --otel-endpoint URL, or OTEL_EXPORTER_OTLP_ENDPOINT"
+            )
+        otel.require()
+        trace = read_trace_file(trace_file(args.file, args.trace_dir))
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    exporter = otel.Exporter(settings)
+    exporter.builder().feed_all(trace)
+    warning = exporter.finish()
+    if warning is not None:
+        print(warning, file=sys.stderr)
+        return EXIT_NOT_SENT
+    print(
+        f"sent run {trace.start.run_id} ({trace.start.impl.value}): {exporter.sent_spans} spans to "
+        f"{settings.shown_endpoint}"
+    )
     return EXIT_OK
 
 

@@ -233,6 +233,12 @@ class ModelResponse(_Event):
     repaired: list[str] = Field(default_factory=list)
     """What the harness repaired before reading the response (a call without an id answered under
     a fresh one, arguments sent as an object), one line each (version 6)."""
+    response_id: str | None = None
+    """The response's own id (`chatcmpl-...`, `resp_...`), when the endpoint sent one."""
+    response_model: str | None = None
+    """The model the endpoint says answered, when it said."""
+    request_id: str | None = None
+    """The endpoint's id of the HTTP request (its `x-request-id` header), when it sent one."""
 
 
 class ModelError(_Event):
@@ -244,6 +250,8 @@ class ModelError(_Event):
     retry_after: str | None = None
     latency_ms: float = 0.0
     body: str = ""
+    request_id: str | None = None
+    """The endpoint's id of the HTTP request (its `x-request-id` header), when it sent one."""
 
 
 class ToolCall(_Event):
@@ -358,6 +366,8 @@ class McpConnected(_Event):
     """`streamable-http` or `sse`."""
     fallback: str | None = None
     """Why SSE is used: the server answered the Streamable HTTP initialize with a 4xx."""
+    session_id: str | None = None
+    """The session the server opened (its `Mcp-Session-Id` header), when it opened one."""
 
 
 class McpRestart(_Event):

@@ -192,6 +192,8 @@ class _Connection:
     POST never answers them)."""
     broken: bool = False
     """Replaced after a failure: closing it need not say goodbye to the server."""
+    session_id: str | None = None
+    """The session a server over Streamable HTTP opened (its `Mcp-Session-Id` header)."""
 
 
 class McpClient:
@@ -279,7 +281,10 @@ class McpClient:
             if client.url is not None:
                 client._tell(
                     events.McpConnected(
-                        url=public_url(client.url), transport=client.transport, fallback=client.fallback
+                        url=public_url(client.url),
+                        transport=client.transport,
+                        fallback=client.fallback,
+                        session_id=connection.session_id,
                     )
                 )
             yield client
@@ -596,6 +601,8 @@ class McpClient:
         verify: Any = ssl.create_default_context(cafile=self.ca_file) if self.ca_file else True
 
         async def note_status(response: Any) -> None:  # the transports report a refusal as -32603
+            if session_id := response.headers.get("mcp-session-id"):
+                connection.session_id = session_id
             if response.status_code >= 400:
                 connection.refused = response.status_code
                 if response.status_code == 404 and connection.client is not None:

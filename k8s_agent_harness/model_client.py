@@ -223,13 +223,17 @@ class WireRecorder:
                 retry_after=headers.get("retry-after"),
                 latency_ms=latency,
                 body=text[:kept],
+                request_id=headers.get("x-request-id"),
             )
         )
 
-    def on_answer(self, request: httpx2.Request, text: str, latency: float) -> str:
+    def on_answer(
+        self, request: httpx2.Request, text: str, latency: float, headers: httpx2.Headers | None = None
+    ) -> str:
         """A 200 answer: repaired, recorded, kept; the body the `openai` client is given."""
         api = _api_of(request) or CHAT
         attempt = _retry_of(request) + 1
+        request_id = headers.get("x-request-id") if headers is not None else None
         state = self.state
         state.unparsable = None
         try:
@@ -246,7 +250,11 @@ class WireRecorder:
             why = f"the endpoint answered with an error: {state.failed}" if state.failed else problem
             self._recorder.emit(
                 events.ModelResponse(
-                    attempt=attempt, malformed=why, latency_ms=latency, body=text[:MAX_ERROR_BODY]
+                    attempt=attempt,
+                    malformed=why,
+                    latency_ms=latency,
+                    body=text[:MAX_ERROR_BODY],
+                    request_id=request_id,
                 )
             )
             return text
@@ -267,6 +275,9 @@ class WireRecorder:
                 tool_calls=said.calls,
                 usage=said.usage,
                 repaired=repaired,
+                response_id=_text_or_none(body.get("id")),
+                response_model=_text_or_none(body.get("model")),
+                request_id=request_id,
             )
         )
         view = client_view(body)
@@ -411,6 +422,11 @@ def response_problem(body: Any) -> str | None:
     return None
 
 
+def _text_or_none(value: Any) -> str | None:
+    """A field of the body that should be text: itself when it is, else None."""
+    return value if isinstance(value, str) and value else None
+
+
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -492,7 +508,7 @@ class ModelTransport(httpx2.AsyncBaseTransport):
             if self._wire.state.unparsable is not None:
                 headers["x-should-retry"] = "false"  # telling the model beats asking it again blind
         else:
-            text = self._wire.on_answer(request, text, latency)
+            text = self._wire.on_answer(request, text, latency, headers)
         return httpx2.Response(
             status,
             headers=headers,

@@ -19,7 +19,7 @@ from typing import Any
 
 import openai
 
-from k8s_agent_harness import events, prompts
+from k8s_agent_harness import events, otel, prompts
 from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget, ResultStore
@@ -312,13 +312,17 @@ async def open_session(
     """
     launch = resolve_server(config)
     run_id = new_run_id()
-    redactor = Redactor([*config.secrets(), *secrets, *launch.secrets])
+    exporter = otel.active()
+    redactor = Redactor(
+        [*config.secrets(), *secrets, *launch.secrets, *(exporter.settings.secrets() if exporter else ())]
+    )
     recorder = Recorder(
         TraceWriter(trace_path(config.trace_dir, impl, run_id)),
         run_id=run_id,
         impl=impl,
         redactor=redactor,
         observer=observer,
+        spans=exporter.builder() if exporter is not None else None,
     )
     recorder.emit(
         events.RunStart(

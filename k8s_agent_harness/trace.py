@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from k8s_agent_harness import events
 from k8s_agent_harness.redact import Redactor
+from k8s_agent_harness.spans import SpanBuilder
 from k8s_agent_harness.vocabulary import Guardrail, Impl, Pushback, Rejection, ReportFormat, StopReason
 
 Observer = Callable[[events.Event | events.StreamedText], None]
@@ -200,8 +201,11 @@ class Recorder:
         impl: Impl,
         redactor: Redactor,
         observer: Observer | None = None,
+        spans: SpanBuilder | None = None,
     ) -> None:
         self.writer = writer
+        self.spans = spans
+        """The run's span builder, when spans are exported (otel.py)."""
         self.run_id = run_id
         self.impl = impl
         self.redactor = redactor
@@ -249,6 +253,12 @@ class Recorder:
             update={"run_id": self.run_id, "impl": self.impl, "step": self.step, "ts": round(time.time(), 6)}
         )
         self.writer.write(self._line(recorded))
+        if self.spans is not None:
+            try:
+                self.spans.feed(recorded)  # type: ignore[arg-type]  # every E the harness emits is an Event
+            except Exception as error:  # boundary: spans are never worth a run
+                self.spans = None
+                print(f"warning: spans of this run are not sent: {error}", file=sys.stderr)
         if self.observer is not None:
             try:
                 self.observer(recorded)  # type: ignore[arg-type]  # every E the harness emits is an Event

@@ -34,14 +34,12 @@ from agents import (
     RunErrorHandlerResult,
     Runner,
     ToolExecutionConfig,
-    set_trace_processors,
-    set_tracing_disabled,
 )
 from agents.exceptions import AgentsException, ModelBehaviorError
 from agents.items import MessageOutputItem
 from openai import OpenAIError
 
-from k8s_agent_harness import prompts
+from k8s_agent_harness import otel, prompts
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import MalformedResponseError
 from k8s_agent_harness.findings import HealthReport
@@ -49,6 +47,7 @@ from k8s_agent_harness.model_client import endpoint_error
 from k8s_agent_harness.review import Accept, PushBack
 from k8s_agent_harness.session import RunResult, Session, open_session
 from k8s_agent_harness.vocabulary import Impl, ReportFormat, StopReason
+from sdk_agent import tracing
 from sdk_agent.behavior import (
     FORCE_SUMMARY,
     UNREAD_REPORT,
@@ -64,21 +63,34 @@ from sdk_agent.tools import GatewayAgent, ToolShelf, error_formatter
 IMPL = Impl.SDK
 
 
-def _no_sdk_tracing() -> None:
-    # Our JSONL trace is written at the wire and by the gateway; the SDK's exporter would upload.
-    set_tracing_disabled(True)
-    set_trace_processors([])
-
-
 async def ask(config: Config, question: str, **options: Any) -> RunResult:
     """Investigate `question` on the configured cluster and return the report.
 
     Options go to `k8s_agent_harness.session.open_session`: observer, approver, secrets, mcp.
     """
-    _no_sdk_tracing()
+    # Our JSONL trace is written at the wire and by the gateway; the SDK's own processor would
+    # upload its traces to OpenAI: ours replaces it, and bridges them into the run's spans.
+    tracing.install(exporting=otel.active() is not None)
     async with open_session(config, IMPL, question, **options) as session:
-        answer = await investigate(session)
+        builder = session.recorder.spans
+        if builder is not None:
+            tracing.BRIDGE.attach(session.recorder.run_id, builder)
+        try:
+            answer = await investigate(session)
+        finally:
+            tracing.BRIDGE.detach(session.recorder.run_id)
         return session.finish(answer)
+
+
+def _tracing(session: Session) -> dict[str, Any]:
+    """The RunConfig fields of the SDK's tracing: on only while the run's spans are exported, its
+    traces grouped under the run's id (tracing.py), never with the run's texts."""
+    return {
+        "tracing_disabled": session.recorder.spans is None,
+        "trace_include_sensitive_data": False,
+        "workflow_name": "k8s-agent",
+        "group_id": session.recorder.run_id,
+    }
 
 
 def output_type(session: Session) -> Any:
@@ -104,7 +116,7 @@ async def investigate(session: Session) -> Accept:
         output_type=output_type(session),
     )
     run_config = RunConfig(
-        tracing_disabled=True,
+        **_tracing(session),
         tool_not_found_behavior="return_error_to_model",
         tool_error_formatter=error_formatter(session.call_tool, session.wire),
         tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),  # calls in order, as proposed
@@ -148,7 +160,7 @@ async def summarize(session: Session, agent: Agent[Any], history: list[Any], rea
         tools=[], model_settings=ModelSettings(), tool_use_behavior="run_llm_again", shelf=None
     )
     instruction = {"role": "user", "content": prompts.summary_instruction(reason, session.structured)}
-    config = RunConfig(tracing_disabled=True, tool_not_found_behavior="return_error_to_model")
+    config = RunConfig(**_tracing(session), tool_not_found_behavior="return_error_to_model")
     items = [*in_call_order(history), instruction]
     answer, written = await _write_summary(session, writer, items, config)
     if not answer and not session.structured:

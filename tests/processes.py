@@ -36,7 +36,7 @@ OUT_OF_REACH_ENV = {f"K8S_AGENT_{name.upper()}": f"{value:g}" for name, value in
 
 
 def clean_env(extra: Mapping[str, str] | None = None, *, warm: bool = True) -> dict[str, str]:
-    """This environment without keys, endpoints or k8s-agent settings but the time budgets set out
+    """This environment without keys, endpoints (OpenTelemetry's too) or k8s-agent settings but the time budgets set out
     of reach (OUT_OF_REACH_ENV), plus `extra`.
 
     The suite's warm mock cluster (tests/conftest.py) stays, unless `warm` is false: a test of
@@ -45,7 +45,7 @@ def clean_env(extra: Mapping[str, str] | None = None, *, warm: bool = True) -> d
     clean = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("OPENAI_", "K8S_AGENT_")) or (warm and k == WARM_MOCK_CLUSTER)
+        if not k.startswith(("OPENAI_", "K8S_AGENT_", "OTEL_")) or (warm and k == WARM_MOCK_CLUSTER)
     }
     clean.update(OUT_OF_REACH_ENV)
     clean.update(extra or {})

@@ -82,3 +82,19 @@ def test_bench_verify_quick_checks_a_report_against_every_shape_of_a_listing(tmp
         "YAML stream",
     }
     assert all(shape["verified"] and shape["seconds"]["median"] > 0 for shape in figures["shapes"].values())
+
+
+def test_bench_otel_quick_measures_both_implementations_with_and_without_export(tmp_path: Path) -> None:
+    done = k8s_agent(
+        "bench", "--otel", "--quick", "--json", cwd=tmp_path, env={"TMPDIR": str(tmp_path / "tmp")}
+    )
+    figures = json.loads(done.stdout)
+    assert done.returncode == (0 if figures["met"] else 1), done.stderr[-2000:]
+    assert figures["receiver"] == "a minimal OTLP/HTTP receiver on loopback"
+    assert set(figures["runs"]) == {"handwritten", "sdk"}
+    for runs in figures["runs"].values():
+        for name in ("wall off", "wall on", "cpu off", "cpu on"):
+            assert runs[name]["n"] == figures["rounds"]
+        assert runs["spans"]["min"] > 0  # every run with export on was sent (a failure raises)
+        assert isinstance(runs["cost"], float)
+    assert figures["met"] == all(runs["cost"] < figures["target"] for runs in figures["runs"].values())

@@ -60,12 +60,30 @@ def register(commands: Any) -> None:
         help="with --eval: the first M investigations run again with a server per run and as one process "
         "each, for the throughput ratios (default 64)",
     )
+    parser.add_argument(
+        "--otel",
+        action="store_true",
+        help="instead: what sending each run as OpenTelemetry spans costs it, side by side with export off, "
+        "to a receiver on loopback (target under 2%% of a run's wall time; needs pip install 'k8s-agent[otel]')",
+    )
+    parser.add_argument(
+        "--otel-endpoint",
+        metavar="URL",
+        help="with --otel: send to this OTLP/HTTP receiver instead of the bench's own on loopback",
+    )
     parser.set_defaults(handler=_handle)
 
 
 def _handle(args: argparse.Namespace) -> int:
     import sys
 
+    if args.otel:
+        from k8s_agent.bench import otel_cost
+
+        return otel_cost.main(quick=args.quick, as_json=args.json, endpoint=args.otel_endpoint)
+    if args.otel_endpoint:
+        print("error: --otel-endpoint goes with --otel", file=sys.stderr)
+        return 2
     if args.verify:
         from k8s_agent.bench import verify
 
