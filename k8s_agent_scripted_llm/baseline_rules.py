@@ -265,8 +265,8 @@ class Reader:
 
     def _logs_container(self, pod: Pod) -> Container | None:
         """The container whose logs tell: the one that restarted most, else the first that ran and is
-        not ready, else the first that ran."""
-        started = [c for c in self._details(pod)[0].containers if c.started]
+        not ready, else the first that ran (a container that restarted has run)."""
+        started = [c for c in self._details(pod)[0].containers if c.started or c.restarts]
         if not started:
             return None
         most = max(started, key=lambda c: c.restarts)

@@ -144,7 +144,9 @@ def pods(text: str) -> list[Pod]:
 
 def nodes(text: str) -> list[Node]:
     """The rows of a node listing (either surface's)."""
-    return [Node(row.get("NAME"), row.get("STATUS"), row.line.strip()) for row in rows(text, "NAME", "STATUS")]
+    return [
+        Node(row.get("NAME"), row.get("STATUS"), row.line.strip()) for row in rows(text, "NAME", "STATUS")
+    ]
 
 
 # -- the mock cluster ----------------------------------------------------------------------------------
