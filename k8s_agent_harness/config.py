@@ -32,9 +32,7 @@ CLUSTER_SERVERS = ("kubernetes-mcp-server", "mcp-server-kubernetes", "mock")
 FIXTURE_SERVERS = ("mock", "kubernetes-mcp-server")
 """The presets that can serve a mock cluster fixture (`--cluster FILE`): kubernetes-mcp-server
 reads it from a fake Kubernetes API that holds it."""
-EMBEDDED_MODEL_SERVERS = {
-    model: ("mock", "kubernetes-mcp-server") for model in (OFFLINE_MODEL, *BASELINE_MODELS)
-}
+EMBEDDED_MODEL_SERVERS = dict.fromkeys((OFFLINE_MODEL, *BASELINE_MODELS), ("mock", "kubernetes-mcp-server"))
 """The presets whose tools an embedded model knows: the offline playbook and the baselines play on the
 mock cluster's tools and on kubernetes-mcp-server's."""
 APIS = ("chat", "responses")

@@ -4,8 +4,9 @@ comparison of the implementations on the same incidents, and a drill-down per in
 Built from the results file's records and the corpus: every stored run is scored again against its
 incident's truth as the corpus has it now (`score.rescore`), an incident whose files changed since a
 run is named, and results for incidents the corpus does not have are listed. Models named
-`baseline:...` (a model that calls no tool, one that reads one listing's STATUS column) are floor
-rows: shown apart from the real models, each real model with its margin over the best of them.
+`baseline:...` (a model that calls no tool, one that reads one listing's STATUS column, one that reads
+the events and logs of each unhealthy pod) are floor rows: shown apart from the real models, each real
+model with its margin over the best of them of its implementation (and cluster server).
 Rendered as markdown, JSON or a self-contained HTML page (no script, no network).
 """
 
