@@ -116,7 +116,7 @@ def rules(body: dict[str, Any]) -> Step:
     reader = Reader(talk, surface)
     wanted = list(dict.fromkeys(call for call in reader.plan() if talk.read(call) is None))
     if wanted and talk.tools:
-        return Reply(tool_calls=tuple(call.wire() for call in wanted[:MAX_CALLS]))
+        return talk.ask(wanted[:MAX_CALLS])
     return reader.report()
 
 

@@ -51,8 +51,8 @@ class Call:
         """The call with the arguments given that are not None."""
         return cls(tool, tuple(sorted((k, v) for k, v in arguments.items() if v is not None)))
 
-    def wire(self) -> ToolCall:
-        return ToolCall(self.tool, json.dumps(dict(self.arguments)))
+    def wire(self, call_id: str | None = None) -> ToolCall:
+        return ToolCall(self.tool, json.dumps(dict(self.arguments)), call_id)
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,12 @@ class Conversation:
                 if call_id in asked:
                     found.append(Read(asked[call_id], call_id, text_of(message.get("content"))))
         return found
+
+    def ask(self, calls: list[Call]) -> Reply:
+        """A turn that makes the calls, with ids of their own (`call_<turn>_<n>`): the same run gets
+        the same ids, and so sends the same bytes, whatever other runs the server answers."""
+        turn = sum(1 for m in self.body.get("messages") or [] if m.get("tool_calls"))
+        return Reply(tool_calls=tuple(call.wire(f"call_{turn + 1}_{n}") for n, call in enumerate(calls)))
 
     def read(self, call: Call) -> Read | None:
         """The answer the call got (its first that ran), or None when it was not made or not run."""

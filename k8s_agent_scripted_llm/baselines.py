@@ -28,7 +28,7 @@ from k8s_agent_scripted_llm.baseline_rules import RULES, rules
 from k8s_agent_scripted_llm.baseline_surfaces import nodes, pods, surface_for
 from k8s_agent_scripted_llm.baseline_wire import Conversation, report
 from k8s_agent_scripted_llm.responses_api import chat_request
-from k8s_agent_scripted_llm.script import Reply, Step
+from k8s_agent_scripted_llm.script import Step
 
 PARROT = "baseline:parrot"
 STATUS = "baseline:status"
@@ -96,7 +96,7 @@ def status(body: dict[str, Any]) -> Step:
     if listing is None:
         if not talk.tools:
             return report(talk, "nothing listed", [], [])
-        return Reply(tool_calls=(call.wire(),))
+        return talk.ask([call])
     listed = (
         [(node.name, None, node.status, "", node.line) for node in nodes(listing.text)]
         if about_nodes
