@@ -319,7 +319,7 @@ def scale_chart(rows: Sequence[dict[str, Any]], targets: dict[str, int]) -> str:
 @dataclass(frozen=True)
 class Score:
     """One score of one group (implementation and model), with its 95% interval; values in 0-1.
-    `floor`: the group is a baseline (a trivial answer), drawn apart as the floor."""
+    `floor`: the group is a baseline (a scripted answer), drawn apart as the floor."""
 
     group: str
     impl: str

@@ -25,16 +25,16 @@ from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl, ReportFormat
 
 OFFLINE_MODEL = "offline"
-BASELINE_MODELS = ("baseline:parrot", "baseline:status")
-"""Trivial models served in process like the offline model: the floor an eval is read against."""
+BASELINE_MODELS = ("baseline:parrot", "baseline:status", "baseline:rules")
+"""Models that are not LLMs, served in process like the offline model: the floor an eval is read against."""
 CLUSTER_SERVERS = ("kubernetes-mcp-server", "mcp-server-kubernetes", "mock")
 """Presets of `--cluster-server`; `servers` turns one into a command and its environment."""
 FIXTURE_SERVERS = ("mock", "kubernetes-mcp-server")
 """The presets that can serve a mock cluster fixture (`--cluster FILE`): kubernetes-mcp-server
 reads it from a fake Kubernetes API that holds it."""
-EMBEDDED_MODEL_SERVERS = {"offline": ("mock", "kubernetes-mcp-server")}
-"""The presets whose tools an embedded model knows: the offline playbook plays on the mock cluster's
-tools and on kubernetes-mcp-server's; the baselines know the mock cluster's only."""
+EMBEDDED_MODEL_SERVERS = dict.fromkeys((OFFLINE_MODEL, *BASELINE_MODELS), ("mock", "kubernetes-mcp-server"))
+"""The presets whose tools an embedded model knows: the offline playbook and the baselines play on the
+mock cluster's tools and on kubernetes-mcp-server's."""
 APIS = ("chat", "responses")
 """The wire to the model endpoint: Chat Completions (every OpenAI-compatible endpoint) or the
 Responses API (the OpenAI Agents SDK's default)."""
@@ -90,7 +90,7 @@ class Config:
         OFFLINE_MODEL,
         f"model name; '{OFFLINE_MODEL}' is the deterministic offline playbook, not an LLM (the default "
         f"when no endpoint or key is configured; with one, the default is {DEFAULT_ENDPOINT_MODEL}); "
-        "'baseline:parrot' and 'baseline:status' are the eval's trivial floor (docs/eval.md)",
+        "'baseline:parrot', 'baseline:status' and 'baseline:rules' are the eval's floor (docs/eval.md)",
         env=("K8S_AGENT_MODEL", "OPENAI_MODEL"),
         group=MODEL,
         metavar="NAME",

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 def responder_for(model: str) -> Responder:
     """The embedded model of that name: the offline playbook, or a baseline (`baseline:parrot`,
-    `baseline:status`)."""
+    `baseline:status`, `baseline:rules`)."""
     from k8s_agent_scripted_llm.baselines import RESPONDERS
     from k8s_agent_scripted_llm.offline import offline_model
 

@@ -307,3 +307,146 @@ def restarts_fixture() -> dict[str, Any]:
             ),
         ],
     }
+
+
+# -- clusters for the events reader (baseline:rules): one pod per way it reads a cause ---------------
+
+READER_LIVENESS = "Liveness probe failed: HTTP probe failed with statuscode: 503"
+READER_LOG_LINE = "ERROR reading settings.toml: unknown key 'retry_count' at line 3"
+READER_SCHEDULING = "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector."
+READER_JOB = "Job has reached the specified backoff limit"
+
+
+def _backoff(namespace: str, pod: str, container: str) -> dict[str, Any]:
+    return _warning(
+        namespace, pod, "BackOff", f"Back-off restarting failed container {container} in pod {pod}"
+    )
+
+
+def events_reader_fixture() -> dict[str, Any]:
+    """Namespace orders: an OOMKilled pod (with an error line in its logs), a pod with a back-off and
+    then a liveness Warning (and a fatal line in its logs), a pod whose only Warning is the back-off and
+    whose previous logs tell, a pod whose image pull has no event, a pod the scheduler cannot place, a
+    failed Job's pod whose Job has the Warning; two healthy pods; a broken pod in another namespace."""
+    crashed = {"waiting": {"reason": "CrashLoopBackOff"}}
+
+    def ended(reason: str, code: int) -> dict[str, Any]:
+        return {"terminated": {"reason": reason, "exit_code": code}}
+
+    nodes = [
+        {"name": f"worker-{x}", "status": "Ready", "allocatable": {"cpu": "4", "memory": "16Gi"}}
+        for x in "12"
+    ]
+    pods = [
+        _pod(
+            "basket-6c7d8e9f0-q2w4x",
+            "orders",
+            "CrashLoopBackOff",
+            restarts=6,
+            state=crashed,
+            last_state=ended("OOMKilled", 137),
+            limits={"memory": "256Mi"},
+            logs=["basket up"],
+            previous_logs=["basket up", "ERROR cache warm-up aborted"],
+        ),
+        _pod(
+            "courier-5b6c7d8e9-k8m2n",
+            "orders",
+            "CrashLoopBackOff",
+            restarts=3,
+            state=crashed,
+            last_state=ended("Error", 137),
+            logs=["courier up"],
+            previous_logs=["courier up", "FATAL watchdog fired"],
+        ),
+        _pod(
+            "ledger-4a5b6c7d8-r7t9v",
+            "orders",
+            "CrashLoopBackOff",
+            restarts=4,
+            state=crashed,
+            last_state=ended("Error", 1),
+            logs=["starting ledger"],
+            previous_logs=["starting ledger", READER_LOG_LINE, "shutting down"],
+        ),
+        _pod(
+            "receipts-3f4d5c6b7-h3j5k",
+            "orders",
+            "ImagePullBackOff",
+            state={"waiting": {"reason": "ImagePullBackOff"}},
+        ),
+        {**_pod("pricing-2b3c4d5e6-z6x8c", "orders", "Pending"), "node": None},
+        {
+            **_pod("settle-28861440-x7k2p", "orders", "Error", state=ended("Error", 2), logs=["settling"]),
+            "labels": {"job-name": "settle-28861440"},
+        },
+        _pod("web-1a2b3c4d5-p4l6m", "orders", "Running", ready=True, logs=["GET / 200"]),
+        _pod("export-28861380-q9w8e", "orders", "Completed", state=ended("Completed", 0)),
+        _pod("stray-9z8y7x6w5-w2e4r", "tools", "CrashLoopBackOff", restarts=2, state=crashed),
+    ]
+    return {
+        "nodes": nodes,
+        "pods": [{**pod, "node": "worker-1"} if pod["node"] else pod for pod in pods],
+        "events": [
+            _backoff("orders", "basket-6c7d8e9f0-q2w4x", "basket"),
+            _backoff("orders", "courier-5b6c7d8e9-k8m2n", "courier"),
+            _warning("orders", "courier-5b6c7d8e9-k8m2n", "Unhealthy", READER_LIVENESS),
+            _backoff("orders", "ledger-4a5b6c7d8-r7t9v", "ledger"),
+            _warning("orders", "pricing-2b3c4d5e6-z6x8c", "FailedScheduling", READER_SCHEDULING),
+            {
+                **_warning("orders", "settle-28861440", "BackoffLimitExceeded", READER_JOB),
+                "object": "job/settle-28861440",
+            },
+            _backoff("tools", "stray-9z8y7x6w5-w2e4r", "stray"),
+        ],
+    }
+
+
+def nodes_in_trouble_fixture() -> dict[str, Any]:
+    """Three nodes: rack-a healthy (with a crashing pod on it), rack-b NotReady (a pod on it cut off),
+    rack-c under disk pressure (a pod on it evicted)."""
+
+    def node(name: str, status: str = "Ready", **conditions: str) -> dict[str, Any]:
+        return {
+            "name": name,
+            "status": status,
+            "allocatable": {"cpu": "4", "memory": "16Gi"},
+            "conditions": {"Ready": "True" if status == "Ready" else "Unknown", **conditions},
+        }
+
+    def on(name: str, node_name: str, status: str, **container: Any) -> dict[str, Any]:
+        return {**_pod(name, "shop", status, **container), "node": node_name}
+
+    def node_event(name: str, reason: str, message: str, kind: str = "Normal") -> dict[str, Any]:
+        return {
+            "namespace": "default",
+            "object": f"node/{name}",
+            "type": kind,
+            "reason": reason,
+            "message": message,
+        }
+
+    return {
+        "nodes": [node("rack-a"), node("rack-b", "NotReady"), node("rack-c", DiskPressure="True")],
+        "pods": [
+            on("cart-7c8d9e0f1-f5g7h", "rack-a", "CrashLoopBackOff", restarts=3),
+            on("cart-7c8d9e0f1-n3b5v", "rack-b", "Running", ready=False),
+            on("thumbs-6b7c8d9e0-s8d2f", "rack-c", "Evicted"),
+            on("web-5a6b7c8d9-y6u8i", "rack-c", "Running", ready=True),
+        ],
+        "events": [
+            node_event("rack-b", "NodeNotReady", "Node rack-b status is now: NodeNotReady"),
+            node_event("rack-c", "NodeHasDiskPressure", "Node rack-c status is now: NodeHasDiskPressure"),
+            node_event(
+                "rack-c", "EvictionThresholdMet", "Attempting to reclaim ephemeral-storage", "Warning"
+            ),
+            _warning("shop", "cart-7c8d9e0f1-n3b5v", "NodeNotReady", "Node is not ready"),
+            _warning(
+                "shop",
+                "thumbs-6b7c8d9e0-s8d2f",
+                "Evicted",
+                "The node was low on resource: ephemeral-storage.",
+            ),
+            _backoff("shop", "cart-7c8d9e0f1-f5g7h", "cart"),
+        ],
+    }

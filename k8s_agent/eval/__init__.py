@@ -93,8 +93,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--no-baselines",
         action="store_true",
-        help="leave out the floor every report is read against (baseline:parrot and baseline:status, "
-        "trivial models run once per incident beside the models asked for)",
+        help="leave out the floor every report is read against (baseline:parrot, baseline:status and "
+        "baseline:rules: models that are not LLMs, run once per incident beside the models asked for)",
     )
     parser.add_argument(
         "--repeat",

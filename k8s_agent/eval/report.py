@@ -4,8 +4,9 @@ comparison of the implementations on the same incidents, and a drill-down per in
 Built from the results file's records and the corpus: every stored run is scored again against its
 incident's truth as the corpus has it now (`score.rescore`), an incident whose files changed since a
 run is named, and results for incidents the corpus does not have are listed. Models named
-`baseline:...` (a model that calls no tool, one that reads one listing's STATUS column) are floor
-rows: shown apart from the real models, each real model with its margin over the best of them.
+`baseline:...` (a model that calls no tool, one that reads one listing's STATUS column, one that reads
+the events and logs of each unhealthy pod) are floor rows: shown apart from the real models, each real
+model with its margin over the best of them of its implementation (and cluster server).
 Rendered as markdown, JSON or a self-contained HTML page (no script, no network).
 """
 
@@ -30,7 +31,7 @@ BASELINE = "baseline:"
 """A model named so is a floor, not a model under test."""
 NO_BASELINES = (
     "No baselines in these results (models named baseline:..., e.g. baseline:parrot): nothing shows "
-    "what a trivial answer scores here."
+    "what a scripted answer scores here."
 )
 SOLVED_CI = "cluster bootstrap over incidents; Wilson over incidents where every incident has the same rate"
 COSTS = ("requests", "tool_calls", "prompt_tokens", "completion_tokens", "bytes_sent", "wall_seconds")
@@ -393,7 +394,7 @@ def markdown(report: EvalReport) -> str:
     lines += _markdown_table(report.real, floors)
     lines.append("")
     if floors:
-        lines += ["Floor: the baselines (trivial answers, not models under test):", ""]
+        lines += ["Floor: the baselines (scripts, not models under test):", ""]
         lines += _markdown_table(report.baselines, False)
         lines.append("")
     else:
@@ -584,7 +585,7 @@ def html(report: EvalReport) -> str:
         _html_table(report, report.real, floor=False),
     ]
     if report.baselines:
-        out.append("<h3>Floor: the baselines (trivial answers, not models under test)</h3>")
+        out.append("<h3>Floor: the baselines (scripts, not models under test)</h3>")
         out.append(_html_table(report, report.baselines, floor=True))
     else:
         out.append(f"<p class='no-baselines'>{h(NO_BASELINES)}</p>")

@@ -23,7 +23,9 @@ Per truth resource: `found` when some finding matches it; its cause is right whe
 findings give exactly one cause and the truth accepts it (its cause or an `accept` one): several
 findings of one resource with different causes are `contradictory` and count as a wrong cause; its
 fact is proven when some quote of a matching finding is marked `verified` by the harness and holds
-one of the resource's `facts` (whitespace collapsed, case folded, the fact contained in the quote).
+one of the resource's `facts` (whitespace collapsed, case folded, the fact contained in the quote as
+written or with its YAML and JSON strings decoded: `decoded`, so a quote of kubernetes-mcp-server's
+YAML, `'didn''t match'`, holds the fact as the mock cluster prints it, `didn't match`).
 
 Scores of a run with structured findings:
 
@@ -49,6 +51,8 @@ forced summary, time.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -116,14 +120,61 @@ def matches(finding: dict[str, Any], resource: Resource) -> bool:
 
 
 def quotes_fact(quote: dict[str, Any], facts: tuple[str, ...]) -> bool:
-    """Whether a quote the harness verified holds one of the facts (normalised containment)."""
+    """Whether a quote the harness verified holds one of the facts (normalised containment), as
+    written or with its YAML and JSON strings decoded."""
     if quote.get("verified") is not True:
         return False
-    text = _norm(str(quote.get("text") or ""))
-    # A quote of a YAML result may be copied as written there, with a single-quoted string's
-    # apostrophes doubled (`didn''t`): the fact is its decoded value, as the harness reads it.
-    decoded = text.replace("''", "'")
-    return any(_norm(fact) and (_norm(fact) in text or _norm(fact) in decoded) for fact in facts)
+    forms = {_norm(form) for form in decoded(str(quote.get("text") or ""))}
+    return any(_norm(fact) and any(_norm(fact) in form for form in forms) for fact in facts)
+
+
+_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"", re.DOTALL)
+"""A single-quoted YAML scalar (`'it''s'`) or a double-quoted YAML or JSON string (`"say \\"hi\\""`)."""
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[\"\\/bfnrt])")
+
+
+def decoded(text: str) -> list[str]:
+    """A quote as written, and as its YAML and JSON strings mean it.
+
+    A tool result printed as YAML or JSON holds a message encoded: kubernetes-mcp-server doubles the
+    apostrophes of a single-quoted scalar (`'didn''t match'`), a JSON string escapes its quotes
+    (`secret \\"x\\" not found`). A quote copied from it verbatim holds the encoding; the fact is
+    written as the cluster said it. So the same quote on the mock cluster (plain text) and through a
+    server that prints YAML or JSON holds the same fact. The forms: the quote; each quoted string in
+    it decoded in place; the quote read as the inside of a single-quoted scalar (`''` is `'`); and as
+    the inside of a double-quoted one (its escapes decoded): a quote may be a piece of a string.
+    """
+    return [
+        text,
+        _QUOTED.sub(lambda match: _scalar(match.group()), text),
+        text.replace("''", "'"),
+        _ESCAPE.sub(lambda match: _unescape(match.group(1)), text),
+    ]
+
+
+def _scalar(token: str) -> str:
+    """A quoted YAML scalar or JSON string's value (the token itself when it does not decode)."""
+    if token.startswith("'"):
+        return token[1:-1].replace("''", "'")
+    try:
+        value = json.loads(token)
+    except ValueError:
+        value = None
+    if isinstance(value, str):
+        return value
+    import yaml
+
+    try:
+        value = yaml.safe_load(token)
+    except yaml.YAMLError:
+        return token
+    return value if isinstance(value, str) else token
+
+
+def _unescape(escape: str) -> str:
+    if escape.startswith("u"):
+        return chr(int(escape[1:], 16))
+    return {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}.get(escape, escape)
 
 
 def costs(run: dict[str, Any]) -> dict[str, Any]:

@@ -101,6 +101,15 @@ def test_the_offline_model_is_scored_on_both_implementations_and_the_broken_entr
         ("handwritten", "offline", 2, 2), ("sdk", "offline", 2, 2),
     ]  # fmt: skip
     assert report["groups"][: len(real)] == real  # the baselines, if any, come after: the floor
+    assert report["baselines"] == [
+        f"{impl} · baseline:{name}"
+        for impl in ("handwritten", "sdk")
+        for name in ("parrot", "rules", "status")
+    ]  # every eval runs the three, once per incident and implementation
+    assert {g["margin_over_best_baseline"]["baseline"].split(" · ")[0] for g in real} == {
+        "handwritten",
+        "sdk",
+    }
     (pair,) = report["pairs"]
     assert pair["first_better"] == pair["second_better"] == [] and not pair["beyond_noise"]
     assert report["skipped"][0]["incident"] == "broken-entry"

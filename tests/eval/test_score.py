@@ -464,6 +464,38 @@ def test_baselines_are_floor_rows_and_every_model_shows_its_margin_over_the_best
     assert report.pairs == []  # baselines are no subject of the paired comparison
 
 
+def test_each_implementation_s_margin_is_over_its_best_baseline_the_events_reader_here() -> None:
+    corpus = incidents(4)
+    records = []
+    for impl, reader_solves in (("handwritten", 3), ("sdk", 2)):
+        records += [record(i, RIGHT, model="gpt", impl=impl) for i in corpus]
+        records += [record(i, run(), model="baseline:parrot", impl=impl) for i in corpus]
+        records += [
+            record(i, RIGHT if n == 0 else run(), model="baseline:status", impl=impl)
+            for n, i in enumerate(corpus)
+        ]
+        records += [
+            record(i, RIGHT if n < reader_solves else run(), model="baseline:rules", impl=impl)
+            for n, i in enumerate(corpus)
+        ]
+
+    report = build(records, corpus)
+
+    margins = {g.impl: (g.margin, g.margin_over) for g in report.real}
+    assert margins == {
+        "handwritten": (pytest.approx(25), "handwritten · baseline:rules"),
+        "sdk": (pytest.approx(50), "sdk · baseline:rules"),
+    }
+    assert "| handwritten | gpt | 4 | 100%" in markdown(report)
+    assert "+25 pts over handwritten · baseline:rules" in markdown(report)
+    assert "<td class='margin'>+50 pts over sdk · baseline:rules</td>" in html(report)
+    shown = {
+        g["impl"]: g["margin_over_best_baseline"] for g in as_json(report)["groups"] if not g["baseline"]
+    }
+    assert shown["sdk"] == {"baseline": "sdk · baseline:rules", "points": pytest.approx(50)}
+    assert len(as_json(report)["baselines"]) == 6
+
+
 def test_the_same_model_through_another_cluster_server_is_scored_apart_against_its_own_floor() -> None:
     corpus = incidents(4)
     kube = {"cluster_server": "kubernetes-mcp-server"}
@@ -500,3 +532,57 @@ def test_a_quote_copied_from_yaml_with_its_apostrophes_doubled_holds_its_decoded
     assert quotes_fact(copied, (fact,))
     assert not quotes_fact({**copied, "verified": False}, (fact,))
     assert not quotes_fact({"text": "message: the HPA controller did find it", "verified": True}, (fact,))
+
+
+@pytest.mark.parametrize(
+    "copied",
+    [
+        "Message: '0/3 nodes are available: 3 node(s) didn''t match Pod''s node affinity/selector.'",
+        "Message: '0/3 nodes are available: 3 node(s) didn''t match Pod''s node\n    affinity/selector.'",
+        "  message: \"0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.\"",
+        '{"message": "0/3 nodes are available: 3 node(s) didn\\u0027t match Pod\\u0027s node affinity/selector."}',
+        "3 node(s) didn''t match Pod''s node affinity/selector",
+    ],
+    ids=["yaml-single-quoted", "yaml-folded", "yaml-double-quoted", "json-escaped", "a-piece-of-a-scalar"],
+)
+def test_a_quote_of_a_yaml_or_json_string_holds_the_fact_its_value_holds(copied: str) -> None:
+    fact = "3 node(s) didn't match Pod's node affinity/selector"
+
+    assert quotes_fact({"text": copied, "verified": True}, (fact,))
+    assert not quotes_fact({"text": copied, "verified": False}, (fact,))
+    assert not quotes_fact({"text": copied.replace("match", "fit"), "verified": True}, (fact,))
+
+
+def test_escaped_quotes_of_a_json_or_yaml_string_hold_the_fact_with_its_quotes() -> None:
+    fact = 'secret "smtp-credentials" not found'
+
+    for copied in (
+        '"message": "Error: secret \\"smtp-credentials\\" not found"',
+        'Error: secret \\"smtp-credentials\\" not found',
+        "Message: 'Error: secret \"smtp-credentials\" not found'",
+    ):
+        assert quotes_fact({"text": copied, "verified": True}, (fact,)), copied
+    assert not quotes_fact({"text": 'secret \\"smtp\\" not found', "verified": True}, (fact,))
+
+
+def test_the_same_finding_quoted_as_each_server_prints_it_scores_the_same() -> None:
+    """The mock cluster prints the scheduler's message as is, kubernetes-mcp-server as a YAML scalar
+    with its apostrophes doubled: a verified quote of either proves the same fact."""
+    fact = "3 node(s) didn't match Pod's node affinity/selector"
+    incident = replace(
+        INCIDENT,
+        unhealthy=(Resource("pod", PENDING, "payments", Cause.NODE_SELECTOR_MISMATCH, (), fact),),
+        allowed=(),
+    )
+    mock = run(finding(PENDING, "node_selector_mismatch", f"0/3 nodes are available: {fact}."))
+    kube = run(
+        finding(
+            PENDING,
+            "node_selector_mismatch",
+            "Message: '0/3 nodes are available: 3 node(s) didn''t match Pod''s node\n    affinity/selector.'",
+        )
+    )
+
+    on_mock, through_kube = score(mock, incident).as_dict(), score(kube, incident).as_dict()
+
+    assert on_mock["solved"] and on_mock == through_kube

@@ -1,7 +1,9 @@
-"""The two baselines of every eval (k8s_agent_scripted_llm/baselines.py): what they do with a request.
+"""The trivial baselines of every eval (k8s_agent_scripted_llm/baselines.py): what they do with a request.
 
 The floor is only a floor if it is trivial: `baseline:parrot` never calls a tool, `baseline:status`
-makes one listing and reads nothing but its STATUS and READY columns.
+makes one listing and reads nothing but its STATUS and READY columns, on the mock cluster's tools or
+kubernetes-mcp-server's. The third baseline, the events reader, has tests of its own
+(test_baseline_rules.py).
 """
 
 from __future__ import annotations
@@ -114,9 +116,76 @@ def test_baselines_answer_in_the_format_asked() -> None:
 
 def test_models_by_name() -> None:
     assert responder_for("baseline:parrot") is parrot and responder_for("baseline:status") is status
+    assert responder_for("baseline:rules").__name__ == "rules"
     assert responder_for("offline").__name__ == "offline_model"
 
 
 def test_the_namespace_is_the_word_before_namespace_first() -> None:
     step = status(body("Which pods in the production namespace are unhealthy, and why?"))
     assert isinstance(step, Reply) and json.loads(step.tool_calls[0].arguments) == {"namespace": "production"}
+
+
+KUBE_TOOLS = [
+    {"type": "function", "function": {"name": name}}
+    for name in (
+        "pods_list",
+        "pods_list_in_namespace",
+        "pods_get",
+        "pods_log",
+        "events_list",
+        "resources_list",
+    )
+]
+# As kubernetes-mcp-server prints a listing: kubectl's wide table, columns of two words, labels last.
+KUBE_LISTING = table(
+    [
+        "NAMESPACE",
+        "APIVERSION",
+        "KIND",
+        "NAME",
+        "READY",
+        "STATUS",
+        "RESTARTS",
+        "AGE",
+        "NODE",
+        "NOMINATED NODE",
+        "LABELS",
+    ],
+    [
+        [
+            "shop",
+            "v1",
+            "Pod",
+            "api-7c9d8f6b5-q2w4x",
+            "0/1",
+            "CrashLoopBackOff",
+            "14 (2m ago)",
+            "3h",
+            "node-a",
+            "<none>",
+            "app=api",
+        ],
+        ["shop", "v1", "Pod", "cache-0", "1/1", "Running", "0", "9d", "node-b", "<none>", "app=cache"],
+    ],
+)
+
+
+def test_the_status_baseline_lists_with_kubernetes_mcp_server_s_tools_when_offered_them() -> None:
+    asked = status(body("Which pods in the namespace shop are unhealthy?", tools=KUBE_TOOLS))
+    assert isinstance(asked, Reply) and [(c.name, json.loads(c.arguments)) for c in asked.tool_calls] == [
+        ("pods_list_in_namespace", {"namespace": "shop"})
+    ]
+    nodes = status(body("Is every node healthy?", tools=KUBE_TOOLS))
+    assert isinstance(nodes, Reply) and [(c.name, json.loads(c.arguments)) for c in nodes.tool_calls] == [
+        ("resources_list", {"apiVersion": "v1", "kind": "Node"})
+    ]
+
+    listed = [("pods_list_in_namespace", {"namespace": "shop"}, KUBE_LISTING)]
+    answer = report(
+        status(body("Which pods in the namespace shop are unhealthy?", results=listed, tools=KUBE_TOOLS))
+    )
+    assert [(f["name"], f["namespace"], f["cause"], f["status"]) for f in answer["findings"]] == [
+        ("api-7c9d8f6b5-q2w4x", "shop", "crash_application", "CrashLoopBackOff, READY 0/1")
+    ]
+    assert answer["findings"][0]["evidence"][0]["tool"] == "pods_list_in_namespace"
+    assert answer["healthy"]["count"] == 1

@@ -369,9 +369,9 @@ def test_a_flag_naming_the_cluster_overrides_the_environment_naming_it_otherwise
             "kubernetes-mcp-server, or set OPENAI_API_KEY",
         ),
         (
-            {"cluster_server": "kubernetes-mcp-server", "model": "baseline:status"},
-            "baseline:status knows the tools of the mock cluster only, not those of kubernetes-mcp-server: set "
-            "OPENAI_API_KEY",
+            {"cluster_server": "mcp-server-kubernetes", "model": "baseline:rules"},
+            "baseline:rules knows the tools of the mock cluster and kubernetes-mcp-server only, not those of "
+            "mcp-server-kubernetes: use --cluster-server kubernetes-mcp-server, or set OPENAI_API_KEY",
         ),
     ],
 )
