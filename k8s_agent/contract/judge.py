@@ -42,7 +42,8 @@ WRITE_TOOLS = ("delete_pod", "restart_pod")
 """The mock cluster's tools that change the cluster (annotated destructive, offered with --with-write-tools)."""
 UNVERIFIED_MARKS = (
     "unverified", "not verified", "not found", "✗", "unconfirmed", "could not be verified", "not confirmed",
-    "fabricated", "not in any tool", "no tool returned", "unsupported",
+    "fabricated", "not in any tool", "in no tool", "no tool returned", "unsupported", "unproven",
+    "unsubstantiated", "could not be found", "not backed",
 )  # fmt: skip
 """How an answer may mark a quote it could not verify (any one, on the quote's line, or in the quote's
 own object when the answer is JSON)."""
@@ -229,9 +230,16 @@ def offers_tools(body: Mapping[str, Any]) -> bool:
 
 
 def forces_tool(body: Mapping[str, Any]) -> bool:
-    """Whether a request forces a tool call (`required`, or a named function), tools offered or not."""
+    """Whether a request forces a tool call (`required`, a named function, or a list of allowed tools
+    in `required` mode), tools offered or not."""
     choice = body.get("tool_choice")
-    return choice == "required" or isinstance(choice, Mapping)
+    if isinstance(choice, Mapping):
+        if choice.get("type") == "allowed_tools":
+            allowed = choice.get("allowed_tools")
+            mode = choice.get("mode") or (allowed.get("mode") if isinstance(allowed, Mapping) else None)
+            return mode == "required"
+        return True
+    return choice == "required"
 
 
 def tool_names(body: Mapping[str, Any]) -> list[str]:
@@ -296,6 +304,14 @@ def _request(number: int, what: str) -> str:
 def _mentions(text: str, *words: str) -> bool:
     lowered = text.lower()
     return any(word.lower() in lowered for word in words)
+
+
+def _names(text: str, *names: str) -> bool:
+    """Whether a text names any of `names` as a whole word (`tail` is not in `details`)."""
+    return any(
+        re.search(rf"(?<![A-Za-z0-9_]){re.escape(name.lower())}(?![A-Za-z0-9_])", text.lower())
+        for name in names
+    )
 
 
 # -- what the model proposed -------------------------------------------------------------------------------
@@ -532,18 +548,27 @@ def c1(observed: Runs) -> Judgement:
 def c2(observed: Runs) -> Judgement:
     """An answer before any tool ran gets exactly one further turn; the answer after it is accepted
     and the run ends cleanly."""
-    return _one_further_turn(observed, "C2", scenarios.C2.name, None, "the answer given before any tool call")
+    return _one_further_turn(
+        observed, "C2", scenarios.C2.name, None, "the answer given before any tool call", answer_is_text=True
+    )
 
 
 def c5(observed: Runs) -> Judgement:
     """An answer naming a pod no tool returned gets exactly one further turn that names it; the answer
     after it is accepted and the run ends cleanly."""
     return _one_further_turn(
-        observed, "C5", scenarios.C5.name, scenarios.INVENTED, "the answer naming a pod no tool returned"
+        observed,
+        "C5",
+        scenarios.C5.name,
+        scenarios.INVENTED,
+        "the answer naming a pod no tool returned",
+        answer_is_text=True,
     )
 
 
-def _one_further_turn(observed: Runs, item: str, scenario: str, needle: str | None, what: str) -> Judgement:
+def _one_further_turn(
+    observed: Runs, item: str, scenario: str, needle: str | None, what: str, answer_is_text: bool = False
+) -> Judgement:
     check = _Check(item, unobservable=f"scenario {scenario} was not run")
     for run in _ran(check, [r for r in _runs(observed) if r.scenario == scenario]):
         answered = _answered_at(run, needle)
@@ -551,7 +576,7 @@ def _one_further_turn(observed: Runs, item: str, scenario: str, needle: str | No
             check.unobservable = "the scripted answer was never sent"
             continue
         check.applied.append(run.scenario)
-        _pushed_back_once(check, run, answered, needle, what)
+        _pushed_back_once(check, run, answered, needle, what, answer_is_text=answer_is_text)
     return check.judgement(f"{what} got one further turn; the next answer was accepted")
 
 
@@ -569,7 +594,13 @@ def _answered_at(run: Observed, needle: str | None) -> int | None:
 
 
 def _pushed_back_once(
-    check: _Check, run: Observed, answered: int, needle: str | None, what: str, *more: str
+    check: _Check,
+    run: Observed,
+    answered: int,
+    needle: str | None,
+    what: str,
+    *more: str,
+    answer_is_text: bool = False,
 ) -> None:
     """The answer of reply `answered` got one further turn (naming `needle` and each of `more`),
     then the next answer was accepted (no further request) and the run ended without an error."""
@@ -579,7 +610,7 @@ def _pushed_back_once(
         return
     pushed = new_user_messages(run.requests[answered - 1], run.requests[answered])
     needles = [n for n in (needle, *more) if n is not None]
-    unnamed = [n for n in needles if not any(n in readable(text) for text in pushed)]
+    unnamed = [n for n in needles if not any(_named(n, readable(text)) for text in pushed)]
     if not pushed:
         check.fail(
             run.scenario, f"request {answered + 1} adds no message after {what}", _request(answered + 1, "")
@@ -603,21 +634,49 @@ def _pushed_back_once(
         )
     if run.error:
         check.fail(run.scenario, "the run ended in an error after the further turn", clip(run.error))
+    elif answer_is_text and len(run.requests) == answered + 1 and len(run.replies) > answered:
+        _answer_is(check, run, answered + 1, "the accepted answer")
+
+
+def _named(needle: str, text: str) -> bool:
+    """Whether a message names a quote or a name: whole, or a quote by its first 24 characters and
+    more (a correction may shorten a long quote: `'panic: dial tcp 10.0.4.7:5432: …'`)."""
+    if needle in text or normalised(needle) in normalised(text):
+        return True
+    return " " in needle and len(needle) > 24 and normalised(needle)[:24] in normalised(text)
+
+
+def _answer_is(check: _Check, run: Observed, reply: int, what: str) -> None:
+    """The subject's answer (where its adapter finds one) is the text of reply `reply`."""
+    text = content_text(run.replies[reply - 1].get("content"))
+    if run.answer is None or not text.strip():
+        return
+    if normalised(text) not in normalised(readable(run.answer)):
+        check.fail(
+            run.scenario,
+            f"{what} (reply {reply}) is not the subject's answer",
+            f"reply {reply}: {text}",
+            f"answer: {run.answer}",
+        )
 
 
 def unaccounted(run: Observed) -> list[tuple[str, Mapping[str, Any], str]]:
     """Every call the server received that no proposal accounts for, with the item it breaks.
 
-    Each call the server receives must be the exact call a valid proposal asked for. A call of a tool
-    the model called with arguments that break its schema is a repaired call (C3); of a tool whose
-    call failed at the server, a retry with other arguments (C9); one the model never asked for at all
-    breaks C3 too (only a valid call reaches the server). Calls the other items account for are left
-    to them: write tools (C13), unknown tools (C6), arguments that are not JSON (C8), a
-    schema-breaking call sent as it was (C3's own check), too many of one valid call (C4, C9)."""
+    Each call the server receives must be the exact call a valid proposal asked for. A call that
+    keeps the arguments a schema-breaking proposal of its tool got right is that call, repaired
+    (C3); a call made after a call failed at the server is a retry or a fallback behind the model's
+    back (C9), whatever its tool and arguments; one the model never asked for at all breaks C3
+    (only a valid call reaches the server). Calls the other items account for are left to them:
+    write tools (C13), unknown tools (C6), arguments that are not JSON (C8), a schema-breaking call
+    sent as it was (C3's own check), too many of one valid call (C4, C9)."""
     made = proposals(run)
-    failed = [r for r in run.results if r.get("is_error")]
+    failed = [(r.get("tool"), r.get("arguments")) for r in run.results if r.get("is_error")]
+    first_failure = next(
+        (n for n, c in enumerate(run.calls) if (c.get("tool"), c.get("arguments")) in failed), None
+    )
     found: list[tuple[str, Mapping[str, Any], str]] = []
-    for call in run.calls:
+    for number, call in enumerate(run.calls):
         tool, arguments = str(call.get("tool")), call.get("arguments")
         of_tool = [p for p in made if same_tool(tool, p.tool)]
         if any(p.arguments == arguments and (p.valid or p.breaks_schema) for p in of_tool):
@@ -626,23 +685,37 @@ def unaccounted(run: Observed) -> list[tuple[str, Mapping[str, Any], str]]:
             continue
         if any(p.unknown or p.invalid_json for p in of_tool):
             continue
-        if any(p.breaks_schema for p in of_tool):
+        if any(p.breaks_schema and _repairs(p, arguments) for p in of_tool):
             found.append(
                 (
                     "C3",
                     call,
-                    f"{tool} reached the server with arguments the model never sent (its call broke the schema: it was repaired, not refused)",
+                    f"{tool} reached the server with arguments the model never sent "
+                    "(its call broke the schema: it was repaired, not refused)",
                 )
             )
-        elif any(same_tool(str(r.get("tool")), tool) and r.get("arguments") != arguments for r in failed):
+        elif first_failure is not None and number > first_failure:
             found.append(
-                ("C9", call, f"{tool} failed and was retried with other arguments, without the model")
+                (
+                    "C9",
+                    call,
+                    f"{tool} reached the server after a call failed, though the model never proposed it: a retry or a fallback behind its back",
+                )
             )
         else:
             found.append(
                 ("C3", call, f"{tool} reached the server, though the model never proposed that call")
             )
     return found
+
+
+def _repairs(proposal: Proposal, arguments: Any) -> bool:
+    """Whether a server call keeps what a schema-breaking proposal got right: every argument the
+    proposal sent that is not one of its problems, with the same value."""
+    if not isinstance(proposal.arguments, dict) or not isinstance(arguments, dict):
+        return False
+    kept = {k: v for k, v in proposal.arguments.items() if k not in proposal.problems}
+    return all(arguments.get(k) == v for k, v in kept.items())
 
 
 def _unaccounted(check: _Check, run: Observed) -> None:
@@ -687,7 +760,7 @@ def _told(check: _Check, run: Observed, proposal: Proposal, words: Sequence[str]
         return None
     number, text = answered
     said = readable(text)
-    missing = [word for word in words if not _mentions(said, word)]
+    missing = [word for word in words if not _names(said, word)]
     if missing:
         check.fail(
             run.scenario,
@@ -758,6 +831,8 @@ def c4(observed: Runs) -> Judgement:
                 check.seen.append(
                     f"{run.scenario}: request {len(run.requests)} offers no tools (the summary)"
                 )
+                if len(run.replies) >= len(run.requests):
+                    _answer_is(check, run, len(run.requests), "the summary")
     return check.judgement(
         "repeats were kept from the server, other argument sets were not; a tool-less summary followed"
     )
@@ -789,8 +864,8 @@ def c6(observed: Runs) -> Judgement:
     check = _Check("C6", unobservable="no call named a tool that was not offered")
     for run in _ran(check, _runs(observed)):
         for proposal in proposals(run):
-            if not proposal.unknown or (run.write_tools and proposal.write):
-                continue
+            if not proposal.unknown or not proposal.offered or (run.write_tools and proposal.write):
+                continue  # a call answering a tool-less request is the model ignoring it: C7's summary
             check.applied.append(run.scenario)
             _reached(
                 check,
@@ -813,7 +888,9 @@ def c6(observed: Runs) -> Judgement:
 
 
 _LIST_ITEM = r"[\"'`]?[A-Za-z0-9_.:/-]+[\"'`]?"
-_LIST = re.compile(rf"{_LIST_ITEM}(?:(?:\s*[,;|]\s*|\s+(?:and|or)\s+|\s*\n\s*(?:[-*•]\s*)?){_LIST_ITEM})+")
+_SEPARATOR = re.compile(r"[ \t]*[,;|][ \t]*|[ \t]+(?:and|or)[ \t]+")
+"""What separates the items of a list written along a line."""
+_LIST = re.compile(rf"{_LIST_ITEM}(?:(?:{_SEPARATOR.pattern}){_LIST_ITEM})+")
 
 
 def listed_among(text: str, name: str, offered: Sequence[str]) -> bool:
@@ -845,11 +922,17 @@ def _arrays(value: Any, strings: list[str]) -> Iterator[list[Any]]:
 
 
 def _listed_in_text(text: str, name: str, others: Sequence[str]) -> bool:
+    items: list[str] = []
+    for line in [*text.splitlines(), ""]:  # a list down the lines: each line one name, bullet or not
+        alone = line.strip().lstrip("-*•").strip().strip("\"'`.,;:")
+        if re.fullmatch(r"[A-Za-z0-9_.:/-]+", alone or "-") and alone:
+            items.append(alone)
+            continue
+        if name in items and any(tool in items for tool in others):
+            return True
+        items = []
     for found in _LIST.finditer(text):
-        items = [
-            item.strip("\"'`.:")
-            for item in re.split(r"\s*[,;|]\s*|\s+(?:and|or)\s+|\s*\n\s*(?:[-*•]\s*)?", found.group())
-        ]
+        items = [item.strip("\"'`.:") for item in _SEPARATOR.split(found.group())]
         if name in items and any(tool in items for tool in others):
             return True
     return False
@@ -878,6 +961,20 @@ def c7(observed: Runs, max_steps: int | None = None) -> Judgement:
                 f"requests {tool_less} are all tool-less: one summary was asked for more than once",
                 said,
             )
+        early = [
+            n
+            for n in tool_less[:1]
+            if n <= steps
+            and all(run.replies[r - 1].get("tool_calls") for r in range(1, n) if r <= len(run.replies))
+        ]
+        if early:
+            check.fail(
+                run.scenario,
+                f"the summary was asked for after {early[0] - 1} steps, before the budget of {steps} was spent",
+                said,
+            )
+        if tool_less and not run.error and len(run.replies) >= tool_less[-1]:
+            _answer_is(check, run, tool_less[-1], "the summary")
         check.seen.append(f"{run.scenario}: {said}; request {count} offers no tools")
     return check.judgement("the budget ended with one tool-less summary request")
 
@@ -898,7 +995,7 @@ def c8(observed: Runs) -> Judgement:
         if answered is None:
             continue
         said = readable(answered[1])
-        if not _mentions(said, *JSON_WORDS):
+        if not _mentions(said.replace(proposal.raw, " "), *JSON_WORDS):
             check.fail(run.scenario, "the model was not told its arguments are not JSON", _request(*answered))
         elif proposal.raw.strip() and normalised(proposal.raw) not in normalised(said):
             check.fail(
@@ -1063,7 +1160,9 @@ def c10(observed: Runs) -> Judgement:
             if result.get("is_error"):
                 continue  # a failure shown to the model is C9's
             first = [line for line in str(result.get("text", "")).splitlines() if line.strip()]
-            if expected and not all(line_shown(line, said) for line in first[:FINGERPRINT_LINES]):
+            shown_first = [line_shown(line, said) for line in first[:FINGERPRINT_LINES]]
+            excerpt = any(shown_first) and _mentions(said, *EXCERPT_WORDS)
+            if expected and not all(shown_first) and not excerpt:
                 check.fail(
                     run.scenario,
                     f"call {proposal.call_id} ({proposal.tool}) was answered with something else than its own result",
@@ -1100,16 +1199,38 @@ def c11(observed: Runs) -> Judgement:
     for run in _ran(check, [r for r in runs if r.scenario in _JSON_SCHEMA_SCENARIOS]):
         if run.structured is False:
             continue
-        asked = [n for n, body in enumerate(run.requests, start=1) if body.get("response_format")]
-        if asked:
+        formats = [body.get("response_format") for body in run.requests]
+        first = next((f for f in formats if f), None)
+        if first is None and run.structured:
             check.applied.append(run.scenario)
-            missing = [n for n in range(1, len(run.requests) + 1) if n not in asked]
-            if missing:
+            check.fail(
+                run.scenario,
+                "the subject asks for a structured report, yet no request carries its response_format",
+                _request(1, "no response_format"),
+            )
+        elif first is not None:
+            check.applied.append(run.scenario)
+            other = [n for n, f in enumerate(formats, start=1) if f != first]
+            if other:
                 check.fail(
                     run.scenario,
-                    f"requests {missing} do not ask for the report's format the others ask for",
-                    _request(missing[0], f"no response_format; request {asked[0]} sends one"),
+                    f"requests {other} do not ask for the report's format the others ask for",
+                    _request(other[0], f"response_format {clip(json.dumps(formats[other[0] - 1]), 80)}"),
                 )
+    for run in _ran(check, [r for r in runs if r.scenario in _JSON_SCENARIOS]):
+        if run.structured is False or (run.structured is None and not _asks_json(run)):
+            continue
+        check.applied.append(run.scenario)
+        system = " ".join(
+            content_text(m.get("content")) for m in messages(run.requests[0]) if m.get("role") == "system"
+        )
+        described = [field for field in REPORT_FIELDS if _names(system, field)]
+        if not _names(system, "findings") or len(described) < 2:
+            check.fail(
+                run.scenario,
+                "the system prompt does not describe the report (its findings and their fields)",
+                _request(1, system),
+            )
     for run in _ran(check, [r for r in runs if r.scenario in (scenarios.C11.name, scenarios.C11_TEXT.name)]):
         if not _structured(check, run):
             continue
@@ -1140,7 +1261,7 @@ def c11(observed: Runs) -> Judgement:
                 )
             continue
         errors, every = report_errors(run.requests[broken - 1], report)
-        named = [field for field in errors if _mentions(pushed, field)]
+        named = [field for field in errors if _names(pushed, field)]
         if not named or (every and len(named) < len(errors)):
             unnamed = [field for field in errors if field not in named]
             check.fail(
@@ -1159,6 +1280,17 @@ def c11(observed: Runs) -> Judgement:
 _JSON_SCHEMA_SCENARIOS = tuple(
     s.name for s in scenarios.JUDGED_SCENARIOS if s.overrides.get("report_format") == "json_schema"
 )
+_JSON_SCENARIOS = tuple(
+    s.name for s in scenarios.JUDGED_SCENARIOS if str(s.overrides.get("report_format", "")).startswith("json")
+)
+
+
+def _asks_json(run: Observed) -> bool:
+    """Whether an undeclared subject asks for a structured report: a response_format, or JSON in its
+    instructions."""
+    first = run.requests[0]
+    system = " ".join(content_text(m.get("content")) for m in messages(first) if m.get("role") == "system")
+    return "response_format" in first or "json" in system.lower()
 
 
 def report_errors(request: Mapping[str, Any], report: str) -> tuple[list[str], bool]:
@@ -1284,16 +1416,11 @@ def _structured(check: _Check, run: Observed) -> bool:
     if run.structured is False:
         check.unobservable = "the subject declares it asks for no structured report"
         return False
-    if run.structured is None:
-        first = run.requests[0]
-        system = " ".join(
-            content_text(m.get("content")) for m in messages(first) if m.get("role") == "system"
+    if run.structured is None and not _asks_json(run):
+        check.unobservable = (
+            "the subject asks for no structured report (no response_format, no JSON in its instructions)"
         )
-        if "response_format" not in first and "json" not in system.lower():
-            check.unobservable = (
-                "the subject asks for no structured report (no response_format, no JSON in its instructions)"
-            )
-            return False
+        return False
     return True
 
 
@@ -1331,7 +1458,7 @@ def c13(observed: Runs) -> Judgement:
             number, text = answered
             said = readable(text)
             available = [t for t in proposal.offered if not any(same_tool(t, w) for w in WRITE_TOOLS)]
-            unlisted = [t for t in available if not _mentions(said, t)]
+            unlisted = [t for t in available if not _names(said, t)]
             if not _mentions(said, *REFUSAL_WORDS):
                 check.fail(
                     run.scenario, "the model was not told the call was not run", _request(number, text)

@@ -93,12 +93,14 @@ MUTANTS: tuple[Mutant, ...] = (
     M("c1-forced-after-pushback", "C1", "forces a tool call again on the request after a pushback", "no later request forces one"),
     M("c1-required-without-tools", "C1", "sends tool_choice required on the tool-less summary request", "no request forces a call while offering no tools"),
     M("c2-accepted", "C2", "accepts an answer given before any tool ran", "a tool-less first answer gets one further turn"),
+    M("c2-first-answer-kept", "C2", "gives the answer it pushed back on as its answer", "the next answer is accepted: it is the answer"),
     M("c2-twice", "C2", "pushes back on a second tool-less answer too, then gives up with an error", "the next answer is accepted, the run ends without an error"),
     M("c3-passes", "C3", "sends a call that breaks the schema to the server as it is", "a schema-breaking call never reaches the server"),
     M("c3-repaired", "C3", "repairs a schema-breaking call (drops bad fields, fills missing ones) and runs it, saying so", "nor repaired: every server call is a call the model proposed"),
     M("c3-first-problem-only", "C3", "names only the first of the schema problems of a call", "its answer names every problem's field"),
     M("c4-round-duplicates", "C4", "caches results only after a round: repeats within one round all run", "a repeat never reaches the server twice"),
     M("c4-cache-by-name", "C4", "keys its cache by tool name alone: other arguments get the first result", "only an identical call is a repeat"),
+    M("c4-summary-dropped", "C4", "answers with a line of its own instead of the forced summary", "the summary's text is the answer"),
     M("c4-no-summary", "C4", "answers repeats from its cache but never forces the summary", "max_repeats repeats end in one tool-less summary request"),
     M("c5-accepted", "C5", "accepts an answer naming pods no tool returned", "the answer naming an invented pod gets one further turn"),
     M("c5-names-withheld", "C5", "pushes back on invented names without saying which", "the further turn names it"),
@@ -108,6 +110,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M("c6-lists-unknown", "C6", "lists the unknown tool among the tools there are", "the unknown tool is not among them"),
     M("c7-one-more-step", "C7", "lets the model call tools one turn past the step budget", "at most max_steps + 1 requests, the last one tool-less"),
     M("c7-two-summaries", "C7", "asks for the summary twice when the step budget is spent", "one summary request only"),
+    M("c7-summary-early", "C7", "asks for the summary one step before the budget is spent", "the summary comes when the budget is spent"),
     M("c7-error-at-limit", "C7", "ends the run with an error when the step budget is spent", "the run ends without an error"),
     M("c8-empty-arguments", "C8", "runs a call whose arguments are not JSON with no arguments", "no call of the tool reaches the server"),
     M("c8-raw-only", "C8", "shows the arguments it could not use without saying why", "its answer gives the decoder's message"),
@@ -120,6 +123,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M("c10-out-of-order", "C10", "answers the calls of a round in reverse order", "in call order"),
     M("c10-rotated", "C10", "answers each call of a round with the next call's result", "with its own call's result"),
     M("c10-truncated", "C10", "cuts every result to its first three lines, without saying so", "the whole result, or an excerpt that says it is one"),
+    M("c11-prompt-silent", "C11", "asks for JSON without describing the report", "the system prompt describes the report"),
     M("c11-format-dropped", "C11", "stops asking for the report's format after a correction", "the report's format on every request"),
     M("c11-no-correction", "C11", "accepts a report that breaks its schema", "a report that breaks the schema gets one correction"),
     M("c11-vague-correction", "C11", "asks for the report again without saying what breaks the schema", "naming the errors the report has"),
@@ -179,6 +183,8 @@ class _Run:
     turns: int = 0
     stop: bool = False
     prose_only: bool = False
+    first_answer: str = ""
+    """The first answer pushed back on (a mutant gives it as its answer)."""
 
     @property
     def structured(self) -> bool:
@@ -287,14 +293,19 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
         for t in usable
     ]
     schemas = {t.name: t.input_schema for t in usable}
-    system = INSTRUCTIONS + ("\n" + REPORT_INSTRUCTIONS if run.structured else "")
+    report = "Answer with a JSON object only." if run.has("c11-prompt-silent") else REPORT_INSTRUCTIONS
+    system = INSTRUCTIONS + ("\n" + report if run.structured else "")
     if run.has("c14-key-in-prompt"):
         system += f"\n(Model endpoint key, for your records: {run.setup.api_key})"
     run.messages = [{"role": "system", "content": system}]
     if run.has("extra-system"):
         run.messages.append({"role": "system", "content": EXTRA_RULES})
     run.messages.append({"role": "user", "content": run.setup.question})
-    budget = run.setup.max_steps + (1 if run.has("c7-one-more-step") else 0)
+    budget = (
+        run.setup.max_steps
+        + (1 if run.has("c7-one-more-step") else 0)
+        - (1 if run.has("c7-summary-early") else 0)
+    )
     force_next = not run.has("c1-not-forced")
     while True:
         if run.stop or run.turns >= budget:
@@ -343,7 +354,9 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
         text = reply.content or ""
         objection = _object(run, text)
         if objection is None:
-            return _final(run, text)
+            return _final(
+                run, run.first_answer if run.has("c2-first-answer-kept") and run.first_answer else text
+            )
         run.messages += [{"role": "assistant", "content": text}, {"role": "user", "content": objection}]
         run.turns -= 1  # an objection earns its turn
         force_next = run.has("c1-forced-after-pushback")
@@ -527,6 +540,7 @@ def _object(run: _Run, text: str) -> str | None:
         if "zero" in run.pushed:
             raise RuntimeError("the model keeps answering without looking")
         run.pushed.add("zero")
+        run.first_answer = text
         return "Please look at the cluster with the tools before answering."
     if run.structured:
         if "report" in run.pushed:
@@ -669,6 +683,8 @@ async def _summary(run: _Run, model: Any) -> str:
                 {"role": "user", "content": _correction(run, problems)},
             ]
             text = (await _complete(run, model, request)).content or ""
+    if run.has("c4-summary-dropped") and run.stop and not run.structured:
+        text = "Stopped: the model repeated itself."
     return _final(run, text)
 
 

@@ -48,11 +48,18 @@ TOOLS = [
 ]
 
 
+REPORT_SYSTEM = "You are an SRE. Answer with JSON: findings, each with its status, cause and evidence."
+
+
 def request(
-    *messages: dict[str, Any], tools: bool = True, choice: Any = None, **extra: Any
+    *messages: dict[str, Any],
+    tools: bool = True,
+    choice: Any = None,
+    system: str = "You are an SRE.",
+    **extra: Any,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "messages": [{"role": "system", "content": "You are an SRE."}, *messages],
+        "messages": [{"role": "system", "content": system}, *messages],
         **extra,
     }
     if tools:
@@ -426,21 +433,33 @@ def test_c11_is_judged_only_where_the_subject_asks_for_a_structured_report() -> 
     fixed = said("{}")
     corrected = observed(
         scenarios.C11.name,
-        [request(Q, **asking), request(Q, broken, user("findings.0.cause: not a known cause"), **asking)],
+        [
+            request(Q, **asking, system=REPORT_SYSTEM),
+            request(Q, broken, user("findings.0.cause: not a known cause"), **asking, system=REPORT_SYSTEM),
+        ],
         [broken, fixed],
     )
     vague = observed(
         scenarios.C11.name,
-        [request(Q, **asking), request(Q, broken, user("Try again."), **asking)],
+        [
+            request(Q, **asking, system=REPORT_SYSTEM),
+            request(Q, broken, user("Try again."), **asking, system=REPORT_SYSTEM),
+        ],
         [broken, fixed],
     )
-    accepted = observed(scenarios.C11.name, [request(Q, **asking)], [broken])
+    accepted = observed(scenarios.C11.name, [request(Q, **asking, system=REPORT_SYSTEM)], [broken])
 
     assert c11([corrected]).verdict == HOLDS
     assert c11([vague]).summary.startswith("the correction does not name the errors the report has: 'cause'")
     assert c11([accepted]).verdict == FAILS
     assert c11([observed(scenarios.C11.name, [request(Q)], [broken])]).verdict == UNOBSERVABLE
-    declared = c11([observed(scenarios.C11.name, [request(Q, **asking)], [broken], structured=False)])
+    declared = c11(
+        [
+            observed(
+                scenarios.C11.name, [request(Q, **asking, system=REPORT_SYSTEM)], [broken], structured=False
+            )
+        ]
+    )
     assert declared.verdict == UNOBSERVABLE and "declares" in declared.summary
 
 
@@ -555,9 +574,7 @@ def test_a_server_call_the_model_never_proposed_fails_the_item_whose_call_it_sta
     assert c3(repaired).summary.startswith(
         "get_pod_logs reached the server with arguments the model never sent"
     )
-    assert (
-        c9(retried).summary == "get_pod_logs failed and was retried with other arguments, without the model"
-    )
+    assert c9(retried).summary.startswith("get_pod_logs reached the server after a call failed")
     assert c3(unasked).summary == "list_pods reached the server, though the model never proposed that call"
     assert c9(repaired).verdict != FAILS and c3(retried).verdict != FAILS
 
@@ -673,7 +690,10 @@ def test_c11_a_correction_names_the_errors_the_report_really_has() -> None:
     def corrected(text: str, scenario: str = scenarios.C11.name) -> Observed:
         return observed(
             scenario,
-            [request(Q, **asking), request(Q, said(report), user(text), **asking)],
+            [
+                request(Q, **asking, system=REPORT_SYSTEM),
+                request(Q, said(report), user(text), **asking, system=REPORT_SYSTEM),
+            ],
             [said(report), said("{}")],
         )
 
@@ -684,10 +704,45 @@ def test_c11_a_correction_names_the_errors_the_report_really_has() -> None:
     assert c11([corrected("It does not match the schema, send it again.")]).verdict == FAILS
     dropped = observed(
         scenarios.C11.name,
-        [request(Q, **asking), request(Q, said(report), user("cause, evidence"))],
+        [
+            request(Q, **asking, system=REPORT_SYSTEM),
+            request(Q, said(report), user("cause, evidence"), system=REPORT_SYSTEM),
+        ],
         [said(report), said("{}")],
     )
     assert c11([dropped]).summary.startswith("requests [2] do not ask for the report's format")
+    loose = observed(
+        scenarios.C11.name,
+        [
+            request(Q, **asking, system=REPORT_SYSTEM),
+            request(
+                Q,
+                said(report),
+                user("cause, evidence"),
+                response_format={"type": "json_object"},
+                system=REPORT_SYSTEM,
+            ),
+        ],
+        [said(report), said("{}")],
+    )
+    assert c11([loose]).summary.startswith("requests [2] do not ask for the report's format")
+    silent = observed(
+        scenarios.C11.name,
+        [
+            request(Q, **asking, system="Answer in JSON."),
+            request(Q, said(report), user("cause, evidence"), **asking, system="Answer in JSON."),
+        ],
+        [said(report), said("{}")],
+    )
+    assert (
+        c11([silent]).summary
+        == "the system prompt does not describe the report (its findings and their fields)"
+    )
+    never = observed(scenarios.C11.name, [request(Q, system=REPORT_SYSTEM)], [said(report)], structured=True)
+    assert any(
+        v.summary == "the subject asks for a structured report, yet no request carries its response_format"
+        for v in c11([never]).violations
+    )
 
 
 def test_c12_every_problem_is_named_and_a_json_answer_is_read_as_json() -> None:

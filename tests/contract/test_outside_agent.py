@@ -307,7 +307,29 @@ def test_each_break_shows_on_the_wire(audit: Audit, switch: str) -> None:
     assert not shows(correct[scenario]), f"the correct agent shows what {switch} should alone, in {scenario}"
 
 
-@pytest.mark.parametrize("switch", BREAKS, ids=[switch.name for switch in BREAKS])
+NOT_JUDGED = {
+    "c3-schema-recited": "an answer naming each problem's field holds C3, whatever else it recites",
+    "c11-checklist-correction": "a correction naming each error's field holds C11, whatever else it recites",
+    "c10-round-digest": "an answer holding its own whole result holds C10, whatever else it carries",
+}
+"""Breaks the judge, by a decision docs/contract.md states, does not see: it checks that a message names
+what it must, never that it names nothing more (results overlap, and a helpful message may recite a
+schema). Each is held to that decision here, so that a change of it is a decision too."""
+
+
+@pytest.mark.parametrize("switch", [s for s in BREAKS if s.name in NOT_JUDGED], ids=sorted(NOT_JUDGED))
+def test_what_the_judge_decides_not_to_see_holds(audit: Audit, switch: Any) -> None:
+    verdicts, _ = audit.of(switch.name)
+
+    assert {item: j.verdict for item, j in verdicts.items()} == dict.fromkeys(verdicts, HOLDS), NOT_JUDGED[
+        switch.name
+    ]
+
+
+JUDGED = [switch for switch in BREAKS if switch.name not in NOT_JUDGED]
+
+
+@pytest.mark.parametrize("switch", JUDGED, ids=[switch.name for switch in JUDGED])
 def test_each_break_fails_its_item_and_no_other(audit: Audit, switch: Any) -> None:
     verdicts, _ = audit.of(switch.name)
     others = {
