@@ -187,12 +187,17 @@ def _pod(pod: JSON, now: datetime, addresses: dict[str, Any], events: list[JSON]
 
 
 def _split_init(pod: JSON) -> tuple[list[JSON], list[JSON]]:
-    """(init containers, app containers). A pod whose STATUS is `Init:...` and whose containers include
-    some waiting in PodInitializing: the containers before the first of those are its init containers."""
+    """(init containers, app containers). A pod whose STATUS is `Init:N/M` has M init containers, the
+    first M it lists (a later init container waits in PodInitializing as the app containers do);
+    for another `Init:...` status, the containers before the first one waiting in PodInitializing."""
     containers = list(pod.get("containers") or [])
     init = list(pod.get("init_containers") or [])
-    if init or not str(pod.get("status", "")).startswith("Init:"):
+    status = str(pod.get("status", ""))
+    if init or not status.startswith("Init:"):
         return init, containers
+    counted = re.fullmatch(r"Init:\d+/(\d+)", status)
+    if counted and 0 < int(counted.group(1)) < len(containers):
+        return containers[: int(counted.group(1))], containers[int(counted.group(1)) :]
     waiting = [i for i, c in enumerate(containers) if _waiting(c) == _INITIALIZING]
     if not waiting or waiting[0] == 0:
         return [], containers

@@ -139,3 +139,29 @@ def test_a_pod_listed_terminating_is_served_as_one_being_deleted(tmp_path: Path)
     assert statuses == {"db-0": "Terminating", "web-7c9d8f6b5-q2w4x": "Running"}
     assert served["db-0"]["metadata"]["deletionTimestamp"] == "2026-12-01T06:00:00Z"
     assert "deletionTimestamp" not in served["web-7c9d8f6b5-q2w4x"]["metadata"]
+
+
+SECOND_INIT_PENDING = """\
+cluster:
+  now: '2026-12-01T06:00:00Z'
+  nodes:
+    - {name: node-a, age: 41d, capacity: {cpu: '4', memory: 16Gi}}
+  pods:
+    - name: api-7c9d8f6b5-q2w4x
+      namespace: shop
+      status: Init:0/2
+      node: node-a
+      age: 6s
+      containers:
+        - {name: wait-for-db, image: busybox:1.36, ready: false, state: {running: {started_at: '2026-12-01T05:59:55Z'}}}
+        - {name: migrate, image: shop/migrate:2.1, ready: false, state: {waiting: {reason: PodInitializing}}}
+        - {name: api, image: shop/api:2.1, ready: false, state: {waiting: {reason: PodInitializing}}}
+"""
+
+
+def test_an_init_status_counts_the_pods_init_containers_even_those_not_started_yet(tmp_path: Path) -> None:
+    (tmp_path / "init.yaml").write_text(SECOND_INIT_PENDING)
+    (served,) = kube_objects(load_fixture(tmp_path / "init.yaml"), NOW)["pods"]
+
+    assert [c["name"] for c in served["spec"]["initContainers"]] == ["wait-for-db", "migrate"]
+    assert [c["name"] for c in served["spec"]["containers"]] == ["api"]
