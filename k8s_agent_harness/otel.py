@@ -34,9 +34,8 @@ INSTALL_HINT = "pip install 'k8s-agent[otel]'"
 TRACES_PATH = "/v1/traces"
 DEFAULT_SERVICE = "k8s-agent"
 EXPORT_TIMEOUT = 3.0
-"""Seconds one export may take (the OTLP exporter's own retries included)."""
-FLUSH_TIMEOUT = 3.0
-"""Seconds the end of a command waits for the spans still queued."""
+"""Seconds one export may take (the OTLP exporter's own retries included), and the end of a command
+waits for the spans still queued, unless the environment says otherwise."""
 MAX_QUEUE = 4096
 """Spans kept waiting for export at most; past that they are dropped (and counted), never waited for."""
 SCHEDULE_DELAY_MS = 1000
@@ -54,6 +53,9 @@ class OtelSettings:
     service_name: str = DEFAULT_SERVICE
     capture_content: bool = False
     """Message and result contents in the spans (redacted as the trace is)."""
+    timeout: float = EXPORT_TIMEOUT
+    """Seconds an export, and the flush at the end, may take (OTEL_EXPORTER_OTLP_TRACES_TIMEOUT or
+    OTEL_EXPORTER_OTLP_TIMEOUT, in milliseconds as the specification says)."""
 
     @property
     def shown_endpoint(self) -> str:
@@ -95,6 +97,7 @@ class OtelSettings:
             headers=_headers(environ.get(header_variable, ""), header_variable),
             service_name=environ.get("OTEL_SERVICE_NAME", "").strip() or DEFAULT_SERVICE,
             capture_content=environ.get(CAPTURE_VARIABLE, "").strip().lower() == "true",
+            timeout=_timeout(environ),
         )
 
     def secrets(self) -> tuple[str, ...]:
@@ -169,7 +172,7 @@ class Exporter:
         self._closing = threading.Event()
         if span_exporter is None:
             span_exporter = OTLPSpanExporter(
-                endpoint=settings.endpoint, headers=dict(settings.headers), timeout=EXPORT_TIMEOUT
+                endpoint=settings.endpoint, headers=dict(settings.headers), timeout=settings.timeout
             )
         self._exporter = _Counted(span_exporter, self)
         self._provider: TracerProvider = TracerProvider(
@@ -179,7 +182,7 @@ class Exporter:
             self._exporter,  # type: ignore[arg-type]  # a SpanExporter by its methods
             max_queue_size=MAX_QUEUE,
             schedule_delay_millis=SCHEDULE_DELAY_MS,
-            export_timeout_millis=int(EXPORT_TIMEOUT * 1000),
+            export_timeout_millis=int(settings.timeout * 1000),
         )
         self._provider.add_span_processor(self._processor)
         self._tracer = self._provider.get_tracer("k8s_agent_harness.spans")
@@ -202,20 +205,20 @@ class Exporter:
         return self._closing.is_set()
 
     def finish(self) -> str | None:
-        """Send what is queued, waiting at most FLUSH_TIMEOUT, and stop; the one warning line to
+        """Send what is queued, waiting at most the export timeout, and stop; the one warning line to
         show when spans could not be sent, else None.
 
         The SDK's flush waits for every queued batch whatever its timeout says, so it runs in a
-        thread of its own that is waited for at most FLUSH_TIMEOUT; past that, what is left is
+        thread of its own that is waited for at most that long; past it, what is left is
         dropped (and counted) and the exporter's daemon threads are left to end with the process.
         """
         flushing = threading.Thread(target=self._provider.force_flush, name="otel-flush", daemon=True)
         flushing.start()
-        flushing.join(FLUSH_TIMEOUT)
+        flushing.join(self.settings.timeout)
         if flushing.is_alive():
             self._closing.set()  # batches still queued fail at once instead of waiting in turn
             self._exporter.inner.shutdown()
-            self.note_failure(0, f"no answer within {FLUSH_TIMEOUT:.0f} s")
+            self.note_failure(0, f"no answer within {self.settings.timeout:g} s")
         else:
             self._provider.shutdown()
         if self.failure is None:
@@ -331,3 +334,19 @@ def finish() -> None:
     warning = exporter.finish()
     if warning is not None:
         print(warning, file=sys.stderr)
+
+
+def _timeout(environ: Mapping[str, str]) -> float:
+    """The export timeout the environment sets, in seconds (its value is milliseconds), else the default."""
+    for variable in ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"):
+        value = environ.get(variable, "").strip()
+        if not value:
+            continue
+        try:
+            milliseconds = float(value)
+        except ValueError:
+            milliseconds = -1.0
+        if not 0 < milliseconds < float("inf"):
+            raise ConfigError(f"{variable}={value}: expects a positive number of milliseconds")
+        return milliseconds / 1000
+    return EXPORT_TIMEOUT

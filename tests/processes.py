@@ -32,7 +32,10 @@ OUT_OF_REACH = {
 """The time budgets of a run, set out of reach: a test that does not exercise one must not trip it
 on a slow machine (a test that does sets its own). Every run a test starts gets them: in process
 (tests.conftest.run_scenario), and `k8s-agent` processes through their environment."""
-OUT_OF_REACH_ENV = {f"K8S_AGENT_{name.upper()}": f"{value:g}" for name, value in OUT_OF_REACH.items()}
+OUT_OF_REACH_ENV = {
+    **{f"K8S_AGENT_{name.upper()}": f"{value:g}" for name, value in OUT_OF_REACH.items()},
+    "OTEL_EXPORTER_OTLP_TIMEOUT": f"{HANG_SECONDS * 1000:g}",  # span export, when a test turns it on
+}
 
 
 def clean_env(extra: Mapping[str, str] | None = None, *, warm: bool = True) -> dict[str, str]:

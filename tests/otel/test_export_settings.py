@@ -19,7 +19,7 @@ import pytest
 
 from k8s_agent_harness import otel
 from k8s_agent_harness.errors import ConfigError
-from tests.processes import HANG_SECONDS, clean_env, k8s_agent
+from tests.processes import EXERCISED_TIMEOUT, HANG_SECONDS, clean_env, k8s_agent
 
 QUESTION = "Which pods in the production namespace are unhealthy, and why?"
 OFF_PROBE = """
@@ -195,6 +195,22 @@ def refusing() -> Iterator[str]:
         server.server_close()
 
 
+def test_the_export_timeout_is_the_standard_variable_in_milliseconds() -> None:
+    endpoint = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://h:1"}
+
+    def timeout(**variables: str) -> float:
+        settings = otel.OtelSettings.read(None, {**endpoint, **variables})
+        assert settings is not None
+        return settings.timeout
+
+    assert timeout() == otel.EXPORT_TIMEOUT
+    assert timeout(OTEL_EXPORTER_OTLP_TIMEOUT="10000") == 10.0
+    assert timeout(OTEL_EXPORTER_OTLP_TIMEOUT="10000", OTEL_EXPORTER_OTLP_TRACES_TIMEOUT="500") == 0.5
+    for bad in ("0", "-5", "soon", "inf"):
+        with pytest.raises(ConfigError, match="expects a positive number of milliseconds"):
+            timeout(OTEL_EXPORTER_OTLP_TIMEOUT=bad)
+
+
 @pytest.fixture
 def hanging() -> Iterator[str]:
     """A receiver on loopback that accepts connections and never answers."""
@@ -218,9 +234,11 @@ def test_a_receiver_that_refuses_hangs_or_is_down_costs_the_run_one_warning_line
     receiver: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     url = closed_port() if receiver == "down" else request.getfixturevalue(receiver)
+    exercised = {"OTEL_EXPORTER_OTLP_TIMEOUT": f"{EXERCISED_TIMEOUT * 1000:g}"}  # a hang reaches it
     sent = k8s_agent(
-        "ask", QUESTION, "-q", "--json", "--otel-endpoint", url, "--trace-dir", str(tmp_path), cwd=tmp_path
-    )
+        "ask", QUESTION, "-q", "--json", "--otel-endpoint", url, "--trace-dir", str(tmp_path),
+        cwd=tmp_path, env=exercised,
+    )  # fmt: skip
     quiet = k8s_agent("ask", QUESTION, "-q", "--json", "--trace-dir", str(tmp_path / "off"), cwd=tmp_path)
 
     assert sent.returncode == quiet.returncode == 0, sent.stderr
