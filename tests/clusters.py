@@ -450,3 +450,20 @@ def nodes_in_trouble_fixture() -> dict[str, Any]:
             _backoff("shop", "cart-7c8d9e0f1-f5g7h", "cart"),
         ],
     }
+
+
+MOCK_TOOLS = (
+    "list_pods",
+    "describe_pod",
+    "get_pod_logs",
+    "get_events",
+    "list_nodes",
+    "describe_node",
+    "search_logs",
+)
+"""The mock cluster's read-only tools by name, in the order an agent offers them."""
+
+
+def offered_tools() -> list[dict[str, Any]]:
+    """The mock cluster's tools as a request offers them to a model (names only, no schemas)."""
+    return [{"type": "function", "function": {"name": name, "parameters": {}}} for name in MOCK_TOOLS]

@@ -28,17 +28,9 @@ from tests.clusters import (
     READER_SCHEDULING,
     events_reader_fixture,
     nodes_in_trouble_fixture,
+    offered_tools,
 )
 
-TOOLS = (
-    "list_pods",
-    "describe_pod",
-    "get_pod_logs",
-    "get_events",
-    "list_nodes",
-    "describe_node",
-    "search_logs",
-)
 ORDERS = "Which pods in the orders namespace are unhealthy, and why?"
 FORMATS = {
     "json_schema": {"response_format": response_format()},
@@ -64,7 +56,7 @@ def play(
     messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
     if system is not None:
         messages.insert(0, {"role": "system", "content": system})
-    tools = [{"type": "function", "function": {"name": name, "parameters": {}}} for name in TOOLS]
+    tools = offered_tools()
     turns: list[list[tuple[str, dict[str, Any]]]] = []
     results: list[ToolText] = []
     for turn in range(max_turns):

@@ -16,19 +16,10 @@ from k8s_agent_harness.grounding import ToolText
 from k8s_agent_mock_cluster import Cluster, Invalid, NotFound, default_fixture_path, load_fixture
 from k8s_agent_scripted_llm import Reply, offline_model
 from k8s_agent_scripted_llm.offline import HEADER
-from tests.clusters import node_trouble_fixture, shop_fixture
+from tests.clusters import node_trouble_fixture, offered_tools, shop_fixture
 
 DEFAULT_QUESTION = "Which pods in the production namespace are unhealthy, and why?"
 HOSTILE = default_fixture_path().with_name("hostile.json")
-TOOLS = (
-    "list_pods",
-    "describe_pod",
-    "get_pod_logs",
-    "get_events",
-    "list_nodes",
-    "describe_node",
-    "search_logs",
-)
 
 
 def declared(cluster: Cluster, tool: str) -> tuple[str, ...]:
@@ -54,7 +45,7 @@ def play(
     messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
     if system is not None:
         messages.insert(0, {"role": "system", "content": system})
-    tools = [{"type": "function", "function": {"name": name, "parameters": {}}} for name in TOOLS]
+    tools = offered_tools()
     made: list[tuple[str, dict[str, Any]]] = []
     shown: list[str] = []
     for turn in range(max_turns):
