@@ -16,12 +16,11 @@ from k8s_agent_scripted_llm import Reply, Step, offline_model
 from k8s_agent_scripted_llm.baseline_rules import rules
 from k8s_agent_scripted_llm.baselines import parrot, status
 from k8s_agent_scripted_llm.script import message_text
-from tests.clusters import node_trouble_fixture, shop_fixture
-from tests.offline.test_offline_model import TOOLS
+from tests.clusters import MOCK_TOOLS, node_trouble_fixture, shop_fixture
 
 CHAT_TOOLS = [
     {"type": "function", "function": {"name": name, "description": name, "parameters": {"type": "object"}}}
-    for name in TOOLS
+    for name in MOCK_TOOLS
 ]
 
 
