@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from k8s_agent_mock_cluster import Cluster
-from k8s_agent_scripted_llm.offline import parse_pod_table, parse_table
-from k8s_agent_scripted_llm.offline_scope import (
+from k8s_agent_scripted_llm.playbook.questions import (
     about_the_cluster,
     question_namespace,
     question_namespaces,
 )
+from k8s_agent_scripted_llm.playbook.tables import parse_pod_table, parse_table
 from tests.offline.test_offline_model import (
     causes_of,
     event,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from k8s_agent_mock_cluster import Cluster
-from k8s_agent_scripted_llm.offline_dependencies import failed_calls
+from k8s_agent_scripted_llm.playbook.dependencies import failed_calls
 from tests.clusters import LEDGER_RETRY, LEDGER_TIMEOUT, ledger_chain_fixture
 from tests.offline.test_offline_model import (
     causes_of,

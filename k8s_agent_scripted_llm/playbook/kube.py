@@ -1,6 +1,6 @@
 """The offline playbook on kubernetes-mcp-server's tools: its calls, its formats, its quotes.
 
-The playbook (offline.py) reasons over the mock cluster's tools and their text. Offered the tools of
+The playbook (flows.py) reasons over the mock cluster's tools and their text. Offered the tools of
 containers/kubernetes-mcp-server instead (pods_list / pods_list_in_namespace, pods_get, pods_log,
 events_list, resources_list and resources_get for Nodes), it investigates through them: this module
 reads the conversation's calls to those tools and their results (tables, YAML, raw logs) as the

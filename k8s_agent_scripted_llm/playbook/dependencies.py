@@ -1,0 +1,222 @@
+"""What a pod's own log lines say it cannot reach: the Services (or workloads) a line of a refused,
+timed-out or unresolved connection names, for the playbook to follow to their pods.
+
+A line counts when it says a connection failed (CONNECTION_ERROR) and names where it went:
+
+    payment-service.production.svc:8080      the Service payment-service of namespace production
+    postgres.db.svc.cluster.local            the Service postgres of namespace db
+    http://ledger:8080/v1, redis:6379        the Service ledger, redis (in the caller's namespace)
+    "dependency redis not reachable"         the Service redis, named as what the caller depends on
+    "cache warm-up failed: orders timed out" a workload of the cluster named as a word
+
+An address (`10.43.0.12:6379`) names no Service and is left out; so is a host of the outside world
+(`api.stripe.com:443`). Only the line's words are read: which pods answer for the Service is the
+playbook's to find, by name, in the pod listings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from k8s_agent_scripted_llm.playbook.conversation import Conversation, logs_of, readable
+from k8s_agent_scripted_llm.playbook.finding import Finding
+from k8s_agent_scripted_llm.playbook.questions import belongs_to, workload_of
+from k8s_agent_scripted_llm.playbook.tables import Pod
+
+_PORT_IN_LINE = re.compile(r":(\d{2,5})\b")
+
+
+def failed_calls_of(chat: Conversation, pod: Pod, workloads: set[str]) -> list[tuple[FailedCall, str | None]]:
+    """The pod's failed calls to other Services, from its current logs and then its previous ones."""
+    found: dict[tuple[str, str | None], tuple[FailedCall, str | None]] = {}
+    for previous in (False, True):
+        logs, call_id = logs_of(chat, pod.name, previous=previous)
+        for call in failed_calls(readable(logs), workloads):
+            if call.service != workload_of(pod.name):
+                found.setdefault((call.service, call.namespace), (call, call_id))
+    return list(found.values())
+
+
+def service_pods(call: FailedCall, caller: Pod, listed: Sequence[Pod]) -> list[Pod]:
+    """The pods named after the Service the call names, in its namespace: the one its host says, else
+    the caller's (where a Service's short name resolves)."""
+    where = call.namespace or caller.namespace
+    return [
+        pod
+        for pod in listed
+        if belongs_to(pod.name, call.service) and pod.name != caller.name and pod.namespace == where
+    ]
+
+
+_SERVICE_HOST = re.compile(r"\b([a-z0-9][a-z0-9-]*)\.([a-z0-9][a-z0-9-]*)\.svc\b")
+
+
+def elsewhere(chat: Conversation, finding: Finding, reported: Sequence[Pod] = ()) -> None:
+    """A pod failing its readiness probe whose logs fail to reach a Service of another namespace
+    (`name.namespace.svc`), or down because of a pod the report does not show: say which, and that
+    it was not checked from here."""
+    other = finding.depends_on
+    if finding.category == "dependency_down" and other is not None and other not in reported:
+        finding.fix = f"fix {other.name} first; this pod becomes ready once it is back"
+        finding.unchecked.append(
+            f"{finding.pod.name} depends on {other.name} of namespace {other.namespace}: that namespace is "
+            f"outside this report's scope; check it (e.g. 'what is wrong in the {other.namespace} namespace?')"
+        )
+        return
+    if finding.category not in ("readiness_probe_failure", "unknown"):
+        return
+    logs, logs_id = logs_of(chat, finding.pod.name)
+    for line in readable(logs).splitlines():
+        if not CONNECTION_ERROR.search(line):
+            continue
+        for service, namespace in _SERVICE_HOST.findall(line):
+            if namespace != finding.pod.namespace:
+                finding.also(
+                    line.strip(),
+                    "get_pod_logs",
+                    logs_id,
+                    f"its logs fail to reach {service} in namespace {namespace} (get_pod_logs): {line.strip()}",
+                )
+                finding.unchecked.append(
+                    f"{finding.pod.name} cannot reach the Service {service} of namespace {namespace}: that "
+                    f"namespace is outside this report's scope; check it (e.g. 'what is wrong in the "
+                    f"{namespace} namespace?')"
+                )
+                return
+
+
+def _probe_ports(description: str) -> set[str]:
+    """The ports a pod's probes and containers use, from describe_pod."""
+    ports: set[str] = set()
+    for line in description.splitlines():
+        text = line.strip()
+        if text.startswith(("Liveness:", "Readiness:", "Startup:")):
+            ports.update(_PORT_IN_LINE.findall(text))
+        elif text.startswith(("Port:", "Ports:", "Host Port:")):
+            ports.update(re.findall(r"\b(\d{2,5})(?:/(?:TCP|UDP|SCTP))?\b", text))
+    return ports
+
+
+def broken_dependency_in(
+    chat: Conversation, pod: Pod, logs: str, broken: Sequence[Pod]
+) -> tuple[str, Pod] | None:
+    """A log line of a connection error to another workload that is unhealthy itself, and that
+    workload's pod: named by host or words ("payments-db.payments.svc", "session store"), else by a
+    port its probes use."""
+    lines = [line.strip() for line in logs.splitlines() if CONNECTION_ERROR.search(line)]
+    if not lines:
+        return None
+    own = workload_of(pod.name)
+    others: dict[str, Pod] = {}
+    for other in broken:
+        workload = workload_of(other.name)
+        if other.name != pod.name and workload != own:
+            others.setdefault(workload, other)
+
+    def names(workload: str) -> re.Pattern[str]:
+        words = [re.escape(word) for word in re.split(r"[-_.]", workload) if word]
+        return re.compile(r"(?<![\w-])" + r"[-_ ]".join(words) + r"(?![\w-])", re.I)
+
+    def quoted(line: str, named: re.Pattern[str], ports: set[str]) -> bool:
+        return bool(named.search(line)) or bool(ports & set(_PORT_IN_LINE.findall(line)))
+
+    # A dependency the logs name beats one found by its port; of its lines, the first one is quoted.
+    by_name = [
+        (workload, other)
+        for workload, other in others.items()
+        if any(names(workload).search(line) for line in lines)
+    ]
+    for workload, other in by_name or list(others.items()):
+        named = names(workload)
+        ports = _probe_ports(chat.latest("describe_pod", other.name) or "")
+        line = next((line for line in lines if quoted(line, named, ports)), None)
+        if line:
+            return line, other
+    return None
+
+
+CONNECTION_ERROR = re.compile(
+    r"(?i)connection refused|econnrefused|\bconnect: |\brefused\b|no such host|i/o timeout|timed? ?out"
+    r"|deadline exceeded|unreachable|not reachable|unavailable|could not connect|failed to connect"
+    r"|cannot connect|can't connect|unable to connect|name resolution|connection reset"
+)
+"""Words of a line saying a connection failed: refused, timed out, unresolved, reset."""
+
+_LABEL = r"[a-z](?:[a-z0-9-]*[a-z0-9])?"
+
+_SERVICE_DNS = re.compile(
+    rf"(?<![\w.-])({_LABEL})\.({_LABEL})\.svc(?:\.[a-z0-9-]+)*(?::\d{{1,5}})?(?![\w-])", re.I
+)
+"""A Service's cluster DNS name: name.namespace.svc[.cluster.local][:port]."""
+
+_URL_HOST = re.compile(
+    rf"\b[a-z][a-z0-9+.-]*://(?:[^@/\s]+@)?({_LABEL})(?:\.({_LABEL}))?(?::\d{{1,5}})?(?=[/\s)\"',;]|$)", re.I
+)
+"""The host of a URL when it is a Service's short name (name, or name.namespace)."""
+
+_HOST_PORT = re.compile(rf"(?<![\w./:@-])({_LABEL})(?:\.({_LABEL}))?:(\d{{2,5}})(?![\w.])", re.I)
+"""A short host with its port: redis:6379, postgres.db:5432."""
+
+_NAMED_DEPENDENCY = re.compile(rf"\b(?:dependency|upstream|backend)\s+[\"'`]?({_LABEL})\b", re.I)
+"""A Service a line names by what it is to the caller: "dependency redis not reachable"."""
+
+_NOT_SERVICES = frozenset({"localhost", "http", "https", "tcp", "udp", "dial", "lookup", "get", "post"})
+
+
+@dataclass(frozen=True)
+class FailedCall:
+    """A log line saying a connection to a Service failed, and the Service it names."""
+
+    line: str
+    """The log line, stripped: verbatim from the logs."""
+    host: str
+    """How the line names it (payment-service.production.svc:8080, redis:6379, redis)."""
+    service: str
+    """The Service's (or workload's) name."""
+    namespace: str | None
+    """Its namespace when the name says it (name.namespace.svc); None: the caller's, or any."""
+
+
+def failed_calls(logs: str, workloads: Iterable[str] = ()) -> list[FailedCall]:
+    """The failed connections of the logs, in order, each Service once (its first line): named by
+    host, else by a word that is the name of one of `workloads`."""
+    known = sorted(set(workloads), key=len, reverse=True)
+    found: dict[tuple[str, str | None], FailedCall] = {}
+    for raw in logs.splitlines():
+        line = raw.strip()
+        if not line or not CONNECTION_ERROR.search(line):
+            continue
+        for host, service, namespace in _hosts(line, known):
+            found.setdefault((service, namespace), FailedCall(line, host, service, namespace))
+    return list(found.values())
+
+
+def _hosts(line: str, workloads: list[str]) -> list[tuple[str, str, str | None]]:
+    """(as written, service, namespace) of each Service the line names, in the order written."""
+    taken: list[tuple[int, int]] = []
+    named: list[tuple[int, str, str, str | None]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= low or start >= high for low, high in taken)
+
+    for match in _SERVICE_DNS.finditer(line):
+        taken.append(match.span())
+        named.append((match.start(), match[0], match[1].lower(), match[2].lower()))
+    for pattern in (_URL_HOST, _HOST_PORT, _NAMED_DEPENDENCY):
+        for match in pattern.finditer(line):
+            if not free(*match.span(1)) or match[1].lower() in _NOT_SERVICES:
+                continue
+            taken.append(match.span())
+            namespace = match[2].lower() if pattern is not _NAMED_DEPENDENCY and match[2] else None
+            host = line[match.start(1) : match.end()] if pattern is _URL_HOST else match[0]
+            if pattern is _NAMED_DEPENDENCY:
+                host = match[1]
+            named.append((match.start(), host, match[1].lower(), namespace))
+    for workload in workloads:
+        for match in re.finditer(rf"(?<![\w.-]){re.escape(workload)}(?![\w-])", line, re.I):
+            if free(*match.span()):
+                taken.append(match.span())
+                named.append((match.start(), match[0], workload, None))
+    return [(host, service, namespace) for _, host, service, namespace in sorted(named)]

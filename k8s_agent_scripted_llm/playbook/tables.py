@@ -1,0 +1,149 @@
+"""The tools' tables and describe blocks as the playbook reads them: a pod listing's rows, a node
+listing's, the events of a describe_pod result.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+HEALTHY = frozenset({"Running", "Completed", "Succeeded"})
+
+# Statuses of containers that started and died: their logs exist. (CreateContainerConfigError and the
+# image-pull errors are not among them: those containers never started.)
+CRASHING = re.compile(r"CrashLoop|OOMKilled|RunContainerError|^Error$|^Unknown$")
+
+
+@dataclass
+class Pod:
+    """One row of list_pods."""
+
+    namespace: str
+    name: str
+    ready: str
+    status: str
+    restarts: int
+    node: str = ""
+    """The NODE column (empty when absent or `<none>`)."""
+    age: str = ""
+    """The AGE column."""
+    last_restart: str = ""
+    """When it last restarted, when the RESTARTS column says it ("3 (5m ago)": `5m ago`)."""
+
+    @property
+    def unhealthy(self) -> bool:
+        """Not Running/Completed, or Running without every container ready."""
+        if self.status not in HEALTHY:
+            return True
+        have, _, want = self.ready.partition("/")
+        return self.status == "Running" and have != want
+
+    @property
+    def runs_code(self) -> bool:
+        """Whether its containers started, so logs can exist."""
+        return (
+            self.status == "Running"
+            or bool(CRASHING.search(self.status))
+            or self.status.startswith("Init:")
+            or self.restarts > 0
+        )
+
+
+def node_row(listing: str, name: str) -> str:
+    return next((line.strip() for line in listing.splitlines() if line.split()[:1] == [name]), "")
+
+
+def parse_table(listing: str) -> list[dict[str, str]]:
+    """Rows of a kubectl-like table as dicts by header name (columns split on runs of spaces); only
+    rows that look like the header's columns."""
+    lines = [line for line in listing.splitlines() if line.strip() and not line.lstrip().startswith("[")]
+    if not lines:
+        return []
+    return _table_rows(lines[1:], lines[0].split())
+
+
+_ROW_NAME = re.compile(r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$")
+
+_ROW_CELLS = {
+    "NAMESPACE": _ROW_NAME,
+    "NAME": _ROW_NAME,
+    "READY": re.compile(r"^\d+/\d+$"),
+    "RESTARTS": re.compile(r"^\d+$"),
+    "STATUS": re.compile(r"^[A-Za-z][\w:/,-]*$"),
+    "ROLES": re.compile(r"^[\w<>,./-]+$"),
+}
+"""What a cell of a table row looks like, per column: a row whose cells do not is no row (an
+excerpt's "[... 12 lines not shown ...]", a note, a log line that happens to have as many words)."""
+
+
+def _table_rows(lines: Sequence[str], columns: Sequence[str]) -> list[dict[str, str]]:
+    """The rows of a kubectl-like table under `columns`, each cell checked against its column."""
+    rows = []
+    for line in lines:
+        if line.lstrip().startswith("[") or not line.strip():
+            continue
+        cells = line.split()
+        if len(cells) < len(columns):
+            continue
+        since = ""
+        if len(cells) > len(columns) and "RESTARTS" in columns:  # "3 (5m ago)": the restarts' age
+            at = columns.index("RESTARTS")
+            extra = len(cells) - len(columns)
+            if re.fullmatch(r"\(\S+", cells[at + 1]) and cells[at + extra].endswith(")"):
+                since = " ".join(cells[at + 1 : at + 1 + extra])[1:-1]
+                cells = cells[: at + 1] + cells[at + 1 + extra :]
+        row = dict(zip(columns, cells, strict=False))
+        if since and len(cells) == len(columns):
+            row["LAST RESTART"] = since
+        if all(
+            pattern.match(row.get(column, "x")) for column, pattern in _ROW_CELLS.items() if column in row
+        ):
+            rows.append(row)
+    return rows
+
+
+def parse_pod_table(listing: str) -> list[Pod]:
+    """Rows of a list_pods table, by header name (any column order); only rows that look like the
+    header's columns (see _ROW_CELLS)."""
+    lines = [line for line in listing.splitlines() if line.strip()]
+    header_index = next(
+        (i for i, line in enumerate(lines) if line.split()[:1] in (["NAMESPACE"], ["NAME"])), None
+    )
+    if header_index is None:
+        return []
+    columns = lines[header_index].split()
+    pods = []
+    for row in _table_rows(lines[header_index + 1 :], columns):
+        if "NAME" not in row:
+            continue
+        node = row.get("NODE", "")
+        pods.append(
+            Pod(
+                row.get("NAMESPACE", ""),
+                row["NAME"],
+                row.get("READY", "1/1"),
+                row.get("STATUS", ""),
+                int(row.get("RESTARTS", "0")),
+                "" if node in ("<none>", "<unknown>") else node,
+                row.get("AGE", ""),
+                row.get("LAST RESTART", ""),
+            )
+        )
+    return pods
+
+
+def describe_events(description: str) -> list[tuple[str, str, str]]:
+    """(type, reason, message) of every event in a describe_pod result."""
+    section = description.split("\nEvents:", 1)[1] if "\nEvents:" in description else ""
+    found = []
+    for line in section.splitlines():
+        cells = re.split(r"\s{2,}", line.strip(), maxsplit=4)
+        if len(cells) == 5 and cells[0] in ("Warning", "Normal"):
+            found.append((cells[0], cells[1], cells[4]))
+    return found
+
+
+def warning_events(description: str) -> list[tuple[str, str]]:
+    """(reason, message) of every Warning event in a describe_pod result."""
+    return [(reason, message) for kind, reason, message in describe_events(description) if kind == "Warning"]
