@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 HEALTHY = frozenset({"Running", "Completed", "Succeeded"})
 
@@ -147,3 +148,115 @@ def describe_events(description: str) -> list[tuple[str, str, str]]:
 def warning_events(description: str) -> list[tuple[str, str]]:
     """(reason, message) of every Warning event in a describe_pod result."""
     return [(reason, message) for kind, reason, message in describe_events(description) if kind == "Warning"]
+
+
+@dataclass(frozen=True)
+class Container:
+    """One container of a describe_pod result, as its block shows it."""
+
+    name: str
+    init: bool
+    """An init container: listed under `Init Containers:`, or, in one `Containers:` list, before the
+    first container that waits in PodInitializing (the app containers wait for the init ones)."""
+    state: str = ""
+    """Running, Waiting or Terminated."""
+    reason: str = ""
+    exit_code: str = ""
+    last_state: str = ""
+    last_reason: str = ""
+    last_exit_code: str = ""
+    ready: bool = False
+    restarts: int = 0
+    limits: str = ""
+    """The `Limits:` line's value (`memory=256Mi`), or ""."""
+
+    @property
+    def completed(self) -> bool:
+        """It ran to its end and succeeded (an init container that did its work)."""
+        return self.state == "Terminated" and (self.reason == "Completed" or self.exit_code == "0")
+
+    @property
+    def ran(self) -> bool:
+        """It started at least once, so it has logs."""
+        return self.state in ("Running", "Terminated") or bool(self.last_state) or self.restarts > 0
+
+    @property
+    def restarted(self) -> bool:
+        """An earlier instance of it ended: its previous logs exist."""
+        return self.restarts > 0 or self.last_state == "Terminated"
+
+    @property
+    def oom_killed(self) -> bool:
+        """It was killed for going over its memory limit, now or last time."""
+        return "OOMKilled" in (self.reason, self.last_reason)
+
+    @property
+    def memory_limit(self) -> str:
+        found = re.search(r"\bmemory=(\S+?)(?:,|$)", self.limits)
+        return found[1] if found else ""
+
+
+_SECTION = re.compile(r"^(Init Containers|Containers):\s*$")
+_CONTAINER_HEADING = re.compile(r"^  ([A-Za-z0-9][\w.-]*):\s*$")
+_CONTAINER_FIELD = re.compile(r"^    (State|Last State|Ready|Restart Count|Limits):\s+(.*?)\s*$")
+_STATE_DETAIL = re.compile(r"^      (Reason|Exit Code):\s+(.*?)\s*$")
+
+
+def containers_of(description: str) -> list[Container]:
+    """The containers of a describe_pod result, init containers first, in the order listed."""
+    found: list[dict[str, Any]] = []
+    section, state_key = "", ""
+    for line in description.split("\nEvents:", 1)[0].splitlines():
+        if re.match(r"^\S", line):
+            heading = _SECTION.match(line)
+            section = heading[1] if heading else ""
+            continue
+        if not section:
+            continue
+        named = _CONTAINER_HEADING.match(line)
+        if named:
+            found.append({"name": named[1], "init": section == "Init Containers"})
+            state_key = ""
+            continue
+        if not found:
+            continue
+        current = found[-1]
+        field_match = _CONTAINER_FIELD.match(line)
+        if field_match:
+            title, value = field_match[1], field_match[2]
+            if title in ("State", "Last State"):
+                state_key = "" if title == "State" else "last_"
+                current[f"{state_key}state"] = value
+            elif title == "Ready":
+                current["ready"] = value == "True"
+            elif title == "Restart Count":
+                current["restarts"] = int(value) if value.isdigit() else 0
+            else:
+                current["limits"] = value
+            continue
+        detail = _STATE_DETAIL.match(line)
+        if detail:
+            key = "reason" if detail[1] == "Reason" else "exit_code"
+            current[f"{state_key}{key}"] = detail[2]
+    containers = [Container(**entry) for entry in found]
+    waiting = [
+        index
+        for index, container in enumerate(containers)
+        if not container.init and container.state == "Waiting" and container.reason == "PodInitializing"
+    ]
+    if waiting and waiting[0] > 0 and not any(container.init for container in containers):
+        containers = [
+            replace(container, init=index < waiting[0]) for index, container in enumerate(containers)
+        ]
+    return containers
+
+
+_AGE_PART = re.compile(r"(\d+)([dhms])")
+_AGE_SECONDS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
+
+
+def age_seconds(age: str) -> int | None:
+    """An AGE cell in seconds (`52m`, `2h`, `3d4h`, `45s`, kubectl's `120m`), or None when it is not one."""
+    if not age or _AGE_PART.sub("", age):
+        return None
+    return sum(int(number) * _AGE_SECONDS[unit] for number, unit in _AGE_PART.findall(age))

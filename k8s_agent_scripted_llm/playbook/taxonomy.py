@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from k8s_agent_scripted_llm.playbook.logs import CONFIG_ERROR, is_calm, log_text
+from k8s_agent_scripted_llm.playbook.logs import is_config_error, log_text
 from k8s_agent_scripted_llm.playbook.tables import CRASHING, Pod
 
 _MISSING_SETTING = re.compile(r"(?i)missing required|not set|is required|undefined variable|no such env")
@@ -38,8 +38,7 @@ def cause_and_fix(pod: Pod, quoted_line: str, description: str, logs: str) -> tu
         )
     if (
         (CRASHING.search(pod.status) or pod.restarts)
-        and CONFIG_ERROR.search(evidence)
-        and not is_calm(quoted_line)
+        and is_config_error(quoted_line)
     ):
         return (
             "crash_config",
