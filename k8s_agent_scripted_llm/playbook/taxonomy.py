@@ -36,10 +36,7 @@ def cause_and_fix(pod: Pod, quoted_line: str, description: str, logs: str) -> tu
             "the container cannot be created: it references a Secret or ConfigMap that does not exist",
             "create the missing object in this namespace, or fix the reference in the pod spec",
         )
-    if (
-        (CRASHING.search(pod.status) or pod.restarts)
-        and is_config_error(quoted_line)
-    ):
+    if (CRASHING.search(pod.status) or pod.restarts) and is_config_error(quoted_line):
         return (
             "crash_config",
             "the application exits at start-up on its configuration (a flag, a config file or a setting it reads)",
