@@ -128,14 +128,18 @@ def described_pods(chat: Conversation, pods: Sequence[Pod]) -> set[str]:
     return {pod.name for pod in pods if chat.latest("describe_pod", pod.name) is not None}
 
 
-def logs_of(chat: Conversation, name: str, previous: bool = False) -> tuple[str, str | None]:
-    """The last get_pod_logs result of the pod (of its previous container with `previous`), and its call id."""
+def logs_of(
+    chat: Conversation, name: str, previous: bool = False, container: str | None = None
+) -> tuple[str, str | None]:
+    """The last get_pod_logs result of the pod (of its previous container with `previous`; of the
+    container read by that name with `container`, else of the read that named none), and its call id."""
     for index in range(len(chat.results) - 1, -1, -1):
         tool, arguments, content = chat.results[index]
         if (
             tool == "get_pod_logs"
             and arguments.get("name") == name
             and bool(arguments.get("previous")) == previous
+            and arguments.get("container") == container
         ):
             return content, chat.id_of(index)
     return "", None

@@ -21,7 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from k8s_agent_scripted_llm.playbook.conversation import Conversation, logs_of, readable
-from k8s_agent_scripted_llm.playbook.finding import Finding
+from k8s_agent_scripted_llm.playbook.evidence import PodEvidence
+from k8s_agent_scripted_llm.playbook.finding import Finding, cite
 from k8s_agent_scripted_llm.playbook.questions import belongs_to, workload_of
 from k8s_agent_scripted_llm.playbook.tables import Pod
 
@@ -85,6 +86,35 @@ def elsewhere(chat: Conversation, finding: Finding, reported: Sequence[Pod] = ()
                     f"{namespace} namespace?')"
                 )
                 return
+
+
+_READINESS = re.compile(r"(?i)\breadiness probe failed\b")
+
+
+def waits_on_a_broken_dependency(evidence: PodEvidence, finding: Finding) -> bool:
+    """Cause rule: a running pod that fails its readiness probe, has never restarted, and whose logs
+    fail to connect to another workload that is itself unhealthy is dependency_down, quoted from
+    that log line (the dependency keeps its own cause in its own finding)."""
+    chat, pod, logs = evidence.chat, evidence.pod, evidence.logs
+    readiness = evidence.warning(_READINESS)
+    if not readiness or pod.status != "Running" or pod.restarts or not logs.current:
+        return False
+    found = broken_dependency_in(chat, pod, logs.current, evidence.broken)
+    if not found:
+        return False
+    line, other = found
+    cite(chat, finding, "get_pod_logs", line, logs.current_id)
+    finding.category = "dependency_down"
+    finding.cause = (
+        f"the container runs but is not ready: it cannot reach {workload_of(other.name)}, whose pod "
+        f"{other.name} is itself unhealthy ({other.status}, READY {other.ready})"
+    )
+    finding.fix = f"fix {other.name} first (see its entry); this pod becomes ready once it is back"
+    finding.depends_on = other
+    finding.also(
+        readiness, "describe_pod", chat.latest_id("describe_pod", pod.name), f"describe_pod: {readiness}"
+    )
+    return True
 
 
 def _probe_ports(description: str) -> set[str]:

@@ -51,6 +51,7 @@ from k8s_agent_scripted_llm.playbook.conversation import HEADER, Conversation
 from k8s_agent_scripted_llm.playbook.dependencies import elsewhere
 from k8s_agent_scripted_llm.playbook.investigation import (
     capped,
+    container_calls,
     investigation_calls,
     list_pods_call,
     listing_view,
@@ -148,6 +149,9 @@ def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
     investigated = any(chat.latest("describe_pod", pod.name) is not None for pod in looked_at)
     if looked_at and not investigated and may_call and not failed:
         return Reply(tool_calls=capped(investigation_calls(chat, looked_at)))
+    containers = container_calls(chat, looked_at) if may_call and not failed else []
+    if containers:
+        return Reply(tool_calls=capped(containers))
     links: list[Link] = []
     if chat.workloads and not failed:
         links, calls = follow_chain(chat, pods)
@@ -208,6 +212,9 @@ def _restarts_playbook(chat: Conversation, may_call: bool) -> Step:
     described = any(chat.latest("describe_pod", pod.name) is not None for pod in chosen)
     if chosen and not described and may_call and not failed:
         return Reply(tool_calls=capped(investigation_calls(chat, chosen)))
+    containers = container_calls(chat, chosen) if may_call and not failed else []
+    if containers:
+        return Reply(tool_calls=capped(containers))
     broken = [pod for pod in listed if pod.unhealthy]
     findings = [restart_finding(chat, pod, broken) for pod in chosen]
     scope = restarts_scope(chat, namespaces, findings)
@@ -267,6 +274,9 @@ def _nodes_and_pods_playbook(chat: Conversation, may_call: bool) -> Step:
     if (chosen_nodes or chosen) and not asked and may_call:
         calls = [ToolCall("describe_node", json.dumps({"name": n["NAME"]})) for n in chosen_nodes]
         return Reply(tool_calls=capped(calls + investigation_calls(chat, chosen)))
+    containers = container_calls(chat, chosen) if may_call else []
+    if containers:
+        return Reply(tool_calls=capped(containers))
     states = {
         n["NAME"]: node_state(chat, n["NAME"], n.get("STATUS"), node_row(node_listing, n["NAME"]))
         for n in nodes
@@ -365,6 +375,9 @@ def _pod_playbook(chat: Conversation, may_call: bool, name: str) -> Step:
             if pod.status == "Running" and pod.restarts:
                 calls.append(ToolCall("get_pod_logs", json.dumps({**where, "tail": 20, "previous": True})))
         return Reply(tool_calls=tuple(calls))
+    containers = container_calls(chat, [pod]) if may_call else []
+    if containers:
+        return Reply(tool_calls=capped(containers))
     lines = [header, ""]
     if not pod.unhealthy:
         lines.append(f"{pod.name} ({pod.namespace}) is healthy: {pod.status}, READY {pod.ready} (list_pods).")

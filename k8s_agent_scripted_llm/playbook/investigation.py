@@ -9,11 +9,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from k8s_agent_scripted_llm.playbook.conversation import Conversation
+from k8s_agent_scripted_llm.playbook.conversation import Conversation, logs_of
+from k8s_agent_scripted_llm.playbook.init_containers import init_log_reads
 from k8s_agent_scripted_llm.playbook.pods import FAILED_AND_STOPPED
 from k8s_agent_scripted_llm.playbook.questions import asks_about_restarts, question_namespace
 from k8s_agent_scripted_llm.playbook.report import nothing_to_diagnose, pods_scope, report_header
-from k8s_agent_scripted_llm.playbook.tables import Pod, parse_pod_table
+from k8s_agent_scripted_llm.playbook.tables import Container, Pod, containers_of, parse_pod_table
 from k8s_agent_scripted_llm.script import Reply, Step, ToolCall
 
 MAX_CALLS_PER_ROUND = 24
@@ -52,6 +53,44 @@ def investigation_calls(chat: Conversation, chosen: Sequence[Pod]) -> list[ToolC
         stopped = [pod.namespace for pod in chosen if pod.status in FAILED_AND_STOPPED and pod.namespace]
         for namespace in dict.fromkeys(stopped):
             calls.append(ToolCall("get_events", json.dumps({"namespace": namespace, "type": "Warning"})))
+    return calls
+
+
+def container_reads(containers: Sequence[Container]) -> list[tuple[str, bool]]:
+    """Rule: a pod of several containers is read container by container, by name, once describe_pod
+    shows them: every init container that ran, in order (init_log_reads), and each app container in
+    trouble (restarted, killed, or running and not ready): its current log, and its previous
+    instance's when it restarted. (container, previous) of each read."""
+    if len(containers) < 2:
+        return []
+    reads = init_log_reads(containers)
+    for container in containers:
+        if container.init or not (container.restarted or container.oom_killed or not container.ready):
+            continue
+        if container.ran:
+            reads.append((container.name, False))
+        if container.restarted:
+            reads.append((container.name, True))
+    return reads
+
+
+def container_calls(chat: Conversation, pods: Sequence[Pod]) -> list[ToolCall]:
+    """The container reads (container_reads) of the described pods not made yet."""
+    if "get_pod_logs" not in chat.offered:
+        return []
+    calls = []
+    for pod in pods:
+        description = chat.latest("describe_pod", pod.name) or ""
+        if description.startswith("Tool call failed"):
+            continue
+        for container, previous in container_reads(containers_of(description)):
+            if logs_of(chat, pod.name, previous, container=container)[1] is not None:
+                continue
+            arguments: dict[str, Any] = {"name": pod.name, "namespace": pod.namespace, "tail": 20}
+            arguments["container"] = container
+            if previous:
+                arguments["previous"] = True
+            calls.append(ToolCall("get_pod_logs", json.dumps(arguments)))
     return calls
 
 

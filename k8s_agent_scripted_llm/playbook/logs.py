@@ -144,16 +144,21 @@ def read_logs(chat: Conversation, finding: Finding) -> Logs:
 def first_error(finding: Finding, logs: Logs) -> None:
     """Quote the first error of the crash's logs too, when it comes before the deciding one and is
     not noise: the first is often the cause, the last its consequence."""
-    first = next(
+    first = first_error_line(logs.crash, logs.noise)
+    if first and first != finding.evidence:
+        finding.also(first, "get_pod_logs", logs.crash_id, f"the first error in the logs: {first}")
+
+
+def first_error_line(log: str, healthy: frozenset[str] = frozenset()) -> str:
+    """The first error-like line of a log that is neither calm nor noise, or ""."""
+    return next(
         (
             line.strip()
-            for line in logs.crash.splitlines()
-            if ERRORISH.search(log_text(line)) and not is_calm(line) and not is_noise(line, logs.noise)
+            for line in log.splitlines()
+            if ERRORISH.search(log_text(line)) and not is_calm(line) and not is_noise(line, healthy)
         ),
         "",
     )
-    if first and first != finding.evidence:
-        finding.also(first, "get_pod_logs", logs.crash_id, f"the first error in the logs: {first}")
 
 
 def log_text(line: str) -> str:

@@ -6,8 +6,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from k8s_agent_scripted_llm.playbook.conversation import Conversation
-from k8s_agent_scripted_llm.playbook.finding import Finding
+from k8s_agent_scripted_llm.playbook.conversation import Conversation, listing_row
+from k8s_agent_scripted_llm.playbook.evidence import PodEvidence
+from k8s_agent_scripted_llm.playbook.finding import Finding, cite
 from k8s_agent_scripted_llm.playbook.pods import NODE_LOST
 from k8s_agent_scripted_llm.playbook.tables import node_row
 
@@ -149,3 +150,58 @@ def attribute(chat: Conversation, finding: Finding, state: NodeState | None) -> 
             finding.fix = "relieve the node (free the resource, move its heaviest pods) or add capacity"
     if state.lines:  # the node's own lines are its finding's evidence, not the pod's: a note here
         finding.notes.append(f"its node {state.name} (describe_node): {state.lines[0]}")
+
+
+_NODE_LOW = re.compile(r"(?i)\bthe node was low on resource: ([\w-]+)")
+
+
+def cut_off_by_its_node(evidence: PodEvidence, finding: Finding) -> bool:
+    """Cause rule: a pod whose events say its node is not ready (NodeNotReady, "Node is not ready")
+    is node_not_ready, quoted from that event."""
+    lost = next(
+        (m for r, m in evidence.warnings if r == "NodeNotReady" or m.lower().startswith("node is not ready")),
+        None,
+    )
+    if not lost:
+        return False
+    node = f" {finding.pod.node}" if finding.pod.node else ""
+    cite(evidence.chat, finding, "describe_pod", lost)
+    finding.category = "node_not_ready"
+    finding.cause = f"the pod's node{node} is not ready: the node controller marks its pods not ready"
+    finding.fix = "recover the node (kubelet, network) or drain it so its pods are scheduled elsewhere"
+    return True
+
+
+def evicted_by_the_kubelet(evidence: PodEvidence, finding: Finding) -> bool:
+    """Cause rule: an evicted pod (an Evicted event, status or describe reason) is node_pressure when
+    the eviction says its node ran low on a resource, else evicted; quoted from the eviction."""
+    chat, pod, described = evidence.chat, evidence.pod, evidence.described
+    evicted = next((m for r, m in evidence.warnings if r == "Evicted"), None)
+    if evicted is not None:
+        cite(chat, finding, "describe_pod", evicted)
+    elif pod.status == "Evicted" or re.search(r"^Reason:\s+Evicted\s*$", described, re.M):
+        message = re.search(r"^Message:\s+(.+)$", described, re.M)
+        evicted = message[0].strip() if message else ""
+        if message:
+            cite(chat, finding, "describe_pod", evicted)
+        else:
+            cite(chat, finding, "list_pods", listing_row(chat, pod))
+    if evicted is None:
+        return False
+    node = f" {pod.node}" if pod.node else ""
+    low = _NODE_LOW.search(evicted or "")
+    if low:
+        finding.category = "node_pressure"
+        finding.cause = f"the kubelet evicted the pod because its node{node} ran low on {low[1]}"
+        finding.fix = (
+            f"relieve the node's {low[1]} (find the heaviest consumers, set their requests and limits) or "
+            "add capacity; delete the Evicted pod once its replacement runs"
+        )
+    else:
+        finding.category = "evicted"
+        finding.cause = "the kubelet evicted the pod" + (f": {evicted}" if evicted else "")
+        finding.fix = (
+            "raise the limit it exceeded or make it use less (e.g. write to a volume, not the container's "
+            "local storage); delete the Evicted pod once its replacement runs"
+        )
+    return True

@@ -8,7 +8,10 @@ import re
 from collections.abc import Sequence
 
 from k8s_agent_scripted_llm.playbook.conversation import Conversation
-from k8s_agent_scripted_llm.playbook.tables import Pod, warning_events
+from k8s_agent_scripted_llm.playbook.evidence import PodEvidence
+from k8s_agent_scripted_llm.playbook.init_containers import STARTING_GRACE_SECONDS, still_initialising
+from k8s_agent_scripted_llm.playbook.logs import Logs
+from k8s_agent_scripted_llm.playbook.tables import Pod, age_seconds, warning_events
 
 FAILED_AND_STOPPED = frozenset({"Error", "Failed", "BackoffLimitExceeded", "DeadlineExceeded"})
 """Statuses of a pod that failed and is not restarted: a Job's pod, whose Job's events say more."""
@@ -20,7 +23,7 @@ MAX_SUSPECTS = 5
 """Pods that look healthy in the listing and are described all the same (see _suspects)."""
 
 _STARTING = re.compile(r"^(?:ContainerCreating|PodInitializing|Init:\d+/\d+)$")
-"""Statuses of a pod on its way up: not a failure while no Warning event says otherwise."""
+"""Statuses of a pod on its way up: not a failure while it is young and no Warning event says otherwise."""
 
 _YOUNG = re.compile(r"^\d+s$")
 
@@ -66,10 +69,7 @@ def judged_unhealthy(chat: Conversation, pods: Sequence[Pod], suspects: Sequence
                 "Completed: the Job retried it and succeeded; not counted as unhealthy."
             )
             continue
-        starting = _STARTING.match(pod.status) or (
-            pod.status in ("Pending", "Running") and _YOUNG.match(pod.age)
-        )
-        if described and starting and not warnings:
+        if described and is_starting(chat, pod, described):
             chat.scope_notes.append(
                 f"{pod.name} is starting ({pod.status}, age {pod.age or 'unknown'}) and describe_pod shows no "
                 "Warning event: not counted as unhealthy; check it again if it stays so."
@@ -77,6 +77,23 @@ def judged_unhealthy(chat: Conversation, pods: Sequence[Pod], suspects: Sequence
             continue
         unhealthy.append(pod)
     return unhealthy
+
+
+def is_starting(chat: Conversation, pod: Pod, described: str) -> bool:
+    """Rule: a pod on its way up with no Warning event is starting, not unhealthy: one creating its
+    containers or in Init while it is younger than STARTING_GRACE_SECONDS (in Init, only while its
+    running init container's log does not loop on a failure: still_initialising), one Pending or
+    Running and not ready yet while it is seconds old."""
+    if warning_events(described):
+        return False
+    if pod.status.startswith("Init:"):
+        return bool(_STARTING.match(pod.status)) and still_initialising(
+            pod, PodEvidence(chat, pod, described, Logs())
+        )
+    if _STARTING.match(pod.status):
+        age = age_seconds(pod.age)
+        return age is None or age < STARTING_GRACE_SECONDS
+    return pod.status in ("Pending", "Running") and bool(_YOUNG.match(pod.age))
 
 
 _JOB_POD = re.compile(r"^(.+)-[a-z0-9]{5}$")

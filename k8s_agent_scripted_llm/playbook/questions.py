@@ -126,6 +126,8 @@ _CLUSTER_WORDS = re.compile(
     r"|off|came|come|up|oom\w*|memory|cpu|disk|pressure|evict\w*|ready|readiness|liveness|probes?"
     r"|workloads?|apps?|applications?|api|apis|servers?|database|db|queue|users?|customers?|requests?"
     r"|going on|happen\w*|statefulsets?|daemonsets?|volumes?|pvcs?|secrets?|configmaps?|quota|limits?"
+    r"|unavailab\w*|upgrad\w*|charts?|helm|degrad\w*|time[sd]? ?out\w*|timing out|unreachab\w*"
+    r"|respond\w*|downtime|incidents?"
     r"|\d{3}s?)\b|[a-z0-9]+-[a-z0-9-]+"
 )
 """Words a question about the cluster's health uses; a question with none of them (and no

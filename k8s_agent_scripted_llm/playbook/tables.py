@@ -260,3 +260,24 @@ def age_seconds(age: str) -> int | None:
     if not age or _AGE_PART.sub("", age):
         return None
     return sum(int(number) * _AGE_SECONDS[unit] for number, unit in _AGE_PART.findall(age))
+
+
+WARNING_PRIORITY = (
+    "FailedScheduling",
+    "Failed",
+    "FailedMount",
+    "FailedAttachVolume",
+    "Unhealthy",
+    "FailedCreatePodSandBox",
+    "Evicted",
+    "OOMKilling",
+    "FailedCreate",
+    "BackOff",
+)
+"""Warning reasons, the most telling first: what the scheduler or kubelet says before its back-off."""
+
+
+def warning_priority(event: tuple[str, str]) -> int:
+    """The rank of a (reason, message) Warning in WARNING_PRIORITY (unknown reasons last)."""
+    reason = event[0]
+    return WARNING_PRIORITY.index(reason) if reason in WARNING_PRIORITY else len(WARNING_PRIORITY)
