@@ -1,5 +1,10 @@
-"""A question about a workload: the Services its pods fail to reach, followed to their pods and on
-from those, and the dependents reported as dependency_down.
+"""A chain of dependencies: the Services a pod's own logs fail to reach, followed to their pods (in
+any namespace: the one the host names is listed when it was not) and on from those, up to
+MAX_CHAIN_DEPTH; the dependents reported as dependency_down, the dependency with its own cause.
+
+It starts from the pods of the workload a question names (even those that look healthy), or, in a
+question about a namespace, from its failing pods whose own finding a failed call may explain
+(start_of_chain).
 """
 
 from __future__ import annotations
@@ -17,12 +22,16 @@ from k8s_agent_scripted_llm.playbook.dependencies import (
     service_pods,
 )
 from k8s_agent_scripted_llm.playbook.finding import Finding, cite
-from k8s_agent_scripted_llm.playbook.investigation import investigation_calls
+from k8s_agent_scripted_llm.playbook.investigation import container_calls, investigation_calls
+from k8s_agent_scripted_llm.playbook.logs import signature
 from k8s_agent_scripted_llm.playbook.pods import judged_unhealthy
 from k8s_agent_scripted_llm.playbook.questions import workload_of
 from k8s_agent_scripted_llm.playbook.report import MAX_INVESTIGATED
 from k8s_agent_scripted_llm.playbook.tables import Pod
 from k8s_agent_scripted_llm.script import ToolCall
+
+MORE_LINES = 2
+"""Other lines of a failed call a dependent's finding quotes beside the first (the one that says why)."""
 
 MAX_CHAIN_DEPTH = 3
 """How far the playbook follows Services from the asked workload's pods (a calls b calls c)."""
@@ -66,6 +75,7 @@ def follow_chain(chat: Conversation, start: Sequence[Pod]) -> tuple[list[Link], 
                     if chat.latest("describe_pod", pod.name) is None:
                         calls += investigation_calls(chat, [pod])
                     else:
+                        calls += container_calls(chat, [pod])
                         following.append(pod)
         frontier = following
     return links, list({(call.name, call.arguments): call for call in calls}.values())
@@ -91,7 +101,7 @@ def chain_findings(
         failing = [link for link in mine if any(other.name in down for other in link.pods)]
         if pod in unhealthy or failing:
             finding = diagnose(chat, pod, broken) if pod in unhealthy else Finding(pod)
-            if failing and _explained_by_its_calls(finding):
+            if failing and explained_by_its_calls(finding):
                 _blame(chat, finding, failing[0], down)
             findings.append(finding)
         for link in mine:
@@ -108,12 +118,26 @@ def chain_findings(
     return findings, everyone, [finding.pod for finding in findings]
 
 
-def _explained_by_its_calls(finding: Finding) -> bool:
-    """Whether a failed call to an unhealthy Service explains the pod better than its own finding:
-    it looks healthy, fails its readiness probe, or crashes on that very connection error."""
-    return finding.category in ("unknown", "readiness_probe_failure", "dependency_down") or (
-        finding.category == "crash_application" and bool(CONNECTION_ERROR.search(finding.evidence))
-    )
+def start_of_chain(chat: Conversation, pods: Sequence[Pod], suspects: Sequence[Pod]) -> list[Pod]:
+    """Rule: in a question about a namespace, a dependency is followed from the failing pods whose
+    own finding a failed call may explain (explained_by_its_calls), judged as the report judges them."""
+    unhealthy = judged_unhealthy(chat, pods, suspects, note=False)
+    broken = unhealthy + [pod for pod in all_listed(chat) if pod.unhealthy and pod not in pods]
+    return [
+        pod for pod in unhealthy[:MAX_INVESTIGATED] if explained_by_its_calls(diagnose(chat, pod, broken))
+    ]
+
+
+def reaches_a_broken_pod(links: Sequence[Link]) -> bool:
+    """Whether a link of the chain ends on a pod the listing shows unhealthy."""
+    return any(pod.unhealthy for link in links for pod in link.pods)
+
+
+def explained_by_its_calls(finding: Finding) -> bool:
+    """Rule: a failed call to an unhealthy Service explains a pod better than its own finding when
+    the pod looks healthy, fails its readiness probe, or crashes with no cause of its own (an
+    application crash: a process that exits on a dependency it cannot reach says so that way)."""
+    return finding.category in ("unknown", "readiness_probe_failure", "dependency_down", "crash_application")
 
 
 def _blame(chat: Conversation, finding: Finding, link: Link, down: set[str]) -> None:
@@ -121,6 +145,12 @@ def _blame(chat: Conversation, finding: Finding, link: Link, down: set[str]) -> 
     unhealthy pods (each reported below with its own cause)."""
     before = (finding.evidence, finding.source, finding.call_id)
     cite(chat, finding, "get_pod_logs", link.call.line, link.call_id)
+    said = {signature(link.call.line)}
+    for line in link.call.lines:
+        if len(said) > MORE_LINES or signature(line) in said:
+            continue
+        said.add(signature(line))
+        finding.also(line, "get_pod_logs", link.call_id, f"its logs (get_pod_logs): {line}")
     if before[0] and before[0] != link.call.line:
         finding.also(before[0], before[1], before[2], f"{before[1]}: {before[0]}")
     failure = CONNECTION_ERROR.search(link.call.line)

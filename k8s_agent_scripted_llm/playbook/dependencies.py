@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from k8s_agent_scripted_llm.playbook.conversation import Conversation, logs_of, readable
 from k8s_agent_scripted_llm.playbook.evidence import PodEvidence
 from k8s_agent_scripted_llm.playbook.finding import Finding, cite
+from k8s_agent_scripted_llm.playbook.logs import is_noise
 from k8s_agent_scripted_llm.playbook.questions import belongs_to, workload_of
 from k8s_agent_scripted_llm.playbook.tables import Pod
 
@@ -41,14 +42,14 @@ def failed_calls_of(chat: Conversation, pod: Pod, workloads: set[str]) -> list[t
 
 
 def service_pods(call: FailedCall, caller: Pod, listed: Sequence[Pod]) -> list[Pod]:
-    """The pods named after the Service the call names, in its namespace: the one its host says, else
-    the caller's (where a Service's short name resolves)."""
+    """Rule: the pods behind a Service a call names are in its namespace (the one its host says, else
+    the caller's, where a short name resolves): the pod the host names (a headless Service's pod,
+    pod.service.namespace.svc), else the pods named after the Service. Found by name, never guessed:
+    a Service's selector is not read here, so one whose pods are named otherwise is said, not followed."""
     where = call.namespace or caller.namespace
-    return [
-        pod
-        for pod in listed
-        if belongs_to(pod.name, call.service) and pod.name != caller.name and pod.namespace == where
-    ]
+    there = [pod for pod in listed if pod.namespace == where and pod.name != caller.name]
+    named = [pod for pod in there if pod.name == call.pod]
+    return named or [pod for pod in there if belongs_to(pod.name, call.service)]
 
 
 _SERVICE_HOST = re.compile(r"\b([a-z0-9][a-z0-9-]*)\.([a-z0-9][a-z0-9-]*)\.svc\b")
@@ -167,19 +168,28 @@ def broken_dependency_in(
     return None
 
 
+UNRESOLVED = re.compile(
+    r"(?i)no such host|not resolvable|(?:could not|couldn't|can'?t|cannot|unable to|failed to) resolve"
+    r"|can'?t find \S+: NXDOMAIN|\bNXDOMAIN\b|name or service not known|unknown ?host|bad address"
+    r"|temporary failure in name resolution|name resolution failed"
+)
+"""Words of a line saying a name does not resolve (DNS)."""
+
 CONNECTION_ERROR = re.compile(
-    r"(?i)connection refused|econnrefused|\bconnect: |\brefused\b|no such host|i/o timeout|timed? ?out"
+    r"(?i)connection refused|econnrefused|\bconnect: |\brefused\b|i/o timeout|timed? ?out"
     r"|deadline exceeded|unreachable|not reachable|unavailable|could not connect|failed to connect"
-    r"|cannot connect|can't connect|unable to connect|name resolution|connection reset"
+    r"|cannot connect|can't connect|unable to connect|error connecting|name resolution|connection reset|"
+    + UNRESOLVED.pattern.removeprefix("(?i)")
 )
 """Words of a line saying a connection failed: refused, timed out, unresolved, reset."""
 
 _LABEL = r"[a-z](?:[a-z0-9-]*[a-z0-9])?"
 
 _SERVICE_DNS = re.compile(
-    rf"(?<![\w.-])({_LABEL})\.({_LABEL})\.svc(?:\.[a-z0-9-]+)*(?::\d{{1,5}})?(?![\w-])", re.I
+    rf"(?<![\w.-])(?:({_LABEL})\.)?({_LABEL})\.({_LABEL})\.svc(?:\.[a-z0-9-]+)*(?::\d{{1,5}})?(?![\w-])", re.I
 )
-"""A Service's cluster DNS name: name.namespace.svc[.cluster.local][:port]."""
+"""A Service's cluster DNS name: name.namespace.svc[.cluster.local][:port], or one pod of a headless
+Service, pod.name.namespace.svc (a StatefulSet's pod by its own name)."""
 
 _URL_HOST = re.compile(
     rf"\b[a-z][a-z0-9+.-]*://(?:[^@/\s]+@)?({_LABEL})(?:\.({_LABEL}))?(?::\d{{1,5}})?(?=[/\s)\"',;]|$)", re.I
@@ -207,33 +217,41 @@ class FailedCall:
     """The Service's (or workload's) name."""
     namespace: str | None
     """Its namespace when the name says it (name.namespace.svc); None: the caller's, or any."""
+    pod: str | None = None
+    """The pod the name says, for a headless Service's pod (pod.name.namespace.svc)."""
+    lines: tuple[str, ...] = ()
+    """Every line that says a connection to it failed, in order (the first is `line`)."""
 
 
 def failed_calls(logs: str, workloads: Iterable[str] = ()) -> list[FailedCall]:
-    """The failed connections of the logs, in order, each Service once (its first line): named by
-    host, else by a word that is the name of one of `workloads`."""
+    """The failed connections of the logs, in order, each Service once (with its first line, and all
+    its lines): named by host, else by a word that is the name of one of `workloads`. A line that is
+    noise (logs.is_noise: a call the process says it ignores, its telemetry failing to ship) names
+    no dependency."""
     known = sorted(set(workloads), key=len, reverse=True)
     found: dict[tuple[str, str | None], FailedCall] = {}
     for raw in logs.splitlines():
         line = raw.strip()
-        if not line or not CONNECTION_ERROR.search(line):
+        if not line or not CONNECTION_ERROR.search(line) or is_noise(line):
             continue
-        for host, service, namespace in _hosts(line, known):
-            found.setdefault((service, namespace), FailedCall(line, host, service, namespace))
+        for host, service, namespace, pod in _hosts(line, known):
+            first = found.setdefault((service, namespace), FailedCall(line, host, service, namespace, pod))
+            found[(service, namespace)] = replace(first, lines=(*first.lines, line))
     return list(found.values())
 
 
-def _hosts(line: str, workloads: list[str]) -> list[tuple[str, str, str | None]]:
-    """(as written, service, namespace) of each Service the line names, in the order written."""
+def _hosts(line: str, workloads: list[str]) -> list[tuple[str, str, str | None, str | None]]:
+    """(as written, service, namespace, pod) of each Service the line names, in the order written."""
     taken: list[tuple[int, int]] = []
-    named: list[tuple[int, str, str, str | None]] = []
+    named: list[tuple[int, str, str, str | None, str | None]] = []
 
     def free(start: int, end: int) -> bool:
         return all(end <= low or start >= high for low, high in taken)
 
     for match in _SERVICE_DNS.finditer(line):
         taken.append(match.span())
-        named.append((match.start(), match[0], match[1].lower(), match[2].lower()))
+        pod = match[1].lower() if match[1] else None
+        named.append((match.start(), match[0], match[2].lower(), match[3].lower(), pod))
     for pattern in (_URL_HOST, _HOST_PORT, _NAMED_DEPENDENCY):
         for match in pattern.finditer(line):
             if not free(*match.span(1)) or match[1].lower() in _NOT_SERVICES:
@@ -243,10 +261,10 @@ def _hosts(line: str, workloads: list[str]) -> list[tuple[str, str, str | None]]
             host = line[match.start(1) : match.end()] if pattern is _URL_HOST else match[0]
             if pattern is _NAMED_DEPENDENCY:
                 host = match[1]
-            named.append((match.start(), host, match[1].lower(), namespace))
+            named.append((match.start(), host, match[1].lower(), namespace, None))
     for workload in workloads:
         for match in re.finditer(rf"(?<![\w.-]){re.escape(workload)}(?![\w-])", line, re.I):
             if free(*match.span()):
                 taken.append(match.span())
-                named.append((match.start(), match[0], workload, None))
-    return [(host, service, namespace) for _, host, service, namespace in sorted(named)]
+                named.append((match.start(), match[0], workload, None, None))
+    return [(host, service, namespace, pod) for _, host, service, namespace, pod in sorted(named)]

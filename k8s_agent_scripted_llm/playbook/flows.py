@@ -46,7 +46,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from k8s_agent_scripted_llm.playbook.causes import diagnose
-from k8s_agent_scripted_llm.playbook.chain import Link, chain_findings, follow_chain
+from k8s_agent_scripted_llm.playbook.chain import (
+    Link,
+    chain_findings,
+    follow_chain,
+    reaches_a_broken_pod,
+    start_of_chain,
+)
 from k8s_agent_scripted_llm.playbook.conversation import HEADER, Conversation
 from k8s_agent_scripted_llm.playbook.dependencies import elsewhere
 from k8s_agent_scripted_llm.playbook.investigation import (
@@ -153,10 +159,13 @@ def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
     if containers:
         return Reply(tool_calls=capped(containers))
     links: list[Link] = []
-    if chat.workloads and not failed:
-        links, calls = follow_chain(chat, pods)
+    if not failed:
+        start = pods if chat.workloads else start_of_chain(chat, pods, suspects)
+        links, calls = follow_chain(chat, start)
         if calls and may_call:
             return Reply(tool_calls=capped(calls))
+        if not chat.workloads and not reaches_a_broken_pod(links):
+            links = []
     if links:
         findings, pods, unhealthy = chain_findings(chat, pods, suspects, links)
         total = len(pods)

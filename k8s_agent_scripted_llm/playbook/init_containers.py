@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from k8s_agent_scripted_llm.playbook.conversation import listing_row
+from k8s_agent_scripted_llm.playbook.dependencies import UNRESOLVED
 from k8s_agent_scripted_llm.playbook.evidence import PodEvidence
 from k8s_agent_scripted_llm.playbook.finding import Finding, cite
 from k8s_agent_scripted_llm.playbook.logs import deciding_line, first_error_line, signature
@@ -22,13 +23,6 @@ from k8s_agent_scripted_llm.playbook.tables import Container, Pod, age_seconds, 
 
 STARTING_GRACE_SECONDS = 10 * 60
 """How long a pod may take to start (its init containers running) before it is no longer starting."""
-
-UNRESOLVED = re.compile(
-    r"(?i)no such host|not resolvable|(?:could not|couldn't|can'?t|cannot|unable to|failed to) resolve"
-    r"|can'?t find \S+: NXDOMAIN|\bNXDOMAIN\b|name or service not known|unknown ?host|bad address"
-    r"|temporary failure in name resolution|name resolution failed"
-)
-"""Words of a line saying a name does not resolve (DNS)."""
 
 _DNS_NAME = re.compile(r"\b[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+\b")
 """A dotted host name: of the lines saying a name does not resolve, the one that says which name."""

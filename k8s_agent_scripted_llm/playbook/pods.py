@@ -42,9 +42,17 @@ def suspect_pods(chat: Conversation, pods: Sequence[Pod]) -> list[Pod]:
     return found[:MAX_SUSPECTS]
 
 
-def judged_unhealthy(chat: Conversation, pods: Sequence[Pod], suspects: Sequence[Pod]) -> list[Pod]:
+def judged_unhealthy(
+    chat: Conversation, pods: Sequence[Pod], suspects: Sequence[Pod], *, note: bool = True
+) -> list[Pod]:
     """The unhealthy pods, judged from what describe_pod shows when it was read: a pod starting up
-    with no Warning event is not (it is said), a suspect with a recent Warning event of trouble is."""
+    with no Warning event is not (it is said, unless `note` is False), a suspect with a recent
+    Warning event of trouble is."""
+    if not note:
+        said = (list(chat.scope_notes), list(chat.healthy_notes))
+        found = judged_unhealthy(chat, pods, suspects)
+        chat.scope_notes[:], chat.healthy_notes[:] = said
+        return found
     unhealthy = []
     for pod in pods:
         description = chat.latest("describe_pod", pod.name) or ""
