@@ -26,7 +26,7 @@ from k8s_agent_scripted_llm.playbook.finding import Finding, cite
 from k8s_agent_scripted_llm.playbook.init_containers import init_container_failed
 from k8s_agent_scripted_llm.playbook.logs import ERRORISH, first_error, log_text, read_logs
 from k8s_agent_scripted_llm.playbook.nodes import cut_off_by_its_node, evicted_by_the_kubelet
-from k8s_agent_scripted_llm.playbook.tables import CRASHING, WARNING_PRIORITY, Container, Pod
+from k8s_agent_scripted_llm.playbook.tables import CRASHING, WARNING_PRIORITY, Container, Event, Pod
 from k8s_agent_scripted_llm.playbook.taxonomy import cause_and_fix
 
 _QUOTA = re.compile(r"(?i)\bexceeded quota\b")
@@ -78,11 +78,17 @@ def most_telling_line(evidence: PodEvidence, finding: Finding) -> None:
     logs, mapped to the taxonomy; the logs' first error, or their deciding line, quoted beside it."""
     chat, pod, logs = evidence.chat, evidence.pod, evidence.logs
     candidates: list[tuple[int, str, str]] = []  # (rank, source, line); lower rank wins
-    for rank, (reason, message) in enumerate(evidence.warnings, start=10):
+    warnings = [event for event in evidence.timeline if event.kind == "Warning"]
+    recent = sorted(range(len(warnings)), key=lambda i: (warnings[i].age is None, warnings[i].age or 0, i))
+    for order, index in enumerate(recent):
+        event = warnings[index]
+        reason, message = event.reason, event.message
         priority = WARNING_PRIORITY.index(reason) if reason in WARNING_PRIORITY else len(WARNING_PRIORITY)
         if reason == "Failed" and message.startswith("Error: "):
             priority += 5  # "Error: ErrImagePull" says less than "Failed to pull image ...: manifest unknown"
-        candidates.append((10 + priority * 10 + rank % 10, "describe_pod", message))
+        if is_history(event, evidence):
+            priority += 100
+        candidates.append((10 + priority * 10 + min(order, 9), "describe_pod", message))
     if logs.telling:
         # A crash's own words beat the kubelet's back-off notice; a probe failure is best told by its event.
         rank = 5 if CRASHING.search(pod.status) or pod.restarts else 60
@@ -100,6 +106,26 @@ def most_telling_line(evidence: PodEvidence, finding: Finding) -> None:
     elif finding.source == "describe_pod" and logs.telling and ERRORISH.search(logs.telling):
         hint = logs.telling
         finding.also(hint, "get_pod_logs", logs.crash_id, f"the logs (get_pod_logs) say: {hint}")
+
+
+_SUCCEEDED_AFTER = {"FailedAttachVolume": "SuccessfulAttachVolume", "FailedMount": "SuccessfulMountVolume"}
+
+
+def is_history(event: Event, evidence: PodEvidence) -> bool:
+    """Rule: a Warning whose trouble has passed is history, not the cause: a scheduling failure of a
+    pod that has a node since; a volume's attach or mount failure once a later event says it
+    attached or mounted, or once the pod's containers have started; a sandbox failure once they
+    have started. Among Warnings of one kind, the most recent tells the pod's state now."""
+    if event.reason == "FailedScheduling":
+        return bool(evidence.pod.node)
+    if event.reason in _SUCCEEDED_AFTER:
+        done = _SUCCEEDED_AFTER[event.reason]
+        later = any(
+            other.reason == done and (other.age is None or event.age is None or other.age <= event.age)
+            for other in evidence.timeline
+        )
+        return later or evidence.started
+    return event.reason == "FailedCreatePodSandBox" and evidence.started
 
 
 def refused_by_quota(evidence: PodEvidence, finding: Finding) -> bool:

@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from k8s_agent_scripted_llm.playbook.conversation import Conversation, logs_of, readable
 from k8s_agent_scripted_llm.playbook.finding import Finding
 from k8s_agent_scripted_llm.playbook.logs import Logs
-from k8s_agent_scripted_llm.playbook.tables import Container, Pod, containers_of, describe_events
+from k8s_agent_scripted_llm.playbook.tables import (
+    Container,
+    Event,
+    Pod,
+    containers_of,
+    describe_events,
+    pod_events,
+)
 
 
 @dataclass
@@ -28,10 +35,18 @@ class PodEvidence:
     events: list[tuple[str, str, str]] = field(init=False)
     """(type, reason, message) of the pod's events."""
     containers: list[Container] = field(init=False)
+    timeline: list[Event] = field(init=False)
+    """The same events with how long ago each was last seen."""
 
     def __post_init__(self) -> None:
         self.events = describe_events(self.described)
         self.containers = containers_of(self.described)
+        self.timeline = pod_events(self.described)
+
+    @property
+    def started(self) -> bool:
+        """Whether any container of the pod has started since it was created."""
+        return any(container.ran for container in self.containers)
 
     @property
     def warnings(self) -> list[tuple[str, str]]:

@@ -72,6 +72,7 @@ from k8s_agent_scripted_llm.playbook.questions import (
     asks_about_nodes_and_pods,
     asks_about_restarts,
     belongs_to,
+    names_a_node,
     question_namespace,
     question_pod,
 )
@@ -121,9 +122,9 @@ def playbook(body: dict[str, Any]) -> Step:
         )
     if asks_about_restarts(chat.question):
         return _restarts_playbook(chat, may_call)
-    if asks_about_nodes(chat.question):
-        return _node_playbook(chat, may_call)
     named = question_pod(chat.question)
+    if asks_about_nodes(chat.question) and (named is None or names_a_node(chat.question, named)):
+        return _node_playbook(chat, may_call)
     if named is not None:
         return _pod_playbook(chat, may_call, named)
     if asks_about_nodes_and_pods(chat.question):

@@ -47,6 +47,15 @@ def asks_about_nodes(question: str) -> bool:
     return bool(_NODES.search(question)) and not _PODS.search(question)
 
 
+def names_a_node(question: str, name: str) -> bool:
+    """Rule: a question that names a pod is about that pod even when it mentions a node ("since the
+    node it ran on was drained"), unless it says the name is a node's ("node X", "X node")."""
+    escaped = re.escape(name)
+    return (
+        re.search(rf"(?i)\bnodes?\s+{escaped}(?![\w-])|(?<![\w-]){escaped}\s+nodes?\b", question) is not None
+    )
+
+
 def asks_about_nodes_and_pods(question: str) -> bool:
     """Whether the question is about nodes and about pods ("which pods does it affect?")."""
     return bool(_NODES.search(question)) and bool(_PODS.search(question))

@@ -145,6 +145,30 @@ def describe_events(description: str) -> list[tuple[str, str, str]]:
     return found
 
 
+@dataclass(frozen=True)
+class Event:
+    """One event of a describe_pod result."""
+
+    kind: str
+    """Normal or Warning."""
+    reason: str
+    message: str
+    age: int | None
+    """Seconds since it was last seen (the Age column's first part), None when not shown."""
+
+
+def pod_events(description: str) -> list[Event]:
+    """The events of a describe_pod result, in the order listed, with how long ago each was last seen."""
+    section = description.split("\nEvents:", 1)[1] if "\nEvents:" in description else ""
+    found = []
+    for line in section.splitlines():
+        cells = re.split(r"\s{2,}", line.strip(), maxsplit=4)
+        if len(cells) == 5 and cells[0] in ("Warning", "Normal"):
+            age = age_seconds(cells[2].split()[0]) if cells[2].strip() else None
+            found.append(Event(cells[0], cells[1], cells[4], age))
+    return found
+
+
 def warning_events(description: str) -> list[tuple[str, str]]:
     """(reason, message) of every Warning event in a describe_pod result."""
     return [(reason, message) for kind, reason, message in describe_events(description) if kind == "Warning"]

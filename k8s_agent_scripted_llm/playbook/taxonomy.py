@@ -7,6 +7,12 @@ import re
 from k8s_agent_scripted_llm.playbook.logs import is_config_error, log_text
 from k8s_agent_scripted_llm.playbook.tables import CRASHING, Pod
 
+_CONDITION_TAINT = re.compile(
+    r"node\.kubernetes\.io/(not-ready|unreachable|disk-pressure|memory-pressure|pid-pressure)\b"
+)
+"""Taints the node controller and kubelet put on a node for its condition: the scheduler naming one
+tells the node's condition (not ready, unreachable, under pressure), not a taint someone set."""
+
 _MISSING_SETTING = re.compile(r"(?i)missing required|not set|is required|undefined variable|no such env")
 
 
@@ -71,6 +77,17 @@ def cause_and_fix(pod: Pod, quoted_line: str, description: str, logs: str) -> tu
                 "insufficient_resources",
                 f"no node has enough free {' and '.join(sorted(set(short)))} for the pod's requests{wanted}",
                 "lower the pod's requests, free capacity on the nodes, or add a node (or let the autoscaler)",
+            )
+        condition = _CONDITION_TAINT.search(evidence)
+        if condition:
+            down = condition[1] in ("not-ready", "unreachable")
+            return (
+                "node_not_ready" if down else "node_pressure",
+                f"the node the pod could run on is {'not ready' if down else 'under ' + condition[1]}: the "
+                f"node's own condition taint ({condition[0]}) keeps the pod off it",
+                "recover the node (kubelet, network) or give the pod another node it may run on"
+                if down
+                else f"relieve the node's {condition[1].removesuffix('-pressure')} (free it, move heavy pods) or add capacity",
             )
         if re.search(r"(?i)affinity|selector", evidence):
             return (
