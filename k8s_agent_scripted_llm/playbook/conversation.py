@@ -57,9 +57,9 @@ class Conversation:
                 calls[call.get("id")] = requested_call(call)
             if message.get("role") == "tool" and message.get("tool_call_id") in calls:
                 name, arguments = calls[message["tool_call_id"]]
-                results.append((name, arguments, message_text_of(message.get("content"))))
+                results.append((name, arguments, message_text(message.get("content"))))
                 call_ids.append(str(message["tool_call_id"]))
-        system = " ".join(message_text_of(m.get("content")) for m in messages if m.get("role") == "system")
+        system = " ".join(message_text(m.get("content")) for m in messages if m.get("role") == "system")
         wanted = body.get("response_format") or {}
         report_format = (
             "json_schema"
@@ -171,6 +171,3 @@ def listing_row_and_id(chat: Conversation, pod: Pod) -> tuple[str, str | None]:
         if row is not None:
             return row, chat.id_of(index)
     return pod.status, chat.latest_id("list_pods")
-
-
-message_text_of = message_text

@@ -5,11 +5,15 @@
   "Why is checkout down?", only that one's), then in one round describe every unhealthy pod, read
   the logs of those that run or crash (and the previous container's of one that restarts while
   running: the crash is there), and read the namespace's Warning events when a pod failed and
-  stopped (a Job's pod: the Job's own events tell whether it gave up), then write the report:
-  per unhealthy pod its status, the evidence line quoted from a tool result, the likely cause and
-  a fix. When pods are cut off by their node (a "Node is not ready" event, an eviction because
-  "The node was low on resource"), one more round describes those nodes and the report names the
-  node too. A namespace with no pods is reported with the namespaces that have some.
+  stopped (a Job's pod: the Job's own events tell whether it gave up); then, for a pod of several
+  containers, read each init container that ran and each container in trouble by name
+  (investigation.container_reads); then follow the dependencies the failing pods' logs fail to
+  reach, in any namespace (chain.py); then write the report: per unhealthy pod its status, the
+  evidence line quoted from a tool result, the likely cause and a fix, and a dependency found
+  unhealthy with its own cause. When pods are cut off by their node (a "Node is not ready" event,
+  an eviction because "The node was low on resource"), one more round describes those nodes and
+  the report names the node too. A namespace with no pods is reported with the namespaces that
+  have some.
 - nodes (a question about nodes and not pods): list the nodes, describe them (every one on a
   small cluster, the not-Ready ones on a large one), and report each node that is not Ready or
   under memory, disk or PID pressure, with its condition lines and the events that say so.
@@ -18,8 +22,9 @@
   unhealthy pods in one round, and report the bad nodes and the unhealthy pods, a pod on a bad
   node (the listing's NODE column, or describe_pod's Node line) with no cause of its own being
   attributed to its node.
-- one pod (a question naming a pod): find it in the listing, describe it, read its logs if its
-  containers ran, and report on that pod alone.
+- one pod (a question naming a pod, even one that mentions the node it ran on): find it in the
+  listing, describe it, read its logs if its containers ran (each by name when it has several),
+  and report on that pod alone.
 - a workload (a question naming one, by its name, its words or its name's first word, and not
   asking about a namespace as a whole): the report is about its pods, each described and judged even
   when it looks healthy; a line of their own logs that says a call to a Service was refused or timed
@@ -133,9 +138,10 @@ def playbook(body: dict[str, Any]) -> Step:
 
 
 def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
-    """List the pods, investigate the unhealthy ones (and the nodes that cut some off), report them.
-    A question about a workload is answered about its pods and, when their own logs say they
-    cannot reach a Service, about that Service's pods too (see _chain)."""
+    """List the pods, investigate the unhealthy ones (describe, logs, then each container of a pod of
+    several by name), follow the dependencies their logs fail to reach (chain.py: from a named
+    workload's pods, or from a namespace's failing pods), describe the nodes that cut some off, and
+    report them."""
     listing = chat.first("list_pods")
     if listing is None:
         if not may_call:

@@ -33,7 +33,7 @@ CONFIG_ERROR = re.compile(
     r"|setting|property|key)|unrecogni[sz]ed (?:vm )?(?:option|argument|parameter|setting|field)"
     r"|invalid value for|invalid (?:argument|configuration|config|setting|option)|contains errors"
     r"|validation error|scannererror|parsererror|config(?:uration)? (?:file )?(?:is )?invalid"
-    r"|is not a valid\b|\bis empty\b|no configurations? (?:file )?found|no such file or directory"
+    r"|is not a valid\b|no configurations? (?:file )?found|no such file or directory"
     r"|invalid credentials|authentication failed|password authentication failed|access denied for user"
     r"|licen[cs]e (?:check failed|expired|is invalid|invalid|not valid)|failed to find attribute"
     r"|KeyError: '[A-Z][A-Z0-9]*_[A-Z0-9_]+'"
