@@ -28,6 +28,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import yaml
@@ -590,10 +591,17 @@ def _event_listing(call: Call, arguments: dict[str, Any]) -> View:
 def _events_of(call: Call) -> list[tuple[dict[str, Any], Line]]:
     """Each event of an events_list result, and its line in describe_pod's form."""
     document = _Yaml.parse(call.content)
+    items = document.data if isinstance(document.data, list) else []
+    times = [_when(item) for item in items if isinstance(item, dict)]
+    latest = max((time for time in times if time is not None), default=None)
     found = []
-    for number, item in enumerate(document.data if isinstance(document.data, list) else []):
+    for number, item in enumerate(items):
         if not isinstance(item, dict):
             continue
+        when = _when(item)
+        # The Go server gives each event its time, not its age: the age in describe's column is
+        # counted back from the latest event of the result, which keeps their order.
+        age = f"{int((latest - when).total_seconds())}s" if latest and when else "-"
         involved = item.get("InvolvedObject") or {}
         message = str(item.get("Message") or "")
         event = {
@@ -604,11 +612,22 @@ def _events_of(call: Call) -> list[tuple[dict[str, Any], Line]]:
             "reason": item.get("Reason"),
         }
         text = "  " + "   ".join(
-            [str(item.get("Type") or "-"), str(item.get("Reason") or "-"), "-", "-", message]
+            [str(item.get("Type") or "-"), str(item.get("Reason") or "-"), age, "-", message]
         )
         original = document.span([(number, "Message")]) or message
         found.append((event, Line(text, original, call.id, call.tool, message)))
     return found
+
+
+def _when(event: dict[str, Any]) -> datetime | None:
+    """When an event of an events_list result was last seen (its Timestamp), or None."""
+    stamp = event.get("LastTimestamp") or event.get("Timestamp")
+    if isinstance(stamp, datetime):
+        return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+    try:
+        return datetime.strptime(str(stamp), "%Y-%m-%d %H:%M:%S %z %Z")
+    except ValueError:
+        return None
 
 
 def _container_lines(
