@@ -5,11 +5,13 @@ The deciding line of a crash is not simply its last error line. Read in this ord
 - noise is never the cause: a line that says it is harmless (`(ignored)`, "will be dropped"), that
   reports the process's own telemetry failing to ship (metrics, traces, error reports), that is the
   logging framework talking about itself, or whose words a healthy pod logs too (`noise_signatures`);
-- what a process logs once it says it is stopping ("shutting down", "exiting", "Application run
-  failed", a panic on the way out) is a consequence: the cause is before the first such line;
-- there, a configuration error (a setting, flag, option, file, credential or licence the process
-  refuses) beats an exception, which beats any other error-like line; a configuration warning counts
-  too, unless it says the process goes on with a default;
+- a configuration error (a setting, flag, option, file, credential or licence the process refuses)
+  decides, wherever it is in the log (a framework may print its failure report after it says the
+  start failed); a configuration warning counts too, unless it says the process goes on with a
+  default;
+- else, what a process logs once it says it is stopping ("shutting down", "exiting", "Application
+  run failed", a panic on the way out) is a consequence: before the first such line, an exception or
+  an error-level line beats any other error-like line;
 - when nothing before the stop decides, the whole log is read the same way.
 """
 
@@ -237,10 +239,15 @@ def is_config_error(line: str) -> bool:
 
 
 def deciding_line(logs: str, healthy: frozenset[str] = frozenset()) -> str:
-    """The line that decides a crash (see the module's docstring): before the first line that says the
-    process stops, the last configuration error, else the last line that says what failed, else the
-    last error-like line; when none is there, the same over the whole log; else the last line."""
+    """The line that decides a crash (see the module's docstring): the last configuration error of
+    the log, wherever it is (a framework may print its failure report after it says the start
+    failed); else, before the first line that says the process stops, the last line that says what
+    failed, else the last error-like line; when none is there, the same over the whole log; else
+    the last line."""
     lines = [line.strip() for line in logs.splitlines() if line.strip()]
+    config = [line for line in lines if is_config_error(line) and not is_noise(line, healthy)]
+    if config:
+        return config[-1]
     stop = next((index for index, line in enumerate(lines) if is_stopping(line)), None)
     if stop:
         found = _decides(lines[:stop], healthy)

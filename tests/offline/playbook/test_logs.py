@@ -146,8 +146,18 @@ def test_an_error_line_a_healthy_pod_of_the_same_workload_logs_too_is_noise() ->
             ],
             '{"level":"error","msg":"cannot open ledger","err":"permission denied"}',
         ),
+        # a framework's failure report printed after its banner that the start failed
+        (
+            [
+                "2026-04-02 08:00:01 ERROR [main] FailureReporter :",
+                "START FAILED: application failed to start",
+                "Description: the property 'batch.window' could not be bound",
+                "Reason: '90x' is not a valid duration",
+            ],
+            "Reason: '90x' is not a valid duration",
+        ),
     ],
-    ids=["caused-by", "one-line", "config-warning", "default-warning", "json-level"],
+    ids=["caused-by", "one-line", "config-warning", "default-warning", "json-level", "failure-report"],
 )
 def test_the_deciding_line_of_a_log(logs: list[str], deciding: str) -> None:
     assert deciding_line("\n".join(logs)) == deciding.strip()
