@@ -98,9 +98,7 @@ def most_telling_line(evidence: PodEvidence, finding: Finding) -> None:
     else:
         _, source, line = min(candidates)
         cite(chat, finding, source, line, logs.crash_id if source == "get_pod_logs" else None)
-    finding.category, finding.cause, finding.fix = cause_and_fix(
-        pod, finding.evidence, evidence.described, logs.crash
-    )
+    finding.category, finding.cause, finding.fix = cause_and_fix(pod, finding.evidence, evidence.described)
     if finding.source == "get_pod_logs":
         first_error(finding, logs)
     elif finding.source == "describe_pod" and logs.telling and ERRORISH.search(logs.telling):
