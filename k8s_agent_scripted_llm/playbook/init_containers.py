@@ -92,18 +92,10 @@ def init_container_failed(evidence: PodEvidence, finding: Finding) -> bool:
         return False
     holding = failing_init_container(evidence.containers)
     name = holding.name if holding else _container_in_warnings(evidence)
-    line, call_id = _init_log_line(evidence, holding) if holding else ("", None)
-    if not line and holding is None:
-        line, call_id = evidence.logs.telling, evidence.logs.crash_id
+    line, log, call_id = _init_log(evidence, holding)
     if line:
         cite(evidence.chat, finding, "get_pod_logs", line, call_id)
-        log, _ = evidence.container_logs(holding) if holding else (evidence.logs.crash, None)
-        first = first_error_line(log, evidence.logs.noise)
-        if first and first != line:
-            finding.also(first, "get_pod_logs", call_id, f"the first error in its log: {first}")
-        last = last_words(log) if holding and holding.restarted else ""
-        if last and last != line:
-            finding.also(last, "get_pod_logs", call_id, f"the last line it wrote before it exited: {last}")
+        _quote_around(finding, log, line, call_id, evidence, holding)
     elif evidence.warnings:
         cite(evidence.chat, finding, "describe_pod", min(evidence.warnings, key=warning_priority)[1])
     else:
@@ -118,14 +110,36 @@ def init_container_failed(evidence: PodEvidence, finding: Finding) -> bool:
     return True
 
 
-def _init_log_line(evidence: PodEvidence, container: Container) -> tuple[str, str | None]:
+def _init_log(evidence: PodEvidence, holding: Container | None) -> tuple[str, str, str | None]:
+    """(the deciding line, the log it is from, that read's call id) of the init container holding
+    the pod: its current instance's log, else its previous one's; the line its loop repeats when it
+    runs. Without the containers (describe_pod not read), the pod's own crash log."""
+    if holding is None:
+        return evidence.logs.telling, evidence.logs.crash, evidence.logs.crash_id
     for previous in (False, True):
-        log, call_id = evidence.container_logs(container, previous)
-        if not log:
-            continue
-        line = loops_on_a_failure(log) if container.state == "Running" else None
-        return line or deciding_line(log, evidence.logs.noise), call_id
-    return "", None
+        log, call_id = evidence.container_logs(holding, previous)
+        if log:
+            line = loops_on_a_failure(log) if holding.state == "Running" else None
+            return line or deciding_line(log, evidence.logs.noise), log, call_id
+    return "", "", None
+
+
+def _quote_around(
+    finding: Finding,
+    log: str,
+    line: str,
+    call_id: str | None,
+    evidence: PodEvidence,
+    holding: Container | None,
+) -> None:
+    """Beside the deciding line, the log's first error and, of an init container that exited and was
+    restarted, its last words."""
+    first = first_error_line(log, evidence.logs.noise)
+    if first and first != line:
+        finding.also(first, "get_pod_logs", call_id, f"the first error in its log: {first}")
+    last = last_words(log) if holding and holding.restarted else ""
+    if last and last != line:
+        finding.also(last, "get_pod_logs", call_id, f"the last line it wrote before it exited: {last}")
 
 
 def last_words(log: str) -> str:
