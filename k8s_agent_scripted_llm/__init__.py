@@ -29,14 +29,14 @@ from k8s_agent_scripted_llm.script import (
 from k8s_agent_scripted_llm.server import Responder, ScriptedModelServer
 
 if TYPE_CHECKING:
-    from k8s_agent_scripted_llm.offline import offline_model
+    from k8s_agent_scripted_llm.playbook import offline_model
 
 
 def responder_for(model: str) -> Responder:
     """The embedded model of that name: the offline playbook, or a baseline (`baseline:parrot`,
     `baseline:status`, `baseline:rules`)."""
     from k8s_agent_scripted_llm.baselines import RESPONDERS
-    from k8s_agent_scripted_llm.offline import offline_model
+    from k8s_agent_scripted_llm.playbook import offline_model
 
     return RESPONDERS.get(model, offline_model)
 
@@ -44,7 +44,7 @@ def responder_for(model: str) -> Responder:
 def __getattr__(name: str) -> Any:
     """`offline_model`, imported when first asked for (it needs PyYAML; the server does not)."""
     if name == "offline_model":
-        from k8s_agent_scripted_llm.offline import offline_model
+        from k8s_agent_scripted_llm.playbook import offline_model
 
         return offline_model
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

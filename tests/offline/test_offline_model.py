@@ -15,7 +15,7 @@ from k8s_agent_harness.findings import instructions, parse_report, response_form
 from k8s_agent_harness.grounding import ToolText
 from k8s_agent_mock_cluster import Cluster, Invalid, NotFound, default_fixture_path, load_fixture
 from k8s_agent_scripted_llm import Reply, offline_model
-from k8s_agent_scripted_llm.offline import HEADER
+from k8s_agent_scripted_llm.playbook.conversation import HEADER
 from tests.clusters import node_trouble_fixture, offered_tools, shop_fixture
 
 DEFAULT_QUESTION = "Which pods in the production namespace are unhealthy, and why?"

@@ -21,7 +21,8 @@ from k8s_agent_harness.session import RunResult
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_mock_cluster import default_fixture_path
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, call, calls, text, tool
-from k8s_agent_scripted_llm.offline import Conversation, parse_pod_table
+from k8s_agent_scripted_llm.playbook.conversation import Conversation
+from k8s_agent_scripted_llm.playbook.tables import parse_pod_table
 from tests.conftest import AgentRun, RunAgent, read_jsonl
 from tests.processes import OUT_OF_REACH
 

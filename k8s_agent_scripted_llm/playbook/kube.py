@@ -1,6 +1,6 @@
 """The offline playbook on kubernetes-mcp-server's tools: its calls, its formats, its quotes.
 
-The playbook (offline.py) reasons over the mock cluster's tools and their text. Offered the tools of
+The playbook (flows.py) reasons over the mock cluster's tools and their text. Offered the tools of
 containers/kubernetes-mcp-server instead (pods_list / pods_list_in_namespace, pods_get, pods_log,
 events_list, resources_list and resources_get for Nodes), it investigates through them: this module
 reads the conversation's calls to those tools and their results (tables, YAML, raw logs) as the
@@ -28,6 +28,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import yaml
@@ -67,7 +68,7 @@ def kube_surface(body: dict[str, Any], playbook: Playbook) -> Step:
     again = chat.container_logs()
     if again:
         return Reply(tool_calls=tuple(again))
-    extra: list[tuple[ToolCall, str]] = []
+    extra: list[Known] = []
     for _ in range(MAX_ROUNDS_WITHOUT_A_CALL):
         step = playbook(chat.mock_body(extra))
         if not isinstance(step, Reply) or not step.tool_calls:
@@ -98,6 +99,16 @@ class Call:
 
     def signature(self) -> str:
         return _signature(self.tool, self.arguments)
+
+
+@dataclass(frozen=True)
+class Known:
+    """A call of the playbook whose result the conversation already has: shown to it again."""
+
+    call: ToolCall
+    content: str
+    call_id: str
+    """The kube call whose result it is (the quotes of it are that call's)."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +144,8 @@ class _KubeChat:
     calls: list[Call]
     offered: set[str]
     views: dict[str, View] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    """The ids of results shown again to the playbook (`again-N`), to the kube call they are of."""
 
     @classmethod
     def parse(cls, body: dict[str, Any]) -> _KubeChat:
@@ -157,7 +170,7 @@ class _KubeChat:
 
     # the playbook's side
 
-    def mock_body(self, extra: Sequence[tuple[ToolCall, str]] = (), *, tools: bool = True) -> dict[str, Any]:
+    def mock_body(self, extra: Sequence[Known] = (), *, tools: bool = True) -> dict[str, Any]:
         """The request as the playbook knows it: its tools, its calls and views of their results."""
         messages: list[dict[str, Any]] = []
         pending: list[Call] = []
@@ -171,6 +184,7 @@ class _KubeChat:
                 continue
             messages.append(message)
         if extra:
+            self.aliases = {f"again-{number}": known.call_id for number, known in enumerate(extra)}
             messages.append(
                 {
                     "role": "assistant",
@@ -179,15 +193,15 @@ class _KubeChat:
                         {
                             "id": f"again-{number}",
                             "type": "function",
-                            "function": {"name": call.name, "arguments": call.arguments},
+                            "function": {"name": known.call.name, "arguments": known.call.arguments},
                         }
-                        for number, (call, _) in enumerate(extra)
+                        for number, known in enumerate(extra)
                     ],
                 }
             )
             messages += [
-                {"role": "tool", "tool_call_id": f"again-{number}", "content": content}
-                for number, (_, content) in enumerate(extra)
+                {"role": "tool", "tool_call_id": f"again-{number}", "content": known.content}
+                for number, known in enumerate(extra)
             ]
         body = {key: value for key, value in self.body.items() if key not in ("messages", "tools")}
         body["messages"] = messages
@@ -224,12 +238,13 @@ class _KubeChat:
 
     # the playbook's calls, as kube calls
 
-    def translate(self, calls: Sequence[ToolCall]) -> tuple[list[ToolCall], list[tuple[ToolCall, str]]]:
+    def translate(self, calls: Sequence[ToolCall]) -> tuple[list[ToolCall], list[Known]]:
         """The kube calls the playbook's calls need that were not made yet; and, for those whose
-        results are all known, the call with the view the playbook would get."""
+        results are all known, the call with the view the playbook would get (the view of the kube
+        call it needs first)."""
         made = {call.signature() for call in self.calls}
         wanted: list[ToolCall] = []
-        known: list[tuple[ToolCall, str]] = []
+        known: list[Known] = []
         for call in calls:
             try:
                 arguments = json.loads(call.arguments or "{}")
@@ -241,9 +256,9 @@ class _KubeChat:
                 made.add(_signature(tool, args))
                 wanted.append(ToolCall(tool, json.dumps(args)))
             if not new and needed:
-                view = self._known_view(call.name, arguments)
-                if view is not None:
-                    known.append((call, view.content()))
+                found = self._made(*needed[0])
+                if found is not None:
+                    known.append(Known(call, self.views[found.id].content(), found.id))
         return wanted, known
 
     def _kube_calls(self, tool: str, arguments: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -278,12 +293,13 @@ class _KubeChat:
         else:  # the harness's own tools (search_results): as they are
             yield tool, arguments
 
-    def _known_view(self, tool: str, arguments: dict[str, Any]) -> View | None:
-        for call in reversed(self.calls):
-            view = self.views.get(call.id)
-            if view is not None and view.tool == tool and _same(view.arguments, arguments, tool):
-                return view
-        return None
+    def _made(self, tool: str, arguments: dict[str, Any]) -> Call | None:
+        """The last call made to `tool` with these arguments whose result has a view."""
+        wanted = _signature(tool, arguments)
+        return next(
+            (call for call in reversed(self.calls) if call.signature() == wanted and call.id in self.views),
+            None,
+        )
 
     def container_logs(self) -> list[ToolCall]:
         """Logs asked without a container of a pod that has several (or an init container that
@@ -350,6 +366,13 @@ class _KubeChat:
         if call.tool == "pods_get":
             return self._describe_pod(call, arguments)
         if call.tool == "pods_log":
+            asked = call.arguments.get("container")
+            if asked and asked != self._telling_container(
+                str(call.arguments.get("name")),
+                str(call.arguments.get("namespace")),
+                bool(call.arguments.get("previous")),
+            ):
+                arguments["container"] = asked  # a container the playbook named, not the one chosen for it
             return View(tool, arguments, text=call.content if call.content.strip() else "(no log lines)")
         if call.tool == "events_list":
             return _event_listing(call, arguments)
@@ -491,6 +514,8 @@ class _KubeChat:
         return Reply(content=f"```json\n{text}\n```" if fenced else text)
 
     def _quote(self, quote: dict[str, Any]) -> dict[str, Any]:
+        if str(quote.get("call_id")) in self.aliases:
+            quote = {**quote, "call_id": self.aliases[str(quote.get("call_id"))]}
         view = self.views.get(str(quote.get("call_id")))
         text = str(quote.get("text") or "")
         if view is None:
@@ -566,10 +591,17 @@ def _event_listing(call: Call, arguments: dict[str, Any]) -> View:
 def _events_of(call: Call) -> list[tuple[dict[str, Any], Line]]:
     """Each event of an events_list result, and its line in describe_pod's form."""
     document = _Yaml.parse(call.content)
+    items = document.data if isinstance(document.data, list) else []
+    times = [_when(item) for item in items if isinstance(item, dict)]
+    latest = max((time for time in times if time is not None), default=None)
     found = []
-    for number, item in enumerate(document.data if isinstance(document.data, list) else []):
+    for number, item in enumerate(items):
         if not isinstance(item, dict):
             continue
+        when = _when(item)
+        # The Go server gives each event its time, not its age: the age in describe's column is
+        # counted back from the latest event of the result, which keeps their order.
+        age = f"{int((latest - when).total_seconds())}s" if latest and when else "-"
         involved = item.get("InvolvedObject") or {}
         message = str(item.get("Message") or "")
         event = {
@@ -580,11 +612,22 @@ def _events_of(call: Call) -> list[tuple[dict[str, Any], Line]]:
             "reason": item.get("Reason"),
         }
         text = "  " + "   ".join(
-            [str(item.get("Type") or "-"), str(item.get("Reason") or "-"), "-", "-", message]
+            [str(item.get("Type") or "-"), str(item.get("Reason") or "-"), age, "-", message]
         )
         original = document.span([(number, "Message")]) or message
         found.append((event, Line(text, original, call.id, call.tool, message)))
     return found
+
+
+def _when(event: dict[str, Any]) -> datetime | None:
+    """When an event of an events_list result was last seen (its Timestamp), or None."""
+    stamp = event.get("LastTimestamp") or event.get("Timestamp")
+    if isinstance(stamp, datetime):
+        return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+    try:
+        return datetime.strptime(str(stamp), "%Y-%m-%d %H:%M:%S %z %Z")
+    except ValueError:
+        return None
 
 
 def _container_lines(
@@ -784,18 +827,6 @@ def _mock_arguments(call: Call) -> dict[str, Any]:
     if call.tool == "resources_get":
         return {"name": arguments.get("name")}
     return {}
-
-
-def _same(view_arguments: dict[str, Any], arguments: dict[str, Any], tool: str) -> bool:
-    keys = {"list_pods": ("namespace",), "get_events": ("namespace",), "list_nodes": ()}.get(
-        tool, ("name", "namespace", "previous")
-    )
-    return all(
-        bool(view_arguments.get(k)) == bool(arguments.get(k))
-        if k == "previous"
-        else view_arguments.get(k) == arguments.get(k)
-        for k in keys
-    )
 
 
 def _tool(name: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from k8s_agent_mock_cluster import Cluster
-from k8s_agent_scripted_llm.offline_dependencies import failed_calls
+from k8s_agent_scripted_llm.playbook.dependencies import failed_calls
 from tests.clusters import LEDGER_RETRY, LEDGER_TIMEOUT, ledger_chain_fixture
 from tests.offline.test_offline_model import (
     causes_of,
@@ -268,11 +268,11 @@ def test_a_question_about_a_namespace_as_a_whole_keeps_the_namespace_and_looks_a
     causes, report, _ = causes_of(ledger_chain_fixture(), question)
 
     assert report.scope == "pods in namespace billing"
-    assert set(causes) == {"pod/ledger-writer-0", "pod/invoice-api-6c5d4b4z2-q8r2t"}
+    assert set(causes) == {"pod/ledger-writer-0", "pod/invoice-api-6c5d4b4z2-q8r2t", "pod/postgres-0"}
+    assert causes["pod/ledger-writer-0"] == "dependency_down" and causes["pod/postgres-0"] == "oom_killed"
     assert ("describe_pod", {"name": "ledger-writer-1", "namespace": "billing"}) in calls  # looks healthy
-    # the Service of another namespace is outside the scope: said, not followed
-    assert not any(a.get("namespace") == "db" for _, a in calls)
-    assert any("postgres-0 of namespace db" in line for line in report.unchecked)
+    # the failing pod's dependency is followed to its namespace and reported with its own cause
+    assert ("describe_pod", {"name": "postgres-0", "namespace": "db"}) in calls
 
 
 # -- `unchecked` says only what the report does not show --------------------------------------------------

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from k8s_agent_mock_cluster import Cluster
-from k8s_agent_scripted_llm.offline import parse_pod_table, parse_table
-from k8s_agent_scripted_llm.offline_scope import (
+from k8s_agent_scripted_llm.playbook.questions import (
     about_the_cluster,
     question_namespace,
     question_namespaces,
 )
+from k8s_agent_scripted_llm.playbook.tables import parse_pod_table, parse_table
 from tests.offline.test_offline_model import (
     causes_of,
     event,
@@ -324,7 +324,7 @@ def test_a_json_log_line_is_explained_by_its_message_not_its_level_or_time() -> 
 # -- 3. a dependency in another namespace ------------------------------------------------------------------
 
 
-def test_a_readiness_failure_reaching_a_service_of_another_namespace_says_so_with_the_line() -> None:
+def test_a_readiness_failure_reaching_a_broken_service_of_another_namespace_is_followed_there() -> None:
     line = "redis ping billing-cache.billing.svc.cluster.local:6379 failed: connect: connection refused"
     cluster = mini_cluster(
         [
@@ -343,9 +343,14 @@ def test_a_readiness_failure_reaching_a_service_of_another_namespace_says_so_wit
 
     causes, report, _ = causes_of(cluster, "Is anything wrong in the web namespace?")
 
-    assert causes == {"pod/invoice-api-6c5d4b4z2-ccccc": "readiness_probe_failure"}
-    assert line in quotes_of(report, "invoice-api-6c5d4b4z2-ccccc")
-    assert any("billing-cache of namespace billing" in note for note in report.unchecked)
+    assert causes == {
+        "pod/invoice-api-6c5d4b4z2-ccccc": "dependency_down",
+        "pod/billing-cache-0": "crash_application",
+    }
+    assert quotes_of(report, "invoice-api-6c5d4b4z2-ccccc")[0] == line
+    assert "FATAL bad AOF" in quotes_of(report, "billing-cache-0")
+    (dependent, dependency) = report.findings
+    assert dependency.namespace == "billing" and "billing-cache" in dependent.explanation
 
 
 # -- 7. the harness's own notes are no table rows ---------------------------------------------------------

@@ -187,3 +187,61 @@ def test_its_report_quotes_the_line_the_pod_yaml_holds_not_the_describe_text_it_
     results = {m["tool_call_id"]: m["content"] for m in chat.messages if m["role"] == "tool"}
     for quote in finding["evidence"]:
         assert " ".join(quote["text"].split()) in " ".join(results[quote["call_id"]].split())
+
+
+PENDING_LISTING = """\
+NAMESPACE   APIVERSION   KIND   NAME                     READY   STATUS    RESTARTS   AGE   IP       NODE     NOMINATED NODE   READINESS GATES   LABELS
+shop        v1           Pod    search-6d8c7b9f5-q2w4e   0/1     Pending   0          40m   <none>   <none>   <none>           <none>            app=search
+"""
+PENDING_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: search-6d8c7b9f5-q2w4e
+  namespace: shop
+spec:
+  containers:
+  - image: ghcr.io/acme/search:2.0
+    name: search
+status:
+  phase: Pending
+"""
+EARLIER = "0/3 nodes are available: 3 Insufficient cpu."
+NOW = "0/3 nodes are available: 3 node(s) had untolerated taint {dedicated: search}."
+TWO_SCHEDULING_FAILURES = f"""\
+# The following events (YAML format) were found:
+- InvolvedObject:
+    Kind: Pod
+    Name: search-6d8c7b9f5-q2w4e
+    apiVersion: v1
+  Message: '{EARLIER}'
+  Namespace: shop
+  Reason: FailedScheduling
+  Timestamp: 2026-12-01 05:20:00 +0000 UTC
+  Type: Warning
+- InvolvedObject:
+    Kind: Pod
+    Name: search-6d8c7b9f5-q2w4e
+    apiVersion: v1
+  Message: '{NOW}'
+  Namespace: shop
+  Reason: FailedScheduling
+  Timestamp: 2026-12-01 05:58:00 +0000 UTC
+  Type: Warning
+"""
+
+
+def test_of_the_go_servers_events_the_one_with_the_latest_timestamp_tells_the_state_now() -> None:
+    def pending(tool: str, arguments: dict[str, Any]) -> str:
+        return {"pods_list_in_namespace": PENDING_LISTING, "pods_get": PENDING_POD}.get(
+            tool, TWO_SCHEDULING_FAILURES
+        )
+
+    chat = Conversation()
+    reply = chat.step(pending)
+    while reply.tool_calls:
+        reply = chat.step(pending)
+
+    [finding] = json.loads(reply.content or "")["findings"]
+    assert finding["cause"] == "untolerated_taint"
+    assert NOW in finding["evidence"][0]["text"]

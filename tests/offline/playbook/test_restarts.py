@@ -14,8 +14,9 @@ from k8s_agent.scenarios import OFFLINE
 from k8s_agent_harness.context import SEARCH_TOOL
 from k8s_agent_mock_cluster import Cluster
 from k8s_agent_mock_cluster.synthetic import cluster as synthetic_cluster
-from k8s_agent_scripted_llm.offline import parse_pod_table
-from k8s_agent_scripted_llm.offline_restarts import asks_about_restarts, terminations
+from k8s_agent_scripted_llm.playbook.questions import asks_about_restarts
+from k8s_agent_scripted_llm.playbook.restarts import terminations
+from k8s_agent_scripted_llm.playbook.tables import parse_pod_table
 from tests.clusters import restarts_fixture
 from tests.conftest import run_scenario
 from tests.offline.test_offline_model import causes_of, mini_cluster, mini_pod, play, quotes_of

@@ -1,16 +1,102 @@
-"""How the offline playbook reads the scope of a question: the namespaces it names (with or without
-the word "namespace"), the workloads it names (by name, by the words of their name, by their name's
-first word, or beside their kind: "the billing-api deployment"), the pods or nodes it names, whether
-it asks about a namespace as a whole, and whether it is about the cluster at all. Only the
-question's wording and the cluster's own listings are read: never a fixed name."""
+"""How the playbook reads a question: the namespaces it names (with or without the word
+"namespace"), the workloads it names (by name, by the words of their name, by their name's first
+word, or beside their kind: "the billing-api deployment"), the pods or nodes it names, whether it
+asks about a namespace as a whole, about nodes, about restarts, and whether it is about the cluster at
+all. Only the question's wording is read here: never a fixed name.
+
+A question about restarts asks which pods restarted, how often or when ("which pods restarted
+today", "what restarted?", "any restarts in staging?", "how many times did kafka restart?"); a
+question that names restarting as a symptom and asks why or what is wrong ("inventory-sync keeps
+restarting. Which pods are unhealthy?") is a diagnosis and is not one.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
 
+WHOLE_CLUSTER = re.compile(
+    r"(?i)\b(?:all|every|each|any|across|other)\s+(?:of\s+)?(?:the\s+|my\s+)?namespaces?\b"
+    r"|\bcluster[- ]wide\b|\b(?:whole|entire)\s+cluster\b"
+)
+
+_POD_NAME = re.compile(r"(?<![\w.-])[a-z0-9]+(?:-[a-z0-9]+){2,}(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)*(?![\w-])")
+
+_NOT_POD_NAMES = frozenset({"kube-node-lease", "out-of-memory", "crash-looping", "up-to-date"})
+
+_NODES = re.compile(r"(?<![\w-])nodes?(?![\w-])", re.I)
+
+_PODS = re.compile(
+    r"\bpods?\b|\bworkloads?\b|\bcontainers?\b|\b(?:runs?|running|scheduled|hosted)\s+(?:on|there)\b"
+    r"|\baffected\b|\bon (?:it|them|that node|those nodes)\b",
+    re.I,
+)
+
+
+def question_pod(question: str) -> str | None:
+    """The pod a question names (a pod-like name that is not the namespace it names), if any."""
+    namespace = question_namespace(question)
+    for match in _POD_NAME.finditer(question):
+        if match[0] != namespace and match[0] not in _NOT_POD_NAMES:
+            return match[0]
+    return None
+
+
+def asks_about_nodes(question: str) -> bool:
+    """Whether the question is about nodes rather than pods."""
+    return bool(_NODES.search(question)) and not _PODS.search(question)
+
+
+def names_a_node(question: str, name: str) -> bool:
+    """Rule: a question that names a pod is about that pod even when it mentions a node ("since the
+    node it ran on was drained"), unless it says the name is a node's ("node X", "X node")."""
+    escaped = re.escape(name)
+    return (
+        re.search(rf"(?i)\bnodes?\s+{escaped}(?![\w-])|(?<![\w-]){escaped}\s+nodes?\b", question) is not None
+    )
+
+
+def asks_about_nodes_and_pods(question: str) -> bool:
+    """Whether the question is about nodes and about pods ("which pods does it affect?")."""
+    return bool(_NODES.search(question)) and bool(_PODS.search(question))
+
+
+_ASKS = re.compile(
+    r"(?i)\b(?:which|what|any|anything|anyone|list|show|how\s+(?:many|often)|count|did|has|have|were|was|are|is)\b"
+    r"[^.?!]*?\brestart(?:s|ed|ing)?\b"
+    r"|\brestart(?:s|ed)?\b[^.?!]*\?"
+    r"|\brestart\s+counts?\b"
+)
+
+_WHY = re.compile(r"(?i)\bwhy\b|\b(?:unhealthy|wrong|broken|failing)\b")
+
+_KEEPS = re.compile(r"(?i)\bkeeps?\s+(?:on\s+)?restarting\b")
+
+_TIME_WORDS = re.compile(
+    r"(?i)\b(?:today|yesterday|tonight|this\s+(?:morning|afternoon|evening|week)|last\s+(?:night|hour|week|\d+\s+\w+)"
+    r"|(?:in\s+the\s+)?(?:past|last)\s+(?:\d+\s+)?(?:minutes?|hours?|days?)|since\s+\w+|recently|lately)\b"
+)
+
+
+def asks_about_restarts(question: str) -> bool:
+    """Whether the question asks which pods restarted (how often, when), not why something fails."""
+    sentences = [s for s in re.split(r"(?<=[.?!])\s+", question) if s.strip()]
+    return any(
+        _ASKS.search(sentence) and not _WHY.search(sentence) and not _KEEPS.search(sentence)
+        for sentence in sentences
+    )
+
+
+def time_words(question: str) -> str | None:
+    """The question's words for a time window ("today", "in the last hour"), if any."""
+    match = _TIME_WORDS.search(question)
+    return " ".join(match[0].split()) if match else None
+
+
 _NAME = r"[a-z0-9][a-z0-9-]*"
+
 _QUOTE = r"[\"'`]?"
+
 STOP_WORDS = frozenset(
     """
     a about after all an and any are as at be been before being both but by can cluster clusters could
@@ -26,13 +112,19 @@ STOP_WORDS = frozenset(
 `Scope: namespace x.` line or a listing)."""
 
 _SCOPE = re.compile(r"^Scope: namespace ([a-z0-9][a-z0-9-]*)\.$", re.M | re.I)
+
 _CALLED = re.compile(rf"\bnamespaces?\s+(?:called|named)\s+{_QUOTE}({_NAME}){_QUOTE}", re.I)
+
 _BEFORE = re.compile(rf"{_QUOTE}({_NAME}){_QUOTE}\s+namespaces?\b", re.I)
+
 _AFTER = re.compile(rf"\bnamespaces?\s+{_QUOTE}({_NAME}){_QUOTE}", re.I)
+
 _LIST_BEFORE = re.compile(rf"((?:{_NAME}\s*,\s*)*{_NAME},?\s+(?:and|or|&)\s+{_NAME})\s+namespaces\b", re.I)
+
 _LIST_AFTER = re.compile(
     rf"\bnamespaces\s+({_NAME})((?:\s*,\s*{_NAME})*)\s*,?\s*(?:and|or|&)\s+({_NAME})", re.I
 )
+
 _PREPOSITION = re.compile(rf"\b(?:in|from|of|inside|within)\s+(?:the\s+)?{_QUOTE}({_NAME}){_QUOTE}", re.I)
 
 _CLUSTER_WORDS = re.compile(
@@ -43,6 +135,8 @@ _CLUSTER_WORDS = re.compile(
     r"|off|came|come|up|oom\w*|memory|cpu|disk|pressure|evict\w*|ready|readiness|liveness|probes?"
     r"|workloads?|apps?|applications?|api|apis|servers?|database|db|queue|users?|customers?|requests?"
     r"|going on|happen\w*|statefulsets?|daemonsets?|volumes?|pvcs?|secrets?|configmaps?|quota|limits?"
+    r"|unavailab\w*|upgrad\w*|charts?|helm|degrad\w*|time[sd]? ?out\w*|timing out|unreachab\w*"
+    r"|respond\w*|downtime|incidents?"
     r"|\d{3}s?)\b|[a-z0-9]+-[a-z0-9-]+"
 )
 """Words a question about the cluster's health uses; a question with none of them (and no
@@ -126,8 +220,11 @@ def belongs_to(pod: str, workload: str) -> bool:
 
 
 _WORD = re.compile(r"(?<![\w.-])[a-z0-9][a-z0-9-]*[a-z0-9](?![\w-])", re.I)
+
 _KIND = r"(?:deployments?|statefulsets?|daemonsets?|cronjobs?|jobs?|services?|workloads?|apps?)"
+
 _KIND_AFTER = re.compile(rf"{_QUOTE}({_NAME}){_QUOTE}\s+{_KIND}(?![\w-])", re.I)
+
 _KIND_BEFORE = re.compile(
     rf"(?<![\w-]){_KIND}(?:\s+(?:called|named)\s+{_QUOTE}|/|\s+[\"'`])({_NAME})"
     rf"|(?<![\w-]){_KIND}\s+({_NAME}-{_NAME})",
@@ -135,6 +232,7 @@ _KIND_BEFORE = re.compile(
 )
 """A kind then a name: "deployment/x", "the service called x", "statefulset 'x'", "job nightly-etl"
 (a plain word after a kind is English: "job run", "service down")."""
+
 _WHOLE = re.compile(
     r"(?i)\b(?:which|what|any|all|every|each|other|the)\s+(?:of\s+the\s+)?(?:pods|workloads)\b"
     r"|\b(?:anything|everything|something|nothing)\b|\bhealth\s+(?:report|check)\b|\bwhat\s+needs\b"

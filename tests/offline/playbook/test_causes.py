@@ -1,0 +1,148 @@
+"""A pod's cause from one kind of evidence (playbook/causes.py): here, a container killed for its
+memory, told by that container's own evidence when it is a sidecar."""
+
+from __future__ import annotations
+
+from k8s_agent_scripted_llm.playbook.causes import CAUSE_RULES
+from tests.offline.playbook.cluster import causes, cluster, container, event, pod, quotes, report_on
+
+NAMESPACE = "checkout"
+NAME = "basket-api-5c7d9f8b6-t4m2x"
+SIDECAR_LOG = [
+    "log-forwarder 1.4 started, output https://logs.example.org",
+    "WARN output unreachable, holding 40211 records in buffer",
+    "WARN output unreachable, holding 88102 records in buffer",
+]
+APP_LOG = ["INFO basket-api listening on :8080", "ERROR pricing lookup for sku 88 took 2.1s"]
+
+
+def test_a_sidecar_killed_for_its_memory_is_told_by_the_sidecars_own_log() -> None:
+    fixture = cluster(
+        [
+            pod(
+                NAME,
+                NAMESPACE,
+                "Running",
+                container("basket-api", ready=True, limits={"memory": "1Gi"}, logs=APP_LOG),
+                container(
+                    "log-forwarder",
+                    ready=False,
+                    restarts=9,
+                    state={"running": {"started_at": "2026-05-01T10:00:00Z"}},
+                    last_state={"terminated": {"reason": "OOMKilled", "exit_code": 137}},
+                    limits={"memory": "96Mi"},
+                    logs=SIDECAR_LOG[:1],
+                    previous_logs=SIDECAR_LOG,
+                ),
+            ),
+            pod("basket-web-6f8d7c9b5-k2p4w", NAMESPACE, "Running"),
+        ],
+        [event(NAMESPACE, f"pod/{NAME}", "BackOff", "Back-off restarting failed container log-forwarder")],
+    )
+
+    report, calls = report_on(fixture, "Which pods in the checkout namespace are unhealthy, and why?")
+
+    assert causes(report) == {f"pod/{NAME}": "oom_killed"}
+    quoted = quotes(report, NAME)
+    assert quoted[0] == "Last State: Terminated Reason: OOMKilled"
+    assert SIDECAR_LOG[2] in quoted and APP_LOG[1] not in quoted
+    (finding,) = report.findings
+    assert "log-forwarder" in finding.explanation and "96Mi" in finding.explanation
+    assert "log-forwarder" in finding.fix
+    assert (
+        "get_pod_logs",
+        {"name": NAME, "namespace": NAMESPACE, "tail": 20, "container": "log-forwarder", "previous": True},
+    ) in calls
+
+
+def test_the_cause_rules_are_named_and_each_states_its_rule() -> None:
+    for rule in CAUSE_RULES:
+        assert rule.__doc__ and rule.__doc__.startswith("Cause rule: "), rule.__name__
+
+
+PULLER = "indexer-7d9c8b6f5-p2q4r"
+PULL_FAILED = (
+    'Failed to pull image "registry.example.org/indexer:9.9": rpc error: code = NotFound '
+    'desc = failed to resolve reference "registry.example.org/indexer:9.9": not found'
+)
+
+
+def test_a_warning_whose_trouble_has_passed_is_history_and_the_current_one_decides() -> None:
+    waiting = container("indexer", state={"waiting": {"reason": "ImagePullBackOff"}})
+    fixture = cluster(
+        [
+            pod(PULLER, "search", "ImagePullBackOff", waiting, age="40m"),
+            pod("query-api-5b6c7d8f9-x2z4k", "search", "Running"),
+        ],
+        [
+            event(
+                "search",
+                f"pod/{PULLER}",
+                "FailedScheduling",
+                "0/2 nodes are available: 2 Insufficient cpu.",
+                last_seen="35m",
+            ),
+            event(
+                "search",
+                f"pod/{PULLER}",
+                "Scheduled",
+                "Successfully assigned search/indexer to worker-1",
+                kind="Normal",
+                last_seen="33m",
+            ),
+            event("search", f"pod/{PULLER}", "Failed", PULL_FAILED, last_seen="2m"),
+        ],
+    )
+
+    report, _ = report_on(fixture, "What is wrong in the search namespace?")
+
+    assert causes(report) == {f"pod/{PULLER}": "image_not_found"}
+    assert quotes(report, PULLER)[0] == PULL_FAILED
+
+
+def test_a_volume_that_attached_after_its_failure_is_history() -> None:
+    waiting = container("indexer", state={"waiting": {"reason": "CreateContainerConfigError"}})
+    missing = 'Error: configmap "indexer-synonyms" not found'
+    fixture = cluster(
+        [pod(PULLER, "search", "CreateContainerConfigError", waiting, age="30m")],
+        [
+            event(
+                "search",
+                f"pod/{PULLER}",
+                "FailedAttachVolume",
+                'Multi-Attach error for volume "pvc-1": Volume is already exclusively attached to one node',
+                last_seen="29m",
+            ),
+            event(
+                "search",
+                f"pod/{PULLER}",
+                "SuccessfulAttachVolume",
+                'AttachVolume.Attach succeeded for volume "pvc-1"',
+                kind="Normal",
+                last_seen="26m",
+            ),
+            event("search", f"pod/{PULLER}", "Failed", missing, last_seen="1m"),
+        ],
+    )
+
+    report, _ = report_on(fixture, "What is wrong in the search namespace?")
+
+    assert causes(report) == {f"pod/{PULLER}": "missing_config_reference"}
+    assert quotes(report, PULLER)[0] == missing
+
+
+def test_of_two_warnings_of_one_kind_the_most_recent_tells_the_state_now() -> None:
+    earlier = "0/3 nodes are available: 3 Insufficient memory."
+    now = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."
+    fixture = cluster(
+        [pod(PULLER, "search", "Pending", container("indexer"), node=None, age="1h")],
+        [
+            event("search", f"pod/{PULLER}", "FailedScheduling", earlier, last_seen="50m"),
+            event("search", f"pod/{PULLER}", "FailedScheduling", now, last_seen="30s"),
+        ],
+    )
+
+    report, _ = report_on(fixture, "What is wrong in the search namespace?")
+
+    assert causes(report) == {f"pod/{PULLER}": "node_selector_mismatch"}
+    assert quotes(report, PULLER)[0] == now

@@ -1,0 +1,127 @@
+"""Dependencies (playbook/dependencies.py, chain.py): a dependency a failing pod's logs name is
+followed to its pods in any namespace; when those are unhealthy, the dependents are dependency_down
+and the dependency is reported with its own cause; noise names no dependency."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from k8s_agent_scripted_llm.playbook.dependencies import failed_calls
+from tests.offline.playbook.cluster import causes, cluster, container, event, pod, quotes, report_on
+
+NAMESPACE = "store"
+QUESTION = "What is wrong in the store namespace?"
+CALLER = "catalog-api-5f8d7c9b6-r2t4w"
+LOOKUP = "dial tcp: lookup catalog-db.data.svc.cluster.local on 10.96.0.10:53: no such host"
+CALLER_LOG = [
+    "INFO catalog-api 2.2 starting",
+    f"WARN db connect failed: {LOOKUP}",
+    "FATAL giving up after 5 attempts",
+]
+
+
+def caller(logs: list[str] = CALLER_LOG) -> dict[str, Any]:
+    """A crash-looping pod of namespace store whose last line is a generic exit."""
+    return pod(
+        CALLER,
+        NAMESPACE,
+        "CrashLoopBackOff",
+        container(
+            "catalog-api",
+            restarts=8,
+            state={"waiting": {"reason": "CrashLoopBackOff"}},
+            last_state={"terminated": {"reason": "Error", "exit_code": 1}},
+            logs=logs,
+        ),
+    )
+
+
+BACK_OFF = event(NAMESPACE, f"pod/{CALLER}", "BackOff", "Back-off restarting failed container catalog-api")
+NEIGHBOUR = pod("storefront-6c7d8f9b5-k4m2p", NAMESPACE, "Running")
+UNSCHEDULABLE = "0/2 nodes are available: 2 Insufficient memory."
+
+
+def test_a_dependency_in_another_namespace_is_followed_and_reported_with_its_own_cause() -> None:
+    database = pod("catalog-db-0", "data", "Pending", container("postgres"), node=None)
+    fixture = cluster(
+        [caller(), NEIGHBOUR, database],
+        [BACK_OFF, event("data", "pod/catalog-db-0", "FailedScheduling", UNSCHEDULABLE)],
+    )
+
+    report, calls = report_on(fixture, QUESTION)
+
+    assert causes(report) == {
+        f"pod/{CALLER}": "dependency_down",
+        "pod/catalog-db-0": "insufficient_resources",
+    }
+    assert quotes(report, CALLER)[0] == CALLER_LOG[1]
+    assert UNSCHEDULABLE in quotes(report, "catalog-db-0")
+    dependent, dependency = report.findings
+    assert dependency.namespace == "data" and "catalog-db" in dependent.explanation
+    assert ("list_pods", {"namespace": "data"}) in calls
+    assert ("describe_pod", {"name": "catalog-db-0", "namespace": "data"}) in calls
+
+
+def test_a_healthy_dependency_leaves_the_failing_pod_its_own_cause() -> None:
+    database = pod("catalog-db-0", "data", "Running", container("postgres", logs=["ready"]))
+    fixture = cluster([caller(), NEIGHBOUR, database], [BACK_OFF])
+
+    report, _ = report_on(fixture, QUESTION)
+
+    assert causes(report) == {f"pod/{CALLER}": "crash_application"}
+
+
+def test_a_headless_services_pod_named_in_the_host_is_the_dependency() -> None:
+    line = "ERROR producer: broker-1.broker-hl.queue.svc.cluster.local:9093 connection refused"
+    broker = pod(
+        "broker-1",
+        "queue",
+        "CrashLoopBackOff",
+        container(
+            "broker",
+            restarts=5,
+            state={"waiting": {"reason": "CrashLoopBackOff"}},
+            last_state={"terminated": {"reason": "Error", "exit_code": 1}},
+            logs=["ERROR log directory /data is not writable"],
+        ),
+    )
+    fixture = cluster(
+        [caller(["INFO starting", line, "exiting"]), NEIGHBOUR, broker, pod("broker-0", "queue", "Running")],
+        [BACK_OFF, event("queue", "pod/broker-1", "BackOff", "Back-off restarting failed container broker")],
+    )
+
+    report, calls = report_on(fixture, QUESTION)
+
+    assert causes(report)[f"pod/{CALLER}"] == "dependency_down"
+    assert "pod/broker-1" in causes(report) and "pod/broker-0" not in causes(report)
+    assert ("describe_pod", {"name": "broker-0", "namespace": "queue"}) not in calls
+
+
+def test_a_failed_call_the_process_says_it_ignores_names_no_dependency() -> None:
+    ignored = "metrics push to telemetry-gw.monitoring.svc:9091 failed: connection refused (ignored)"
+    gateway = pod("telemetry-gw-0", "monitoring", "Pending", container("gw"), node=None)
+    fixture = cluster(
+        [caller(["INFO starting", ignored, "ERROR stock index is corrupt", "exiting"]), NEIGHBOUR, gateway],
+        [BACK_OFF, event("monitoring", "pod/telemetry-gw-0", "FailedScheduling", UNSCHEDULABLE)],
+    )
+
+    report, calls = report_on(fixture, QUESTION)
+
+    assert causes(report) == {f"pod/{CALLER}": "crash_application"}
+    assert not any(arguments.get("namespace") == "monitoring" for _, arguments in calls)
+
+
+def test_a_failed_call_is_read_with_every_line_that_says_so_and_the_pod_a_headless_name_gives() -> None:
+    logs = "\n".join(
+        [
+            "Error connecting to node ledger-0.ledger-hl.books.svc.cluster.local:7000",
+            "java.net.UnknownHostException: ledger-0.ledger-hl.books.svc.cluster.local",
+            "INFO retrying",
+        ]
+    )
+
+    (call,) = failed_calls(logs)
+
+    assert (call.service, call.namespace, call.pod) == ("ledger-hl", "books", "ledger-0")
+    assert call.line == logs.splitlines()[0]
+    assert call.lines == tuple(logs.splitlines()[:2])

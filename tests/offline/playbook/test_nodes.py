@@ -1,0 +1,61 @@
+"""Nodes behind pods (playbook/nodes.py, taxonomy.py, questions.py): a taint the kubelet or the node
+controller put on a node for its condition tells that condition; a question naming a pod is about
+the pod even when it mentions its node."""
+
+from __future__ import annotations
+
+import pytest
+
+from k8s_agent_scripted_llm.playbook.questions import names_a_node
+from tests.offline.playbook.cluster import causes, cluster, container, event, pod, quotes, report_on
+
+NAME = "batch-runner-6d7c8b9f5-w2x4z"
+
+
+@pytest.mark.parametrize(
+    ("taint", "cause"),
+    [
+        ("node.kubernetes.io/disk-pressure", "node_pressure"),
+        ("node.kubernetes.io/memory-pressure", "node_pressure"),
+        ("node.kubernetes.io/unreachable", "node_not_ready"),
+    ],
+)
+def test_a_nodes_condition_taint_named_by_the_scheduler_tells_the_nodes_condition(
+    taint: str, cause: str
+) -> None:
+    message = (
+        f"0/3 nodes are available: 1 node(s) had untolerated taint {{{taint}: }}, "
+        "2 node(s) didn't match Pod's node affinity/selector."
+    )
+    fixture = cluster(
+        [pod(NAME, "jobs", "Pending", container("runner"), node=None, age="20m")],
+        [event("jobs", f"pod/{NAME}", "FailedScheduling", message)],
+    )
+
+    report, _ = report_on(fixture, "Why are the jobs pods pending in the jobs namespace?")
+
+    assert causes(report) == {f"pod/{NAME}": cause}
+    assert quotes(report, NAME)[0] == message
+
+
+def test_a_question_naming_a_pod_that_mentions_its_node_is_about_the_pod() -> None:
+    missing = 'Error: secret "runner-token" not found'
+    waiting = container("runner", state={"waiting": {"reason": "CreateContainerConfigError"}})
+    fixture = cluster(
+        [
+            pod("batch-runner-0", "jobs", "CreateContainerConfigError", waiting),
+            pod("queue-0", "jobs", "Running"),
+        ],
+        [event("jobs", "pod/batch-runner-0", "Failed", missing)],
+    )
+
+    report, calls = report_on(fixture, "batch-runner-0 did not come back after its node was rebooted. Why?")
+
+    assert causes(report) == {"pod/batch-runner-0": "missing_config_reference"}
+    assert not any(tool == "describe_node" for tool, _ in calls)
+
+
+def test_a_name_said_to_be_a_node_is_a_node() -> None:
+    assert names_a_node("Is node ip-10-0-3-7 healthy?", "ip-10-0-3-7")
+    assert names_a_node("why is the ip-10-0-3-7 node NotReady", "ip-10-0-3-7")
+    assert not names_a_node("batch-runner-0 died after its node rebooted", "batch-runner-0")
