@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from k8s_agent_scripted_llm.playbook.conversation import Conversation, logs_of
+from k8s_agent_scripted_llm.playbook.conversation import Conversation, logs_of, readable
 from k8s_agent_scripted_llm.playbook.init_containers import init_log_reads
 from k8s_agent_scripted_llm.playbook.pods import FAILED_AND_STOPPED
 from k8s_agent_scripted_llm.playbook.questions import asks_about_restarts, question_namespace
@@ -74,8 +74,19 @@ def container_reads(containers: Sequence[Container]) -> list[tuple[str, bool]]:
     return reads
 
 
+def silent_crash_read(chat: Conversation, pod: Pod, containers: Sequence[Container]) -> bool:
+    """Rule: a pod of one container that restarted, whose current log (the pod's default read) has
+    no line, has its previous instance read: a crash-looping container's current instance has not
+    written yet (or is waiting to start again), the words of its crash are in the one before."""
+    if len(containers) != 1 or not containers[0].restarted:
+        return False
+    current, current_id = logs_of(chat, pod.name)
+    return current_id is not None and not readable(current) and logs_of(chat, pod.name, True)[1] is None
+
+
 def container_calls(chat: Conversation, pods: Sequence[Pod]) -> list[ToolCall]:
-    """The container reads (container_reads) of the described pods not made yet."""
+    """The container reads (container_reads) of the described pods not made yet, and the previous
+    instance of a pod whose current log is silent (silent_crash_read)."""
     if "get_pod_logs" not in chat.offered:
         return []
     calls = []
@@ -83,7 +94,11 @@ def container_calls(chat: Conversation, pods: Sequence[Pod]) -> list[ToolCall]:
         description = chat.latest("describe_pod", pod.name) or ""
         if description.startswith("Tool call failed"):
             continue
-        for container, previous in container_reads(containers_of(description)):
+        containers = containers_of(description)
+        if silent_crash_read(chat, pod, containers):
+            where = {"name": pod.name, "namespace": pod.namespace, "tail": 20, "previous": True}
+            calls.append(ToolCall("get_pod_logs", json.dumps(where)))
+        for container, previous in container_reads(containers):
             if logs_of(chat, pod.name, previous, container=container)[1] is not None:
                 continue
             arguments: dict[str, Any] = {"name": pod.name, "namespace": pod.namespace, "tail": 20}

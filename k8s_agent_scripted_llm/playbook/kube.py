@@ -373,7 +373,7 @@ class _KubeChat:
                 bool(call.arguments.get("previous")),
             ):
                 arguments["container"] = asked  # a container the playbook named, not the one chosen for it
-            return View(tool, arguments, text=call.content if call.content.strip() else "(no log lines)")
+            return View(tool, arguments, text="(no log lines)" if _no_log(call.content) else call.content)
         if call.tool == "events_list":
             return _event_listing(call, arguments)
         if call.tool == "resources_list" and call.arguments.get("kind") == "Node":
@@ -799,6 +799,15 @@ def _cells(event_line: str) -> str:
     """describe_pod's event line (Type, Reason, Age, From, Message) as describe_node's (Type, Reason, Message)."""
     cells = re.split(r"\s{2,}", event_line.strip(), maxsplit=4)
     return "  ".join([cells[0], cells[1], cells[-1]]) if len(cells) == 5 else event_line.strip()
+
+
+_NOT_LOGGED = re.compile(r"^The pod \S+ in namespace \S+ has not logged any message yet$")
+"""kubernetes-mcp-server's answer for a container that wrote no line."""
+
+
+def _no_log(content: str) -> bool:
+    """Whether a pods_log result holds no line of the container's: empty, or the server saying so."""
+    return not content.strip() or _NOT_LOGGED.match(content.strip()) is not None
 
 
 def _mock_arguments(call: Call) -> dict[str, Any]:

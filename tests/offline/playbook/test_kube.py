@@ -245,3 +245,59 @@ def test_of_the_go_servers_events_the_one_with_the_latest_timestamp_tells_the_st
     [finding] = json.loads(reply.content or "")["findings"]
     assert finding["cause"] == "untolerated_taint"
     assert NOW in finding["evidence"][0]["text"]
+
+
+LOOPING_LISTING = """\
+NAMESPACE   APIVERSION   KIND   NAME                      READY   STATUS             RESTARTS   AGE   IP            NODE     NOMINATED NODE   READINESS GATES   LABELS
+shop        v1           Pod    pricer-5b7c9d8f6-h4j6k    0/1     CrashLoopBackOff   14         1h    10.244.0.12   node-a   <none>           <none>            app=pricer
+"""
+LOOPING_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: pricer-5b7c9d8f6-h4j6k
+  namespace: shop
+spec:
+  containers:
+  - image: ghcr.io/acme/pricer:3.1
+    name: pricer
+  nodeName: node-a
+status:
+  containerStatuses:
+  - image: ghcr.io/acme/pricer:3.1
+    lastState:
+      terminated:
+        exitCode: 1
+        reason: Error
+    name: pricer
+    ready: false
+    restartCount: 14
+    state:
+      waiting:
+        reason: CrashLoopBackOff
+  phase: Running
+"""
+LOOPING_CRASH = "ERROR currency table /data/fx.csv: permission denied"
+
+
+def test_a_pod_the_go_server_says_has_not_logged_yet_is_read_again_for_its_previous_instance() -> None:
+    def looping(tool: str, arguments: dict[str, Any]) -> str:
+        if tool == "pods_list_in_namespace":
+            return LOOPING_LISTING
+        if tool == "pods_get":
+            return LOOPING_POD
+        if tool == "events_list":
+            return "# No events found"
+        if arguments.get("previous"):
+            return f"INFO pricer 3.1 starting\n{LOOPING_CRASH}\nINFO exiting\n"
+        return f"The pod {arguments['name']} in namespace shop has not logged any message yet"
+
+    chat = Conversation()
+    reply = chat.step(looping)
+    while reply.tool_calls:
+        reply = chat.step(looping)
+
+    logs = [arguments for tool, arguments in chat.calls if tool == "pods_log"]
+    assert [bool(arguments.get("previous")) for arguments in logs] == [False, True]
+    [finding] = json.loads(reply.content or "")["findings"]
+    assert finding["evidence"][0]["text"] == LOOPING_CRASH
