@@ -4,11 +4,12 @@ The deciding line of a crash is not simply its last error line. Read in this ord
 
 - noise is never the cause: a line that says it is harmless (`(ignored)`, "will be dropped"), that
   reports the process's own telemetry failing to ship (metrics, traces, error reports), that is the
-  logging framework talking about itself, or whose words a healthy pod logs too (`noise_signatures`);
-- a configuration error (a setting, flag, option, file, credential or licence the process refuses)
-  decides, wherever it is in the log (a framework may print its failure report after it says the
-  start failed); a configuration warning counts too, unless it says the process goes on with a
-  default;
+  logging framework talking about itself, that is a runtime's advice on seeing more of a crash ("run
+  with ... to display a backtrace"), or whose words a healthy pod logs too (`noise_signatures`);
+- a configuration error (a setting, flag, option, file, credential or licence the process refuses,
+  or a value it cannot use) decides, wherever it is in the log (a framework may print its failure
+  report after it says the start failed); a configuration warning counts too, unless it says the
+  process goes on with a default;
 - else, what a process logs once it says it is stopping ("shutting down", "exiting", "Application
   run failed", a panic on the way out) is a consequence: before the first such line, an exception or
   an error-level line beats any other error-like line;
@@ -38,11 +39,17 @@ CONFIG_ERROR = re.compile(
     r"|is not a valid\b|no configurations? (?:file )?found|no such file or directory"
     r"|invalid credentials|authentication failed|password authentication failed|access denied for user"
     r"|licen[cs]e (?:check failed|expired|is invalid|invalid|not valid)|failed to find attribute"
-    r"|KeyError: '[A-Z][A-Z0-9]*_[A-Z0-9_]+'"
+    r"|KeyError: '[A-Z][A-Z0-9]*_[A-Z0-9_]+'|has no entry for key|no such key\b"
+    r"|is not an? (?:valid |whole |positive |non-negative )?(?:number|integer|int|float|boolean|bool"
+    r"|duration|size|byte size|port|url)\b|\((?:known|valid|allowed|supported|available)(?: values"
+    r"| options| choices| names)?: |(?:must|should) be one of\b|expected one of\b"
+    r"|\bno [\w-]+(?: [\w-]+)? (?:is )?registered (?:under|as|for|with)\b"
 )
 """Log words of a process that exits at start-up on its configuration: a setting, a flag, an option, a
 file, a credential or a licence it was given (a KeyError on an UPPER_SNAKE key is an environment
-variable read that found nothing)."""
+variable read that found nothing; a template's key lookup that finds nothing is a setting missing);
+or a value it was given that it cannot use: not a number (or the type it needs), not one of the
+names it knows ("(known: a, b)", "must be one of", "no driver registered under 'x'")."""
 
 _CRASH_SIGNATURE = re.compile(
     r"(?i)\b(?:panic|fatal|exception|traceback|segmentation fault|sigsegv|nil pointer|unhandled|uncaught"
@@ -72,6 +79,12 @@ _SHIPPING = re.compile(
     r"(?i)\b(?:export\w*|send\w*|sent|push\w*|report\w*|flush\w*|ship\w*|upload\w*|dropp?\w*)\b"
 )
 _LOGGING_ITSELF = re.compile(r"\bStatusLogger\b|^SLF4J:|\blog4j:(?:WARN|ERROR)\b|No appenders could be found")
+_RUNTIME_HINT = re.compile(
+    r"(?i)\bto (?:display|see|get|show|print|enable) (?:a |the |full |more |complete )*(?:back ?trace|stack ?trace"
+    r"|traceback)s?\b|\bfor (?:a |the )?(?:more )?(?:verbose|detailed) (?:back ?trace|stack ?trace|output)\b"
+)
+"""A runtime's advice on how to see more of a crash ("run with `RUST_BACKTRACE=1` environment variable
+to display a backtrace"): it follows every crash of its kind and says nothing about this one."""
 
 _STOPPING = re.compile(
     r"(?i)\b(?:exiting|exited with (?:code|status)|exit(?:ing)? with status|shutting down"
@@ -206,12 +219,14 @@ def is_calm(line: str) -> bool:
 def is_noise(line: str, healthy: frozenset[str] = frozenset()) -> bool:
     """Rule: a line that says it is harmless (but for a setting it ignores: a setting ignored is a
     setting missing), that reports the process's own telemetry failing to ship, that is the logging
-    framework talking about itself, or that healthy pods log too, is not why a pod fails."""
+    framework talking about itself, that is a runtime's advice on seeing more of a crash, or that
+    healthy pods log too, is not why a pod fails."""
     text = log_text(line)
     return (
         (bool(_HARMLESS.search(text)) and not CONFIG_ERROR.search(text))
         or (bool(_TELEMETRY.search(text)) and bool(_SHIPPING.search(text)))
         or bool(_LOGGING_ITSELF.search(text))
+        or bool(_RUNTIME_HINT.search(text))
         or signature(line) in healthy
     )
 
@@ -243,7 +258,7 @@ def deciding_line(logs: str, healthy: frozenset[str] = frozenset()) -> str:
     the log, wherever it is (a framework may print its failure report after it says the start
     failed); else, before the first line that says the process stops, the last line that says what
     failed, else the last error-like line; when none is there, the same over the whole log; else
-    the last line."""
+    the last line that is not noise."""
     lines = [line.strip() for line in logs.splitlines() if line.strip()]
     config = [line for line in lines if is_config_error(line) and not is_noise(line, healthy)]
     if config:
@@ -253,7 +268,7 @@ def deciding_line(logs: str, healthy: frozenset[str] = frozenset()) -> str:
         found = _decides(lines[:stop], healthy)
         if found:
             return found
-    return _decides(lines, healthy) or _last_resort(lines)
+    return _decides(lines, healthy) or _last_resort(lines, healthy)
 
 
 def _decides(lines: list[str], healthy: frozenset[str]) -> str:
@@ -264,7 +279,8 @@ def _decides(lines: list[str], healthy: frozenset[str]) -> str:
     return (config or deciding or errorish or [""])[-1]
 
 
-def _last_resort(lines: list[str]) -> str:
+def _last_resort(lines: list[str], healthy: frozenset[str]) -> str:
+    lines = [line for line in lines if not is_noise(line, healthy)] or lines
     errorish = [line for line in lines if ERRORISH.search(line)]
     return (errorish or lines or [""])[-1]
 

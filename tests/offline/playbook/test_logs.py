@@ -61,6 +61,25 @@ def test_a_configuration_error_before_the_process_stops_beats_the_panic_on_its_w
     assert quotes(report, name)[0] == CONFIG_THEN_PANIC[1]
 
 
+UNUSABLE_VALUE_THEN_CRASH = [
+    "2026-03-02T10:00:00Z INFO  quota-keeper 0.7 starting",
+    '2026-03-02T10:00:00Z WARN  limits: QUOTA_RESET="weekly" (known: hourly, daily); reset left unset',
+    "Traceback (most recent call last):",
+    '  File "/srv/keeper.py", line 40, in <module>',
+    "TypeError: unsupported operand type(s) for +: 'datetime.datetime' and 'NoneType'",
+]
+
+
+def test_a_value_the_process_cannot_use_said_as_a_warning_beats_the_exception_it_leads_to() -> None:
+    name = "quota-keeper-6b8d7c5f9-m3n7p"
+    fixture = cluster([crashing(name, UNUSABLE_VALUE_THEN_CRASH)], [back_off(name)])
+
+    report, _ = report_on(fixture, QUESTION)
+
+    assert causes(report) == {f"pod/{name}": "crash_config"}
+    assert quotes(report, name)[0] == UNUSABLE_VALUE_THEN_CRASH[1]
+
+
 TELEMETRY_FIRST = [
     "level=info msg=starting version=2.0.3",
     'level=error msg="push to metrics gateway failed (ignored)" err="dial tcp: i/o timeout"',
@@ -156,8 +175,57 @@ def test_an_error_line_a_healthy_pod_of_the_same_workload_logs_too_is_noise() ->
             ],
             "Reason: '90x' is not a valid duration",
         ),
+        # a value the process cannot use, said as a warning, then the exception it leads to
+        (
+            [
+                "2026-02-11 09:14:00 INFO  scheduler 1.9 starting",
+                "2026-02-11 09:14:00 WARN  settings: BATCH_WINDOW_SECONDS='ten' is not an integer; window left at 0",
+                "ZeroDivisionError: integer division or modulo by zero",
+            ],
+            "2026-02-11 09:14:00 WARN  settings: BATCH_WINDOW_SECONDS='ten' is not an integer; window left at 0",
+        ),
+        # a name that is none of the ones the process knows, then the failure it leads to
+        (
+            [
+                "level=warn msg=\"no storage driver registered under 'gcs2' (valid options: gcs, s3, local)\"",
+                'level=error msg="upload failed" err="invalid memory address or nil pointer dereference"',
+                "panic: runtime error: invalid memory address or nil pointer dereference",
+            ],
+            "level=warn msg=\"no storage driver registered under 'gcs2' (valid options: gcs, s3, local)\"",
+        ),
+        # a template reading a key its input does not have, then the tally of the failure
+        (
+            [
+                "rendering 2 files",
+                'template: app.ini.tmpl:3:9: executing "app.ini.tmpl" at <.Values.queue>: map has no entry '
+                'for key "queue"',
+                "renderer: 1 of 2 files failed, exiting",
+            ],
+            'template: app.ini.tmpl:3:9: executing "app.ini.tmpl" at <.Values.queue>: map has no entry '
+            'for key "queue"',
+        ),
+        # a runtime's advice on seeing more of a crash says nothing about this one
+        (
+            [
+                "thread 'worker' panicked at src/index.rs:40:5:",
+                "index out of bounds: the len is 0 but the index is 3",
+                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+            ],
+            "index out of bounds: the len is 0 but the index is 3",
+        ),
     ],
-    ids=["caused-by", "one-line", "config-warning", "default-warning", "json-level", "failure-report"],
+    ids=[
+        "caused-by",
+        "one-line",
+        "config-warning",
+        "default-warning",
+        "json-level",
+        "failure-report",
+        "value-not-usable",
+        "unknown-name",
+        "template-key",
+        "runtime-hint",
+    ],
 )
 def test_the_deciding_line_of_a_log(logs: list[str], deciding: str) -> None:
     assert deciding_line("\n".join(logs)) == deciding.strip()
@@ -170,8 +238,15 @@ def test_the_named_rules_on_their_own_words() -> None:
     assert not is_noise("ERROR export job 88 failed: disk full")  # an export of its own work
     assert not is_noise("WARN config: unknown field retry_ms, ignored")  # a setting ignored is missing
     assert is_noise("ERROR cache miss for 88", frozenset({signature("ERROR cache miss for 12")}))
+    assert is_noise("Run with --stacktrace option to get the stack trace.")
+    assert not is_noise("ERROR could not print the stack trace of worker 3: pipe closed")
     assert is_stopping("2026-01-01 INFO Shutdown initiated...")
     assert is_stopping("npm error command failed")
     assert not is_stopping("INFO stopped 3 idle workers")
     assert is_config_error("ERROR unrecognized option '--max-heap'")
     assert not is_config_error("INFO loading config from /etc/app.yaml")
+    assert is_config_error('WARN REPLICAS="three" is not a number, using 0')
+    assert is_config_error("ERROR log format 'jsn' unknown: must be one of text, json")
+    assert is_config_error('Error: executing "x.tmpl" at <.Env.TOKEN>: map has no entry for key "TOKEN"')
+    assert not is_config_error("WARN PAGE_SIZE='x' is not a number, using the default 50")
+    assert not is_config_error("INFO no plugin registered under 'audit', skipping")
