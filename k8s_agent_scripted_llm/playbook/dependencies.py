@@ -178,10 +178,13 @@ UNRESOLVED = re.compile(
 CONNECTION_ERROR = re.compile(
     r"(?i)connection refused|econnrefused|\bconnect: |\brefused\b|i/o timeout|timed? ?out"
     r"|deadline exceeded|unreachable|not reachable|unavailable|could not connect|failed to connect"
-    r"|cannot connect|can't connect|unable to connect|error connecting|name resolution|connection reset|"
-    + UNRESOLVED.pattern.removeprefix("(?i)")
+    r"|cannot connect|can't connect|unable to connect|error connecting|name resolution|connection reset"
+    r"|no (?:[\w-]+ )?(?:servers?|hosts?|brokers?|nodes?|endpoints?|upstreams?|backends?|replicas?) (?:are )?"
+    r"(?:available|reachable|alive)|no (?:available|alive|healthy|reachable) (?:servers?|hosts?|brokers?|nodes?"
+    r"|endpoints?|upstreams?|backends?)|" + UNRESOLVED.pattern.removeprefix("(?i)")
 )
-"""Words of a line saying a connection failed: refused, timed out, unresolved, reset."""
+"""Words of a line saying a connection failed: refused, timed out, unresolved, reset, or no server of
+the dependency left to connect to ("no servers available for connection", "no healthy upstream")."""
 
 _LABEL = r"[a-z](?:[a-z0-9-]*[a-z0-9])?"
 

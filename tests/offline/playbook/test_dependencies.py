@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from k8s_agent_scripted_llm.playbook.dependencies import failed_calls
 from tests.offline.playbook.cluster import causes, cluster, container, event, pod, quotes, report_on
 
@@ -125,3 +127,46 @@ def test_a_failed_call_is_read_with_every_line_that_says_so_and_the_pod_a_headle
     assert (call.service, call.namespace, call.pod) == ("ledger-hl", "books", "ledger-0")
     assert call.line == logs.splitlines()[0]
     assert call.lines == tuple(logs.splitlines()[:2])
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "amqp: no hosts available (amqp://events-mq.messaging.svc.cluster.local:5672)",
+        "upstream error: no healthy upstream for events-mq.messaging.svc:5672",
+    ],
+)
+def test_a_client_with_no_server_of_its_dependency_left_is_a_failed_call(said: str) -> None:
+    waiting = "order-sync-6b7c8d9f5-t2v4x"
+    lines = [
+        '{"ts":"2026-05-03T08:00:00Z","level":"INFO","msg":"order-sync 1.4 up"}',
+        f'{{"ts":"2026-05-03T08:41:10Z","level":"WARN","msg":"publish deferred","err":"{said}"}}',
+    ]
+    broker = pod(
+        "events-mq-0",
+        "messaging",
+        "ImagePullBackOff",
+        container("mq", state={"waiting": {"reason": "ImagePullBackOff"}}),
+        ready=False,
+    )
+    fixture = cluster(
+        [
+            pod(waiting, NAMESPACE, "Running", container("order-sync", logs=lines), ready=False),
+            NEIGHBOUR,
+            broker,
+        ],
+        [
+            event(
+                NAMESPACE,
+                f"pod/{waiting}",
+                "Unhealthy",
+                "Readiness probe failed: HTTP probe failed with statuscode: 503",
+            ),
+            event("messaging", "pod/events-mq-0", "Failed", 'Failed to pull image "mq:9.9": not found'),
+        ],
+    )
+
+    report, _ = report_on(fixture, QUESTION)
+
+    assert causes(report) == {f"pod/{waiting}": "dependency_down", "pod/events-mq-0": "image_not_found"}
+    assert quotes(report, waiting)[0] == lines[1]
