@@ -41,9 +41,10 @@ def resolve_scope(
     After a listing of every namespace seen whole, a listed namespace the question names as a word
     ("Why is checkout down?") narrows the scope to it, unless the question asks about all
     namespaces. A workload the question names is the scope itself (see _workload_scope), unless the
-    question also asks about a namespace as a whole ("which pods in shop ...", "the web namespace"):
-    then the workload's pods are investigated first, even when they look healthy. A word used as a
-    place ("in payments") that is no namespace of the listing is said, and every namespace is checked.
+    question also asks about a namespace, or the cluster, as a whole ("which pods in shop ...", "the
+    web namespace", "search is slow: which pods are affected?"): then the workload's pods are
+    investigated first, even when they look healthy. A word used as a place ("in payments") that is
+    no namespace of the listing is said, and every namespace is checked.
     """
     named = question_namespaces(chat.question)
     whole = asks_about_the_whole(chat.question)
@@ -73,9 +74,11 @@ def resolve_scope(
             return scoped
         _focus_workloads(chat, kept)
         return kept, len(kept), mentioned
-    scoped = _workload_scope(chat, pods, [], by_first_word=True)
+    scoped = None if whole else _workload_scope(chat, pods, [], by_first_word=True)
     if scoped is not None:
         return scoped
+    if whole:
+        _focus_workloads(chat, pods)
     for word in implied_namespaces(chat.question):
         if listed and word not in listed and not any(mentions(pod.name, word) for pod in pods):
             chat.scope_notes.append(

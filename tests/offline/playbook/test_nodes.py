@@ -59,3 +59,35 @@ def test_a_name_said_to_be_a_node_is_a_node() -> None:
     assert names_a_node("Is node ip-10-0-3-7 healthy?", "ip-10-0-3-7")
     assert names_a_node("why is the ip-10-0-3-7 node NotReady", "ip-10-0-3-7")
     assert not names_a_node("batch-runner-0 died after its node rebooted", "batch-runner-0")
+
+
+def test_a_workload_named_in_a_question_about_which_pods_are_affected_does_not_narrow_the_scope() -> None:
+    """A question about nodes and the pods they affect is about every pod: a workload it names (here
+    the one that noticed) does not narrow it, and the pods a node cut off elsewhere are reported."""
+    cut_off = {
+        "search-indexer-0": "search",
+        "thumbs-5f6d7c8b9-k2l4m": "media",
+    }
+    down = {"name": "worker-3", "status": "NotReady", "conditions": {"Ready": "Unknown"}}
+    ready = {"Ready": "True", "MemoryPressure": "False", "DiskPressure": "False", "PIDPressure": "False"}
+    nodes = [{"name": f"worker-{n}", "status": "Ready", "conditions": dict(ready)} for n in (1, 2)] + [down]
+    pods = [
+        pod(name, namespace, "Running", container(name.split("-")[0]), node="worker-3", ready=False)
+        for name, namespace in cut_off.items()
+    ]
+    pods.append(pod("uptime-probe-7c8d9b6f5-q2w4e", "ops", "Running", container("probe"), node="worker-1"))
+    events = [event(ns, f"pod/{name}", "NodeNotReady", "Node is not ready") for name, ns in cut_off.items()]
+    events.append(
+        event("default", "node/worker-3", "NodeNotReady", "Node worker-3 status is now: NodeNotReady")
+    )
+    fixture = cluster(pods, events, nodes)
+
+    report, _ = report_on(
+        fixture, "uptime-probe alerts on half its targets. Are the nodes fine, and which pods are affected?"
+    )
+
+    assert causes(report) == {
+        "node/worker-3": "node_not_ready",
+        "pod/search-indexer-0": "node_not_ready",
+        "pod/thumbs-5f6d7c8b9-k2l4m": "node_not_ready",
+    }
