@@ -23,7 +23,6 @@ from k8s_agent_harness.servers import ServerLaunch
 from k8s_agent_mock_cluster import load_fixture
 from k8s_agent_mock_cluster.kube_api import FakeKubeAPI
 from tests.clusters import LEDGER_TIMEOUT, ledger_chain_fixture, restarts_fixture
-from tests.integration.kube_surface_eval import ask_over_http
 from tests.processes import k8s_agent
 
 CORPUS = Path(__file__).resolve().parents[2] / "k8s_agent" / "eval" / "corpus"
@@ -35,6 +34,18 @@ SOLVED_THROUGH_THE_GO_SERVER = (
     "node-not-ready",
     "healthy-completed-jobs",
 )
+
+
+def ask_over_http(url: str, question: str, trace_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """`k8s-agent ask --mcp-url URL --json QUESTION` with the offline model: its JSON, or the error."""
+    trace_dir.mkdir(parents=True, exist_ok=True)
+    done = k8s_agent(
+        "ask", "--mcp-url", url, "--json", "--trace-dir", str(trace_dir), question, cwd=trace_dir
+    )
+    try:
+        return json.loads(done.stdout), None
+    except ValueError:
+        return None, f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1:] or done.stdout[-200:]}"
 
 
 def incident(name: str) -> Incident:
