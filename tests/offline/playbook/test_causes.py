@@ -146,3 +146,57 @@ def test_of_two_warnings_of_one_kind_the_most_recent_tells_the_state_now() -> No
 
     assert causes(report) == {f"pod/{PULLER}": "node_selector_mismatch"}
     assert quotes(report, PULLER)[0] == now
+
+
+REFUSED = "data-load-q8w2x"
+OVER_QUOTA = (
+    'Error creating: pods "data-load-z4x6c" is forbidden: exceeded quota: batch-quota, '
+    "requested: cpu=2, used: cpu=7, limited: cpu=8"
+)
+
+
+def test_a_pod_whose_job_is_refused_by_the_namespaces_quota_is_quota_exceeded() -> None:
+    """Cause rule `refused_by_quota`: a pod whose owner's events (here its Job's, read with
+    get_events once the pod failed) say it exceeded the namespace's ResourceQuota is quota_exceeded,
+    quoted from that event and naming the quota."""
+    failed = container("loader", ready=False, state={"terminated": {"reason": "Error", "exit_code": 1}})
+    fixture = cluster(
+        [
+            pod(REFUSED, "batch", "Error", failed, phase="Failed"),
+            pod("scheduler-7d8e9f6b5-c3v5b", "batch", "Running"),
+        ],
+        [event("batch", "job/data-load", "FailedCreate", OVER_QUOTA, count=14)],
+    )
+
+    report, _ = report_on(fixture, "What is wrong in the batch namespace?")
+
+    assert causes(report) == {f"pod/{REFUSED}": "quota_exceeded"}
+    assert OVER_QUOTA in quotes(report, REFUSED)[0]
+    assert "batch-quota" in report.findings[0].explanation
+
+
+JOB_POD = "nightly-export-x7k2p"
+JOB_LOG = ["starting export of 3 tables", "ERROR table orders: permission denied for relation orders"]
+GAVE_UP = "Job has reached the specified backoff limit"
+
+
+def test_a_pod_of_a_job_that_reached_its_backoff_limit_is_told_by_the_jobs_event() -> None:
+    """Cause rule `job_gave_up`: a pod of a Job whose events say BackoffLimitExceeded is
+    job_backoff_limit, quoted from the Job's event, with the pod's own last words beside it."""
+    failed = container(
+        "export", ready=False, state={"terminated": {"reason": "Error", "exit_code": 1}}, logs=JOB_LOG
+    )
+    fixture = cluster(
+        [
+            pod(JOB_POD, "batch", "Error", failed, phase="Failed"),
+            pod("scheduler-7d8e9f6b5-c3v5b", "batch", "Running"),
+        ],
+        [event("batch", "job/nightly-export", "BackoffLimitExceeded", GAVE_UP)],
+    )
+
+    report, _ = report_on(fixture, "What is wrong in the batch namespace?")
+
+    assert causes(report) == {f"pod/{JOB_POD}": "job_backoff_limit"}
+    quoted = quotes(report, JOB_POD)
+    assert GAVE_UP in quoted[0] and JOB_LOG[1] in quoted
+    assert "nightly-export" in report.findings[0].explanation

@@ -91,3 +91,54 @@ def test_a_workload_named_in_a_question_about_which_pods_are_affected_does_not_n
         "pod/search-indexer-0": "node_not_ready",
         "pod/thumbs-5f6d7c8b9-k2l4m": "node_not_ready",
     }
+
+
+CUT_OFF = "ledger-api-7f8c9d6b5-h3j5k"
+
+
+def test_a_pod_whose_events_say_its_node_is_not_ready_is_cut_off_by_its_node() -> None:
+    """Cause rule `cut_off_by_its_node`: a pod whose own events say its node is not ready is
+    node_not_ready, quoted from that event, in a question about its namespace."""
+    lost = "Node is not ready"
+    fixture = cluster(
+        [
+            pod(CUT_OFF, "ledger", "Running", container("ledger-api"), node="worker-2", ready=False),
+            pod("ledger-web-5b6c7d8f9-p2q4r", "ledger", "Running", node="worker-1"),
+        ],
+        [event("ledger", f"pod/{CUT_OFF}", "NodeNotReady", lost)],
+    )
+
+    report, _ = report_on(fixture, "What is wrong in the ledger namespace?")
+
+    assert causes(report) == {f"pod/{CUT_OFF}": "node_not_ready"}
+    assert quotes(report, CUT_OFF)[0] == lost
+    assert "worker-2" in report.findings[0].explanation
+
+
+EVICTED = "image-cache-6c7d8e9f5-t2v4x"
+LOW_ON_DISK = (
+    "The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available: 512Mi. "
+    "Container image-cache was using 6Gi, request is 0, has larger consumption of ephemeral-storage."
+)
+OVER_ITS_LIMIT = "Pod ephemeral local storage usage exceeds the total limit of containers 2Gi."
+
+
+@pytest.mark.parametrize(("message", "cause"), [(LOW_ON_DISK, "node_pressure"), (OVER_ITS_LIMIT, "evicted")])
+def test_a_pod_the_kubelet_evicted_is_told_by_its_eviction(message: str, cause: str) -> None:
+    """Cause rule `evicted_by_the_kubelet`: an evicted pod is node_pressure when its eviction says
+    the node ran low on a resource, else evicted; quoted from the eviction."""
+    gone = container(
+        "image-cache", ready=False, state={"terminated": {"reason": "Evicted", "exit_code": 137}}
+    )
+    fixture = cluster(
+        [
+            pod(EVICTED, "media", "Evicted", gone, phase="Failed"),
+            pod("image-cache-6c7d8e9f5-b8n6m", "media", "Running"),
+        ],
+        [event("media", f"pod/{EVICTED}", "Evicted", message)],
+    )
+
+    report, _ = report_on(fixture, "What is wrong in the media namespace?")
+
+    assert causes(report) == {f"pod/{EVICTED}": cause}
+    assert quotes(report, EVICTED)[0] == message
