@@ -1,5 +1,6 @@
-"""A pod's cause from one kind of evidence (playbook/causes.py): here, a container killed for its
-memory, told by that container's own evidence when it is a sidecar."""
+"""A pod's cause from one kind of evidence (playbook/causes.py): a container killed for its memory
+(told by that container's own evidence when it is a sidecar), a quota's refusal, a Job that gave up,
+a liveness probe's kills; else the most telling Warning, a passed one being history."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ APP_LOG = ["INFO basket-api listening on :8080", "ERROR pricing lookup for sku 8
 
 
 def test_a_sidecar_killed_for_its_memory_is_told_by_the_sidecars_own_log() -> None:
+    """Cause rule `causes.killed_for_memory`: a container terminated OOMKilled makes the pod oom_killed, told
+    by that container's own evidence even when it is a sidecar."""
     fixture = cluster(
         [
             pod(
@@ -68,6 +71,8 @@ PULL_FAILED = (
 
 
 def test_a_warning_whose_trouble_has_passed_is_history_and_the_current_one_decides() -> None:
+    """Rule `is_history`: a scheduling failure of a pod that has a node since is history; the current Warning
+    decides."""
     waiting = container("indexer", state={"waiting": {"reason": "ImagePullBackOff"}})
     fixture = cluster(
         [
@@ -101,6 +106,8 @@ def test_a_warning_whose_trouble_has_passed_is_history_and_the_current_one_decid
 
 
 def test_a_volume_that_attached_after_its_failure_is_history() -> None:
+    """Rules `is_history` and `references_a_missing_object`: a volume's attach failure is history once a
+    later event says it attached; the missing ConfigMap decides, as missing_config_reference."""
     waiting = container("indexer", state={"waiting": {"reason": "CreateContainerConfigError"}})
     missing = 'Error: configmap "indexer-synonyms" not found'
     fixture = cluster(
@@ -200,3 +207,45 @@ def test_a_pod_of_a_job_that_reached_its_backoff_limit_is_told_by_the_jobs_event
     quoted = quotes(report, JOB_POD)
     assert GAVE_UP in quoted[0] and JOB_LOG[1] in quoted
     assert "nightly-export" in report.findings[0].explanation
+
+
+STALLED = "search-api-5d6f7c8b9-r4t6y"
+STALLED_LOG = ["INFO search-api listening on :8080", "WARN query on index products took 14.2s"]
+PROBE_FAILED = 'Liveness probe failed: Get "http://10.0.1.9:8080/healthz": context deadline exceeded'
+
+
+def test_a_restarting_pod_killed_by_its_liveness_probe_with_no_crash_of_its_own_is_told_by_the_probe() -> (
+    None
+):
+    """Cause rule `killed_by_its_liveness_probe`: a restarting pod with "Liveness probe failed"
+    events whose logs show no crash of their own is liveness_probe_failure, quoted from the probe's
+    event, not from its log."""
+    stalled = container(
+        "search-api",
+        restarts=4,
+        state={"running": {"started_at": "2026-05-01T10:00:00Z"}},
+        last_state={"terminated": {"reason": "Error", "exit_code": 137}},
+        logs=STALLED_LOG,
+        previous_logs=STALLED_LOG,
+    )
+    fixture = cluster(
+        [
+            pod(STALLED, "search", "Running", stalled, ready=False),
+            pod("search-web-6c7d8f9b5-u2i4o", "search", "Running"),
+        ],
+        [
+            event("search", f"pod/{STALLED}", "Unhealthy", PROBE_FAILED, count=12),
+            event(
+                "search",
+                f"pod/{STALLED}",
+                "Killing",
+                "Container search-api failed liveness probe, will be restarted",
+                kind="Normal",
+            ),
+        ],
+    )
+
+    report, _ = report_on(fixture, "What is wrong in the search namespace?")
+
+    assert causes(report) == {f"pod/{STALLED}": "liveness_probe_failure"}
+    assert quotes(report, STALLED)[0] == PROBE_FAILED

@@ -152,6 +152,8 @@ def test_an_address_is_not_followed_and_a_service_no_pod_is_named_after_is_said_
 
 
 def test_a_chain_is_followed_from_service_to_service() -> None:
+    """Rule `explained_by_its_calls`: a pod whose own finding a failed call to an unhealthy Service may
+    explain is dependency_down, link after link."""
     cluster = mini_cluster(
         [
             mini_pod(

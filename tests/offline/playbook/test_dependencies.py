@@ -44,6 +44,8 @@ UNSCHEDULABLE = "0/2 nodes are available: 2 Insufficient memory."
 
 
 def test_a_dependency_in_another_namespace_is_followed_and_reported_with_its_own_cause() -> None:
+    """Rule `start_of_chain`: in a question about a namespace, the dependency is followed from the failing
+    pod whose own finding a failed call may explain."""
     database = pod("catalog-db-0", "data", "Pending", container("postgres"), node=None)
     fixture = cluster(
         [caller(), NEIGHBOUR, database],
@@ -74,6 +76,8 @@ def test_a_healthy_dependency_leaves_the_failing_pod_its_own_cause() -> None:
 
 
 def test_a_headless_services_pod_named_in_the_host_is_the_dependency() -> None:
+    """Rule `service_pods`: the pod behind a Service a call names is the one its host names (a headless
+    Service's pod), in the host's namespace."""
     line = "ERROR producer: broker-1.broker-hl.queue.svc.cluster.local:9093 connection refused"
     broker = pod(
         "broker-1",
@@ -170,3 +174,45 @@ def test_a_client_with_no_server_of_its_dependency_left_is_a_failed_call(said: s
 
     assert causes(report) == {f"pod/{waiting}": "dependency_down", "pod/events-mq-0": "image_not_found"}
     assert quotes(report, waiting)[0] == lines[1]
+
+
+WAITING = "checkout-api-6d7f8c9b5-w4x6z"
+NO_STORE = "ERROR session store unavailable: connection refused, serving 503 until it is back"
+
+
+def test_a_pod_not_ready_whose_logs_fail_on_a_broken_workload_they_name_in_words_waits_on_it() -> None:
+    """Cause rule `waits_on_a_broken_dependency`: a running pod that fails its readiness probe, never
+    restarted, and whose logs fail to connect to another workload (named in words, no host to
+    follow) that is itself unhealthy is dependency_down, quoted from that log line."""
+    fixture = cluster(
+        [
+            pod(WAITING, "shop", "Running", container("checkout-api", logs=[NO_STORE]), ready=False),
+            pod(
+                "session-store-0",
+                "shop",
+                "CrashLoopBackOff",
+                container(
+                    "redis",
+                    restarts=6,
+                    state={"waiting": {"reason": "CrashLoopBackOff"}},
+                    last_state={"terminated": {"reason": "Error", "exit_code": 1}},
+                    logs=["FATAL can't open the append-only file: Permission denied"],
+                ),
+            ),
+        ],
+        [
+            event(
+                "shop",
+                f"pod/{WAITING}",
+                "Unhealthy",
+                "Readiness probe failed: HTTP probe failed with statuscode: 503",
+            ),
+            event("shop", "pod/session-store-0", "BackOff", "Back-off restarting failed container redis"),
+        ],
+    )
+
+    report, _ = report_on(fixture, "Why is the checkout-api pod not ready in the shop namespace?")
+
+    assert causes(report)[f"pod/{WAITING}"] == "dependency_down"
+    assert quotes(report, WAITING)[0] == NO_STORE
+    assert "session-store-0" in report.findings[0].explanation

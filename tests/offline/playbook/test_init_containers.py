@@ -57,6 +57,8 @@ def test_a_pod_in_init_for_tens_of_minutes_looping_on_a_name_that_does_not_resol
 
 
 def test_a_young_pod_in_init_whose_log_shows_progress_is_starting() -> None:
+    """Rule `still_initialising`: a young pod in Init with no Warning event, whose log does not loop on a
+    failure, is still starting."""
     fixture = cluster(
         [waiting_pod("40s", ["waiting for objects.storage.svc.cluster.local:9000 (attempt 1)"]), NEIGHBOUR]
     )
@@ -95,6 +97,8 @@ RENDER_LOG = [
 
 
 def test_the_second_init_container_failing_after_the_first_succeeded_is_quoted_from_its_own_log() -> None:
+    """Cause rule `init_container_failed`: a pod held in Init is init_container_failure, told by the failing
+    init container's own log; the ones that completed before it are named, not quoted."""
     name = "thumbnailer-6d8f9c7b5-z7x2c"
     broken = pod(
         name,
@@ -150,6 +154,7 @@ def init(name: str, **fields: Any) -> Container:
 def test_the_init_container_holding_a_pod_is_the_first_not_completed(
     containers: list[Container], failing: str | None
 ) -> None:
+    """Rule `failing_init_container`: the init container holding the pod is the first one not completed."""
     found = failing_init_container(containers)
     assert (found.name if found else None) == failing
 
@@ -157,6 +162,8 @@ def test_the_init_container_holding_a_pod_is_the_first_not_completed(
 def test_every_init_container_that_ran_is_read_in_order_and_the_previous_instance_of_one_that_restarted() -> (
     None
 ):
+    """Rule `init_log_reads`: every init container that ran is read in order, and the previous instance of
+    one that restarted."""
     containers = [
         init("a", state="Terminated", reason="Completed"),
         init("b", state="Waiting", reason="CrashLoopBackOff", last_state="Terminated", restarts=4),
@@ -178,6 +185,8 @@ def test_every_init_container_that_ran_is_read_in_order_and_the_previous_instanc
     ids=["unresolved", "repeated", "repeated-times-aside", "progress"],
 )
 def test_a_log_that_loops_on_a_failure(log: str, loops: str | None) -> None:
+    """Rule `loops_on_a_failure`: a log that says a name does not resolve, or says the same thing again and
+    again, loops on a failure."""
     assert loops_on_a_failure(log) == loops
 
 
@@ -195,3 +204,43 @@ def test_init_containers_are_read_from_either_layout_of_describe() -> None:
 
     for description in (sections, one_list):
         assert [(c.name, c.init) for c in containers_of(description)] == [("migrate", True), ("api", False)]
+
+
+MIGRATE_LOG = [
+    "applying migrations to orders",
+    "ERROR lock wait timeout on table orders, retrying (attempt 2 of 3)",
+    "applied 0041_add_index.sql",
+    "schema version 43 is newer than this migrator supports (42)",
+]
+
+
+def test_an_init_container_that_exited_is_quoted_with_the_last_line_it_wrote() -> None:
+    """Rule `last_words`: an init container that exited and was restarted is quoted with the last
+    line it wrote before it exited, beside its deciding line."""
+    name = "orders-api-7c8d9f6b5-n3m5q"
+    broken = pod(
+        name,
+        NAMESPACE,
+        "Init:CrashLoopBackOff",
+        container(
+            "migrate",
+            restarts=5,
+            state={"waiting": {"reason": "CrashLoopBackOff"}},
+            last_state={"terminated": {"reason": "Error", "exit_code": 1}},
+            logs=MIGRATE_LOG,
+            previous_logs=MIGRATE_LOG,
+        ),
+        container("orders-api", state={"waiting": {"reason": "PodInitializing"}}),
+        age="20m",
+        ready=False,
+    )
+    fixture = cluster(
+        [broken, NEIGHBOUR],
+        [event(NAMESPACE, f"pod/{name}", "BackOff", "Back-off restarting failed container migrate")],
+    )
+
+    report, _ = report_on(fixture, QUESTION)
+
+    assert causes(report) == {f"pod/{name}": "init_container_failure"}
+    quoted = quotes(report, name)
+    assert quoted[0] != MIGRATE_LOG[-1] and MIGRATE_LOG[-1] in quoted

@@ -14,6 +14,8 @@ def test_a_pod_of_one_container_needs_no_read_by_name() -> None:
 
 
 def test_init_containers_that_ran_and_app_containers_in_trouble_are_read_by_name() -> None:
+    """Rule `container_reads`: a pod of several containers is read container by container: every init
+    container that ran, and each app container in trouble."""
     containers = [
         Container("migrate", init=True, state="Terminated", reason="Completed", exit_code="0"),
         Container("api", init=False, state="Running", ready=True),
@@ -32,6 +34,8 @@ SILENT_CRASH_LOG = [
 
 
 def test_a_crash_looping_pod_whose_current_log_is_silent_is_read_again_for_its_previous_instance() -> None:
+    """Rule `silent_crash_read`: a pod of one container that restarted, whose current log is silent, has its
+    previous instance read."""
     name = "ledger-exporter-7b9c6d8f5-h3k8v"
     looping = pod(
         name,

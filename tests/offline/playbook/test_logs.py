@@ -52,6 +52,8 @@ CONFIG_THEN_PANIC = [
 
 
 def test_a_configuration_error_before_the_process_stops_beats_the_panic_on_its_way_out() -> None:
+    """Rule `is_config_error`: a configuration error refused at start-up decides a crash over the panic that
+    follows it."""
     name = "invoicer-5d8c7b6f4-x2k9q"
     fixture = cluster([crashing(name, CONFIG_THEN_PANIC)], [back_off(name)])
 
@@ -90,6 +92,8 @@ TELEMETRY_FIRST = [
 
 
 def test_noise_and_the_lines_after_the_stop_are_passed_over_for_the_error_between_them() -> None:
+    """Rules `is_noise` and `is_stopping`: noise is passed over, and the line saying the process stops marks
+    where the consequences begin."""
     name = "reconciler-7f9b8c6d5-q4w8n"
     fixture = cluster([crashing(name, TELEMETRY_FIRST)], [back_off(name)])
 
@@ -101,6 +105,7 @@ def test_noise_and_the_lines_after_the_stop_are_passed_over_for_the_error_betwee
 
 
 def test_an_error_line_a_healthy_pod_of_the_same_workload_logs_too_is_noise() -> None:
+    """Rule `noise_signatures`: an error line that healthy pods log too is noise."""
     shared = "ERROR cache warm-up: upstream returned 503 after 3 tries"
     broken, healthy = "statement-api-6c5d4b8f7-b7x2m", "statement-api-6c5d4b8f7-n4r8t"
     logs = [

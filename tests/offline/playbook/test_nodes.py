@@ -56,6 +56,7 @@ def test_a_question_naming_a_pod_that_mentions_its_node_is_about_the_pod() -> No
 
 
 def test_a_name_said_to_be_a_node_is_a_node() -> None:
+    """Rule `names_a_node`: a name is a node's only when the question says so ('node X', 'X node')."""
     assert names_a_node("Is node ip-10-0-3-7 healthy?", "ip-10-0-3-7")
     assert names_a_node("why is the ip-10-0-3-7 node NotReady", "ip-10-0-3-7")
     assert not names_a_node("batch-runner-0 died after its node rebooted", "batch-runner-0")

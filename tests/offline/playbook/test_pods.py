@@ -25,6 +25,8 @@ NAME = "pdf-renderer-7b9c8d6f5-w3x8k"
 def test_a_pod_on_its_way_up_with_no_warning_is_starting_only_while_young(
     status: str, age: str, starting: bool
 ) -> None:
+    """Rule `is_starting`: a pod on its way up with no Warning event is starting while it is young, and
+    unhealthy after."""
     waiting = container("pdf-renderer", state={"waiting": {"reason": status}}, ready=False)
     scheduled = status != "Pending"
     fixture = cluster(

@@ -296,6 +296,8 @@ def test_the_evidence_is_the_line_that_says_what_failed_not_a_line_around_it() -
 
 
 def test_a_json_log_line_is_explained_by_its_message_not_its_level_or_time() -> None:
+    """Rule `lacks_a_setting`: a line saying a required setting is missing is crash_config, naming the
+    setting read from a JSON line's message."""
     line = (
         '{"ts":"2024-05-01T10:00:00Z","level":"error","caller":"main.go:42",'
         '"msg":"config invalid","error":"missing required setting \'LEDGER_URL\'"}'

@@ -37,10 +37,19 @@ SCHEDULING = "Events:\n  Warning  FailedScheduling  1m  default-scheduler  ..."
             "",
             "readiness_probe_failure",
         ),
+        (
+            RUNNING,
+            'Liveness probe failed: Get "http://10.0.0.7:8080/healthz": context deadline exceeded',
+            "",
+            "liveness_probe_failure",
+        ),
         (RUNNING, "WARN slow request", "", "unknown"),
     ],
 )
 def test_a_quoted_line_is_mapped_by_the_first_rule_that_names_a_cause(
     pod: Pod, line: str, description: str, cause: str
 ) -> None:
+    """Rules `taxonomy.killed_for_memory`, `refuses_its_configuration`, `cannot_pull_its_image`,
+    `cannot_be_scheduled`, `fails_its_readiness_probe`, `fails_its_liveness_probe` and `crashes`: each
+    maps its kind of line to its cause."""
     assert cause_and_fix(pod, line, description)[0] == cause
