@@ -67,7 +67,9 @@ def stated_rules(module: ModuleType) -> Iterable[Rule]:
 
 def playbook_rules() -> set[Rule]:
     rules = {rule for module in playbook_modules() for rule in stated_rules(module)}
-    return rules | {rule_of(function) for function in (*TAXONOMY, *CAUSE_RULES)}
+    return (
+        rules | {rule_of(function) for function in TAXONOMY} | {rule_of(function) for function in CAUSE_RULES}
+    )
 
 
 def docstrings_of_tests() -> list[str]:
