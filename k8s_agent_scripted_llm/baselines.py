@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from k8s_agent_scripted_llm.baseline_causes import of_status
 from k8s_agent_scripted_llm.baseline_rules import RULES, rules
 from k8s_agent_scripted_llm.baseline_surfaces import nodes, pods, surface_for
 from k8s_agent_scripted_llm.baseline_wire import Conversation, report
@@ -35,7 +36,7 @@ STATUS = "baseline:status"
 HEALTHY = frozenset({"Running", "Completed", "Succeeded", "Ready"})
 _NAME = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
 _NODES = re.compile(r"\bnodes?\b", re.I)
-# The cause a word of the question suggests, in this order; the STATUS column's, likewise.
+# The cause a word of the question suggests, in this order (the STATUS column's: baseline_causes.of_status).
 _QUESTION_CAUSES = (
     (re.compile(r"(?i)memory|\boom"), "oom_killed"),
     (re.compile(r"(?i)image|pull|registry"), "image_pull_failed"),
@@ -44,18 +45,6 @@ _QUESTION_CAUSES = (
     (re.compile(r"(?i)ready|probe"), "readiness_probe_failure"),
     (re.compile(r"(?i)\bnode"), "node_not_ready"),
     (re.compile(r"(?i)crash|restart|down|broken|fail|error|wrong|issue|problem"), "crash_application"),
-)
-_STATUS_CAUSES = (
-    (re.compile(r"OOMKilled"), "oom_killed"),
-    (re.compile(r"ErrImagePull|ImagePullBackOff|InvalidImageName"), "image_pull_failed"),
-    (re.compile(r"CreateContainerConfigError"), "missing_config_reference"),
-    (re.compile(r"^Init:"), "init_container_failure"),
-    (re.compile(r"Evicted"), "evicted"),
-    (re.compile(r"Pending"), "insufficient_resources"),
-    (re.compile(r"BackoffLimitExceeded"), "job_backoff_limit"),
-    (re.compile(r"NotReady"), "node_not_ready"),
-    (re.compile(r"Unknown|NodeLost"), "node_not_ready"),
-    (re.compile(r"^Running$"), "readiness_probe_failure"),
 )
 
 
@@ -109,9 +98,7 @@ def status(body: dict[str, Any]) -> Step:
         if state in HEALTHY and not not_ready:
             healthy.append(name)
             continue
-        cause = next(
-            (cause for pattern, cause in _STATUS_CAUSES if pattern.search(state)), "crash_application"
-        )
+        cause = of_status(state)
         findings.append(
             {
                 "kind": "node" if about_nodes else "pod",
