@@ -26,14 +26,14 @@ from typing import Any
 
 from k8s_agent_scripted_llm.baseline_causes import of_status
 from k8s_agent_scripted_llm.baseline_rules import RULES, rules
-from k8s_agent_scripted_llm.baseline_surfaces import nodes, pods, surface_for
+from k8s_agent_scripted_llm.baseline_surfaces import HEALTHY_STATUSES, nodes, pods, surface_for
 from k8s_agent_scripted_llm.baseline_wire import Conversation, report
 from k8s_agent_scripted_llm.responses_api import chat_request
 from k8s_agent_scripted_llm.script import Step
 
 PARROT = "baseline:parrot"
 STATUS = "baseline:status"
-HEALTHY = frozenset({"Running", "Completed", "Succeeded", "Ready"})
+HEALTHY = HEALTHY_STATUSES | {"Ready"}
 _NAME = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
 _NODES = re.compile(r"\bnodes?\b", re.I)
 # The cause a word of the question suggests, in this order (the STATUS column's: baseline_causes.of_status).

@@ -57,9 +57,10 @@ class _Receiver(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def loopback_receiver() -> Iterator[str]:
-    """A minimal OTLP/HTTP receiver on a free loopback port; its base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+def loopback_receiver(handler: type[BaseHTTPRequestHandler] = _Receiver) -> Iterator[str]:
+    """An OTLP/HTTP receiver on a free loopback port, answering as `handler` does (by default: every
+    export acknowledged); its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="otlp-receiver", daemon=True)
     thread.start()
     try:

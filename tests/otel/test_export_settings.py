@@ -9,14 +9,14 @@ import re
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
+from k8s_agent.bench.otel_cost import loopback_receiver
 from k8s_agent_harness import otel
 from k8s_agent_harness.errors import ConfigError
 from tests.processes import EXERCISED_TIMEOUT, HANG_SECONDS, clean_env, k8s_agent
@@ -185,14 +185,8 @@ class _Refusing(BaseHTTPRequestHandler):
 @pytest.fixture
 def refusing() -> Iterator[str]:
     """A receiver on loopback that answers every export 400."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback_receiver(_Refusing) as url:
+        yield url
 
 
 def test_the_export_timeout_is_the_standard_variable_in_milliseconds() -> None:
@@ -278,13 +272,8 @@ def recording() -> Iterator[tuple[str, list[Any]]]:
     """A receiver on loopback that keeps the spans it is sent."""
     spans: list[Any] = []
     handler = type("Handler", (_Recording,), {"spans": spans})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", spans
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback_receiver(handler) as url:
+        yield url, spans
 
 
 def attributes_of(span: Any) -> dict[str, Any]:
