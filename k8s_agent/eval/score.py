@@ -119,13 +119,41 @@ def matches(finding: dict[str, Any], resource: Resource) -> bool:
     return pod_of(resource.name, name, kind)
 
 
+FACT_QUOTES = 4
+"""A finding's first quotes read for its fact: its evidence points at the deciding line, it does not
+list every line that might be it."""
+CONTEXT_LINES = 2
+"""Lines a quote may hold beside the lines of its fact: the fact's line with its neighbours, not the
+whole result it was read from."""
+
+
+def proves_fact(finding_quotes: list[dict[str, Any]], facts: tuple[str, ...]) -> bool:
+    """Whether one of a finding's first FACT_QUOTES quotes holds one of the facts (quotes_fact)."""
+    return any(quotes_fact(quote, facts) for quote in finding_quotes[:FACT_QUOTES])
+
+
 def quotes_fact(quote: dict[str, Any], facts: tuple[str, ...]) -> bool:
     """Whether a quote the harness verified holds one of the facts (normalised containment), as
-    written or with its YAML and JSON strings decoded."""
+    written or with its YAML and JSON strings decoded, with at most CONTEXT_LINES lines beside the
+    lines that hold it (a whole log or listing quoted holds every fact in it, and points at none)."""
     if quote.get("verified") is not True:
         return False
-    forms = {_norm(form) for form in decoded(str(quote.get("text") or ""))}
-    return any(_norm(fact) and any(_norm(fact) in form for form in forms) for fact in facts)
+    forms = decoded(str(quote.get("text") or ""))
+    return any(_norm(fact) and any(_holds(form, _norm(fact)) for form in forms) for fact in facts)
+
+
+def _holds(form: str, fact: str) -> bool:
+    """Whether the fact is in the form, the fewest consecutive lines that hold it leaving at most
+    CONTEXT_LINES other lines."""
+    lines = [_norm(line) for line in form.splitlines() if line.strip()]
+    if fact not in " ".join(lines):
+        return False
+    fewest = min(
+        next(end - start for end in range(start + 1, len(lines) + 1) if fact in " ".join(lines[start:end]))
+        for start in range(len(lines))
+        if fact in " ".join(lines[start:])
+    )
+    return len(lines) - fewest <= CONTEXT_LINES
 
 
 _QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"", re.DOTALL)
@@ -154,8 +182,8 @@ def decoded(text: str) -> list[str]:
 
 def _scalar(token: str) -> str:
     """A quoted YAML scalar or JSON string's value (the token itself when it does not decode)."""
-    if token.startswith("'"):
-        return token[1:-1].replace("''", "'")
+    if token.startswith("'"):  # a flow scalar: its line breaks and their indentation folded to a space
+        return " ".join(line.strip() for line in token[1:-1].splitlines()).replace("''", "'")
     try:
         value = json.loads(token)
     except ValueError:
@@ -238,8 +266,10 @@ def score(run: dict[str, Any] | None, incident: Incident, error: str | None = No
             causes_right += 1
         else:
             wrong.append(f"{resource.label}: {reported[0]} (want {resource.cause})")
-        quotes = [q for i in mine for q in findings[i].get("evidence") or [] if isinstance(q, dict)]
-        if any(quotes_fact(q, resource.facts) for q in quotes):
+        if any(
+            proves_fact([q for q in findings[i].get("evidence") or [] if isinstance(q, dict)], resource.facts)
+            for i in mine
+        ):
             facts_proven += 1
         else:
             fact_missing.append(resource.label)

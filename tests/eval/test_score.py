@@ -206,6 +206,52 @@ def test_the_fact_must_be_in_a_verified_quote_and_is_matched_across_case_and_whi
     assert spaced.solved and spaced.fact == 1
 
 
+LOG = [
+    "12:00:00 INFO starting payment 2.4.1",
+    "12:00:00 INFO loading settings from /etc/payment/settings.yaml",
+    "12:00:01 WARN metrics exporter: connection refused (will retry)",
+    "12:00:01 " + FACT,
+    "12:00:01 ERROR startup aborted",
+    "12:00:01 INFO shutting down",
+]
+
+
+@pytest.mark.parametrize(
+    ("lines", "proves"),
+    [
+        (LOG[3:4], True),
+        (LOG[2:5], True),  # the fact's line with a neighbour on each side
+        (LOG[1:4], True),  # two lines of context, both before it
+        (LOG, False),  # the whole log: every fact in it, pointing at none
+        (LOG[0:4], False),
+    ],
+    ids=["the-line", "one-each-side", "two-before", "the-whole-log", "three-before"],
+)
+def test_a_quote_proves_its_fact_as_a_line_with_its_neighbours_not_as_the_whole_result(
+    lines: list[str], proves: bool
+) -> None:
+    scored = score(
+        run(finding(CRASH, "crash_config", "\n".join(lines)), RIGHT["report"]["findings"][1]), INCIDENT
+    )
+
+    assert scored.solved is proves and scored.fact == (1 if proves else 0.5)
+
+
+def test_only_a_findings_first_four_quotes_are_read_for_its_fact() -> None:
+    """A finding that lists every line that might decide points at none: its fact is read from the
+    first quotes, as many as a careful report needs."""
+    guesses = [line for line in LOG if line != "12:00:01 " + FACT]
+    fourth = score(
+        run(finding(CRASH, "crash_config", *guesses[:3], FACT), RIGHT["report"]["findings"][1]), INCIDENT
+    )
+    fifth = score(
+        run(finding(CRASH, "crash_config", *guesses[:4], FACT), RIGHT["report"]["findings"][1]), INCIDENT
+    )
+
+    assert fourth.solved and fourth.fact == 1
+    assert not fifth.solved and fifth.fact == 0.5
+
+
 def test_a_finding_without_its_namespace_names_no_pod() -> None:
     bare = {**RIGHT["report"]["findings"][0], "namespace": None}
 
@@ -542,8 +588,16 @@ def test_a_quote_copied_from_yaml_with_its_apostrophes_doubled_holds_its_decoded
         "  message: \"0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.\"",
         '{"message": "0/3 nodes are available: 3 node(s) didn\\u0027t match Pod\\u0027s node affinity/selector."}',
         "3 node(s) didn''t match Pod''s node affinity/selector",
+        "Message: '0/3\n    nodes\n    are\n    available:\n    3 node(s)\n    didn''t match Pod''s\n    node affinity/selector.'",
     ],
-    ids=["yaml-single-quoted", "yaml-folded", "yaml-double-quoted", "json-escaped", "a-piece-of-a-scalar"],
+    ids=[
+        "yaml-single-quoted",
+        "yaml-folded",
+        "yaml-double-quoted",
+        "json-escaped",
+        "a-piece-of-a-scalar",
+        "yaml-folded-over-seven-lines",
+    ],
 )
 def test_a_quote_of_a_yaml_or_json_string_holds_the_fact_its_value_holds(copied: str) -> None:
     fact = "3 node(s) didn't match Pod's node affinity/selector"
