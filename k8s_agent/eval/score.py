@@ -22,10 +22,12 @@ that matches neither is `extra`.
 Per truth resource: `found` when some finding matches it; its cause is right when the matching
 findings give exactly one cause and the truth accepts it (its cause or an `accept` one): several
 findings of one resource with different causes are `contradictory` and count as a wrong cause; its
-fact is proven when some quote of a matching finding is marked `verified` by the harness and holds
-one of the resource's `facts` (whitespace collapsed, case folded, the fact contained in the quote as
-written or with its YAML and JSON strings decoded: `decoded`, so a quote of kubernetes-mcp-server's
-YAML, `'didn''t match'`, holds the fact as the mock cluster prints it, `didn't match`).
+fact is proven when one of the first FACT_QUOTES quotes of a matching finding is marked `verified`
+by the harness and holds one of the resource's `facts` (whitespace collapsed, case folded, the fact
+contained in the quote as written or with its YAML and JSON strings decoded: `decoded`, so a quote of
+kubernetes-mcp-server's YAML, `'didn''t match'`, holds the fact as the mock cluster prints it,
+`didn't match`), within a run of lines that leaves at most CONTEXT_LINES other lines in the quote (a
+whole log quoted holds every fact and points at none).
 
 Scores of a run with structured findings:
 
