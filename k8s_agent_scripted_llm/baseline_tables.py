@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from k8s_agent_harness.shapes.tables import cells, header_columns
+_COLUMN = re.compile(r"\S+(?: \S+)*")
+"""A header's column name: words one space apart (columns are two or more spaces apart)."""
 
 
 @dataclass(frozen=True)
@@ -26,12 +27,12 @@ class Row:
 
 
 def rows(text: str, *required: str) -> list[Row]:
-    """The rows of the first table in `text` whose header has the `required` columns (the harness's
-    reading of a header and its cells, as the report's evidence reads them)."""
+    """The rows of the first table in `text` whose header has the `required` columns."""
     lines = text.splitlines()
     for number, line in enumerate(lines):
-        columns = header_columns(line)
-        if columns is not None and set(required) <= {name for name, _ in columns}:
+        columns = [(m.group(), m.start()) for m in _COLUMN.finditer(line)]
+        names = {name for name, _ in columns}
+        if set(required) <= names:
             return _body(lines[number + 1 :], columns)
     return []
 
@@ -39,10 +40,15 @@ def rows(text: str, *required: str) -> list[Row]:
 def _body(lines: list[str], columns: list[tuple[str, int]]) -> list[Row]:
     found = []
     for line in lines:
-        row = cells(line, columns)
-        if not line.strip() or not row.get(columns[0][0]):
+        if not line.strip():
             break
-        found.append(Row(line, row))
+        cells = {}
+        for index, (name, start) in enumerate(columns):
+            end = columns[index + 1][1] if index + 1 < len(columns) else len(line)
+            cells[name] = line[start:end].strip()
+        if not cells.get(columns[0][0]):
+            break
+        found.append(Row(line, cells))
     return found
 
 
