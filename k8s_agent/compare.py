@@ -246,11 +246,13 @@ def _prune(root: Path, keep: int | None) -> None:
 
 
 def check_out(out: Path | None) -> None:
-    """Before any run: the report can be written where --out says (its folder made if need be)."""
+    """Before any run: the report can be written where --out says (its folder made if need be, 0700)."""
+    from k8s_agent_harness.private import private_dirs
+
     if out is None:
         return
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
+        private_dirs(out.parent)
     except OSError as error:
         raise ConfigError(f"cannot write the report to {out}: {error.strerror or error}") from None
     if out.is_dir() or not os.access(out.parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
@@ -268,9 +270,11 @@ def _run_folder(trace_dir: str | Path | None) -> Path:
     import tempfile
     import time
 
+    from k8s_agent_harness.private import private_dirs
+
     folder = trace_folder(trace_dir)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dirs(folder)
     except OSError as error:
         raise ConfigError(f"cannot create the trace folder {folder}: {error.strerror or error}") from None
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -280,11 +284,12 @@ def _run_folder(trace_dir: str | Path | None) -> Path:
 def _emit(comparison: Comparison, args: argparse.Namespace, progress: Progress) -> int:
     """Write the report where asked; the exit code says whether every run kept the contract."""
     from k8s_agent.compare_report import markdown
+    from k8s_agent_harness.private import write_private
 
     rendered = render(comparison, args.format)
     if args.out is not None:
         try:
-            args.out.write_text(rendered, encoding="utf-8")
+            write_private(args.out, rendered)  # 0600: it quotes what the cluster showed
         except OSError as error:  # checked before the runs; nothing is lost: the report goes to stdout
             print(rendered, end="" if rendered.endswith("\n") else "\n")
             print(f"error: cannot write the report to {args.out}: {error.strerror or error}", file=sys.stderr)

@@ -26,6 +26,7 @@ from k8s_agent.scripted_run import CALL_LOG, run_scripted
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import AgentError, ConfigError
 from k8s_agent_harness.events import read_trace
+from k8s_agent_harness.private import private_dirs
 from k8s_agent_harness.report import plural
 from k8s_agent_harness.servers import STREAMABLE_HTTP, mock_cluster_command
 from k8s_agent_mock_cluster import FixtureError, load_fixture
@@ -305,7 +306,7 @@ async def _shared_mock(config: Config, folder: Path) -> AsyncIterator[SharedMock
     """One mock cluster (the configured fixture) over Streamable HTTP, logging every call."""
     from k8s_agent.eval.hosting import serve_over_http
 
-    await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+    await asyncio.to_thread(private_dirs, folder)
     call_log = folder / CALL_LOG
     async with serve_over_http(
         mock_cluster_command(call_log=call_log, cluster=config.cluster, http=True)
@@ -323,7 +324,7 @@ async def run_configured(
     server (`--mcp-command`, a `--cluster-server` preset) is left to the session to start, as
     `ask` does.
     """
-    await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
+    await asyncio.to_thread(private_dirs, workdir)
     call_log = workdir / CALL_LOG if _on_mock(config) and shared is None else None
     server = (
         ScriptedModelServer(responder=responder_for(config.model), model=config.model).start()

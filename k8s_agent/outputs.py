@@ -1,5 +1,6 @@
 """Where a command's report goes: stdout in one format (`--format`), and any number of files
-(`--out FILE`, repeatable) each in the format its suffix names. Shared by `contract` and `eval`."""
+(`--out FILE`, repeatable) each in the format its suffix names, private (0600, each folder made for it
+0700: a report quotes what the cluster showed). Shared by `contract` and `eval`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from k8s_agent_harness.private import private_dirs, write_private
 
 FORMATS = ("md", "json", "html")
 EXIT_USAGE = 2
@@ -39,8 +42,8 @@ def emit(
     status = None
     for path in outs:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(rendered(kind_of(path)), encoding="utf-8")
+            private_dirs(path.parent)
+            write_private(path, rendered(kind_of(path)))
         except OSError as error:
             print(f"error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
             status = EXIT_USAGE

@@ -25,6 +25,7 @@ from k8s_agent.timeline import clip, timeline, turn_facts
 from k8s_agent_harness import events
 from k8s_agent_harness.config import BUDGET_SETTINGS, checked_settings
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.private import write_private
 from k8s_agent_harness.provider_wire import unparsable_call
 from k8s_agent_harness.report import plural
 from k8s_agent_harness.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
@@ -205,7 +206,7 @@ def _copied_fault_plan(recorded: Path, workdir: Path, notes: list[str]) -> Path 
     try:
         FaultPlan.load(recorded)
         copy = workdir / "faults.json"
-        copy.write_text(recorded.read_text(encoding="utf-8"), encoding="utf-8")
+        write_private(copy, recorded.read_text(encoding="utf-8"))
     except (FaultPlanError, OSError) as error:
         notes.append(f"the recorded fault plan {recorded} cannot be used ({error}); replaying without faults")
         return None

@@ -18,6 +18,7 @@ from k8s_agent.scenarios import QUESTION
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import AgentError
 from k8s_agent_harness.events import Event, Trace, read_trace
+from k8s_agent_harness.private import private_dirs
 from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_harness.session import RunResult
 from k8s_agent_harness.vocabulary import Impl
@@ -79,7 +80,7 @@ async def run_scripted(
     `write_tools`). `settings` are Config fields
     over `SCRIPTED_SETTINGS`. A run failure is kept in the result, never raised.
     """
-    await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
+    await asyncio.to_thread(private_dirs, workdir)
     call_log = workdir / CALL_LOG
     if mcp_command is None:
         await asyncio.to_thread(call_log.unlink, missing_ok=True)  # the log must be this run's alone

@@ -332,6 +332,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     from k8s_agent.replay import replay
     from k8s_agent_harness.config import Config, trace_folder
+    from k8s_agent_harness.private import private_dirs
     from k8s_agent_harness.redact import json_printable, printable
     from k8s_agent_harness.trace import prune_folders
 
@@ -352,7 +353,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         folder = trace_folder(args.trace_dir)
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            private_dirs(folder)
         except OSError as error:
             raise ConfigError(f"cannot create the trace folder {folder}: {error.strerror or error}") from None
         workdir = Path(tempfile.mkdtemp(prefix=f"replay-{stamp}-{impl.value}-", dir=folder))

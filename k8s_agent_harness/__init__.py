@@ -25,6 +25,7 @@
     session       what a run shares: trace, budgets, server, gateway, model client
     events        the trace schema (typed events) and the one reader of trace files
     trace         the trace writer and the run's counters
+    private       files that may hold cluster data or credentials: 0600, in folders made 0700
     spans         a run's trace events as a tree of OpenTelemetry GenAI spans (no OpenTelemetry import)
     otel          sending runs as spans over OTLP/HTTP: settings, the process's exporter (the otel extra)
     redact        secret redaction before anything reaches the model, a trace or a terminal

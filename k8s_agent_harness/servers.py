@@ -39,6 +39,7 @@ from k8s_agent_harness import discovery, kubeconfig
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.discovery import KUBERNETES_MCP_SERVER, MCP_SERVER_KUBERNETES
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.private import is_private, private_dirs, write_private
 
 STDIO, STREAMABLE_HTTP, SSE = "stdio", "streamable-http", "sse"
 MOCK = "mock"
@@ -121,14 +122,15 @@ class ServerLaunch:
     """Set when the run starts `command` as an HTTP server on loopback (`served.py`) instead of on stdio."""
 
     def prepare(self) -> None:
-        """Write the files the command needs (atomically, only when their content differs)."""
+        """Write the files the command needs (atomically, only when their content or their mode
+        differs): each 0600, each folder made for them 0700 (private.py), as kubectl keeps its config."""
         for path, content in self.files.items():
             try:
-                if path.is_file() and path.read_text(encoding="utf-8") == content:
+                if is_private(path) and path.read_text(encoding="utf-8") == content:
                     continue
-                path.parent.mkdir(parents=True, exist_ok=True)
+                private_dirs(path.parent)
                 partial = path.with_suffix(f".{os.getpid()}.tmp")
-                partial.write_text(content, encoding="utf-8")
+                write_private(partial, content)
                 partial.replace(path)
             except OSError as error:
                 raise ConfigError(

@@ -26,6 +26,7 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel
 
 from k8s_agent_harness import events
+from k8s_agent_harness.private import open_private, private_dirs
 from k8s_agent_harness.redact import Redactor
 from k8s_agent_harness.spans import SpanBuilder
 from k8s_agent_harness.vocabulary import Guardrail, Impl, Pushback, Rejection, ReportFormat, StopReason
@@ -152,15 +153,16 @@ def prune_folders(folder: Path, prefix: str, keep: int, current: Path | None = N
 
 
 class TraceWriter:
-    """Appends lines to a JSONL file, flushing each; never raises."""
+    """Appends lines to a JSONL file, flushing each; never raises. The file is 0600, and each folder
+    it creates for it 0700 (private.py): a trace holds what the cluster showed."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._file: IO[str] | None = None
         self._failed = False
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("a", encoding="utf-8")
+            private_dirs(path.parent)
+            self._file = open_private(path, "a")
         except OSError as error:
             self._warn(error)
 

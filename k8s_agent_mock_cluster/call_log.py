@@ -10,6 +10,7 @@ the model for it.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any, TypedDict
@@ -44,8 +45,9 @@ class LoggedResult(TypedDict):
 
 
 def append(path: Path, entry: LoggedCall | LoggedResult) -> None:
-    """Append one entry."""
-    with path.open("a", encoding="utf-8") as log:
+    """Append one entry (the log is created 0600: it holds what the tools returned)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "a", encoding="utf-8") as log:
         log.write(json.dumps(entry, sort_keys=True) + "\n")
 
 

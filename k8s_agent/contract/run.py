@@ -27,6 +27,7 @@ from k8s_agent.contract.subjects import MockCluster, Setup, Subject
 from k8s_agent.pool import run_pool
 from k8s_agent.scenarios import JUDGED_SCENARIOS, QUESTION, SECRETS, Scenario
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.private import private_dirs
 from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_mock_cluster.call_log import of_client, read_call_log, read_result_log
 from k8s_agent_scripted_llm import HttpError, Reply, ScriptedModelServer, Step
@@ -158,7 +159,7 @@ async def observe(
 ) -> tuple[Observed, dict[str, Any]]:
     """One run of a subject on one scenario, and what it left on the wire and at the server (its
     own mock cluster, or its connection to `shared`)."""
-    await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
+    await asyncio.to_thread(private_dirs, workdir)
     call_log, result_log = workdir / CALL_LOG, workdir / RESULT_LOG
     client = f"{subject.name}--{scenario.name}"
     if shared is not None:
@@ -288,7 +289,7 @@ async def _shared_mock(
     written there by `cluster`, when the scenarios it serves have one)."""
     from k8s_agent.eval.hosting import serve_over_http
 
-    await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+    await asyncio.to_thread(private_dirs, folder)
     call_log, result_log = folder / CALL_LOG, folder / RESULT_LOG
     fixture = await asyncio.to_thread(cluster, folder) if cluster is not None else None
     command = mock_cluster_command(

@@ -12,6 +12,7 @@ from typing import Any
 
 from k8s_agent.outputs import add_output_flags
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.private import write_private
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -262,7 +263,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in merged.values())
         try:
-            args.out.write_text(text, encoding="utf-8")
+            write_private(args.out, text)
         except OSError as error:
             raise ConfigError(f"cannot write {args.out}: {error.strerror or error}") from None
     except ConfigError as error:
@@ -364,7 +365,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             _same_incidents(done, incidents, args.results)
         folders.make(args.results.parent)
         if args.fresh:
-            args.results.write_text("", encoding="utf-8")
+            write_private(args.results, "")
             done, notes = {}, []
         results.end_torn_line()
         traces = (args.traces or args.results.with_name(args.results.stem + "-traces")).absolute()

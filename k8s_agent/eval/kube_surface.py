@@ -25,6 +25,7 @@ from pathlib import Path
 
 from k8s_agent.eval.corpus import Incident
 from k8s_agent_harness.errors import ConfigError, McpServerError
+from k8s_agent_harness.private import open_private, write_private
 from k8s_agent_harness.servers import KUBERNETES_MCP_SERVER_ARGUMENTS, KUBERNETES_MCP_SERVER_CONFIG
 from k8s_agent_mock_cluster import FixtureError, load_fixture
 from k8s_agent_mock_cluster.fixture import YAML_SUFFIXES, read_yaml
@@ -70,7 +71,7 @@ def serve_incident(incident: Incident, binary: Path) -> Iterator[str]:
             raise ConfigError(f"incident {incident.id}: {error}") from None
         folder = kubeconfig.parent
         settings = folder / "k8s-agent.toml"
-        settings.write_text(KUBERNETES_MCP_SERVER_CONFIG, encoding="utf-8")
+        write_private(settings, KUBERNETES_MCP_SERVER_CONFIG)
         port = _free_port()
         command = [
             str(binary),
@@ -83,7 +84,7 @@ def serve_incident(incident: Incident, binary: Path) -> Iterator[str]:
             "127.0.0.1",
         ]
         log_path = folder / "server.log"
-        with log_path.open("wb") as log:
+        with open_private(log_path, "wb") as log:
             server = subprocess.Popen(
                 command,
                 env={**os.environ, "KUBECONFIG": str(kubeconfig)},

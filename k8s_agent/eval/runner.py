@@ -33,6 +33,7 @@ from k8s_agent.eval.score import score
 from k8s_agent.pool import RateGate, run_pool
 from k8s_agent_harness.config import BASELINE_MODELS, Config
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.private import open_private, private_dirs
 from k8s_agent_harness.vocabulary import Impl
 
 RECORD_KIND = "k8s-agent-eval-run"
@@ -129,12 +130,12 @@ class Results:
         except FileNotFoundError:
             return
         if torn:
-            with self.path.open("a", encoding="utf-8") as out:
+            with open_private(self.path, "a") as out:
                 out.write("\n")
 
     def append(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False) + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as out:
+        with self._lock, open_private(self.path, "a") as out:
             out.write(line)
             out.flush()
             os.fsync(out.fileno())
@@ -324,12 +325,10 @@ class MadeFolders:
         self._lock = threading.Lock()
 
     def make(self, folder: Path) -> None:
-        """`mkdir -p folder`, noting each folder it creates; OSError as mkdir raises it."""
-        folder = folder.absolute()
-        missing = [path for path in (folder, *folder.parents) if not path.exists()]
-        folder.mkdir(parents=True, exist_ok=True)
+        """`mkdir -p folder`, noting each folder it creates (0700: private.py); OSError as mkdir raises it."""
+        made = private_dirs(folder.absolute())
         with self._lock:
-            self._made.update(missing)
+            self._made.update(made)
 
     def remove_empty(self) -> None:
         """Remove the folders made here that are empty, the deepest first (rmdir removes only an
