@@ -45,9 +45,14 @@ class ToolCaller(Protocol):
     """What the gateway needs from an MCP client."""
 
     async def call(
-        self, name: str, arguments: Mapping[str, Any], on_progress: ProgressListener | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        on_progress: ProgressListener | None = None,
+        within: float | None = None,
     ) -> ToolResult:
-        """Call a tool; failures come back as data."""
+        """Call a tool; failures come back as data. A call still running `within` seconds from now
+        is cancelled (the run's time budget)."""
         ...
 
 
@@ -333,6 +338,10 @@ class ToolGateway:
         if isinstance(checked, ToolOutcome):
             return checked
         arguments, signature, fingerprint = checked
+        if self._supervisor.seconds_left() <= 0:  # the budget a user sets is the budget
+            return ToolOutcome(
+                call_id, name, Outcome.SKIPPED, prompts.over_time_budget(), fingerprint, arguments
+            )
 
         if self.needs_approval(name) and signature not in self._approved:
             if signature in self._denied or not await self._approver(name, arguments):
@@ -450,7 +459,12 @@ class ToolGateway:
         attempt = 1
         progress = _ProgressReporter(self._recorder, call_id, name)
         while True:
-            result = await self._caller.call(self.server_name(name), arguments, on_progress=progress.heard)
+            result = await self._caller.call(
+                self.server_name(name),
+                arguments,
+                on_progress=progress.heard,
+                within=self._supervisor.seconds_left(),
+            )
             failure = result.failure
             if failure is None or not failure.retryable or attempt >= self._retry.attempts:
                 return result, attempt

@@ -128,24 +128,31 @@ def classify_failure(reason: str, kind: FailureKind, structured: Any = None) -> 
 
 
 class _CallClock:
-    """The bound of one call: `timeout` seconds without an answer or a progress notification, and
-    `most` seconds in all, however often the server reports progress."""
+    """The bound of one call: `timeout` seconds without an answer or a progress notification,
+    `most` seconds in all, however often the server reports progress, and never past what the run's
+    time budget leaves (`within`)."""
 
-    def __init__(self, timeout: float, most: float, listener: ProgressListener | None) -> None:
+    def __init__(
+        self, timeout: float, most: float, listener: ProgressListener | None, within: float | None = None
+    ) -> None:
         self.timeout = timeout
         self.most = max(most, timeout)
         self.listener = listener
+        self.within = within
         self.notifications = 0
         self._scope: anyio.CancelScope | None = None
         self._started = 0.0
         self._capped = False
         """Whether the deadline in force is the maximum, not the timeout."""
+        self._budget_end = math.inf
 
     def start(self, scope: anyio.CancelScope) -> None:
         """Bound the call that runs in `scope`, from now."""
         self._scope = scope
         self._started = anyio.current_time()
-        scope.deadline = self._started + self.timeout
+        if self.within is not None:
+            self._budget_end = self._started + max(0.0, self.within)
+        scope.deadline = min(self._started + self.timeout, self._budget_end)
 
     async def heard(self, progress: float, total: float | None, message: str | None) -> None:
         """A progress notification: the call gets another `timeout` seconds, within `most`."""
@@ -154,12 +161,23 @@ class _CallClock:
             renewed = anyio.current_time() + self.timeout
             last = self._started + self.most
             self._capped = last <= renewed
-            self._scope.deadline = min(renewed, last)
+            self._scope.deadline = min(renewed, last, self._budget_end)
         if self.listener is not None:
             self.listener(progress, total, message)
 
+    @property
+    def out_of_budget(self) -> bool:
+        """Whether the run's time budget, not the call's own bound, ended the call."""
+        return self._scope is not None and self._scope.deadline >= self._budget_end
+
     def timeout_reason(self) -> str:
         """Why the call was given up, for the model."""
+        if self.out_of_budget:
+            elapsed = anyio.current_time() - self._started
+            return (
+                f"cancelled after {elapsed:.0f}s: the run's time budget (--max-seconds) ran out while "
+                "the call was running"
+            )
         if not self.notifications:
             return f"timed out after {self.timeout:g}s"
         reported = f"{self.notifications} progress notification{'s' if self.notifications != 1 else ''}"
@@ -302,23 +320,33 @@ class McpClient:
     # -- calls ---------------------------------------------------------------------------
 
     async def call(
-        self, name: str, arguments: Mapping[str, Any], on_progress: ProgressListener | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        on_progress: ProgressListener | None = None,
+        within: float | None = None,
     ) -> ToolResult:
         """Call one tool; every failure comes back as a ToolResult, never as an exception.
 
         A `progressToken` goes with every call; each progress notification the server sends for it
         is told to `on_progress`, and gives the call another `call_timeout` seconds, up to
         `max_call_seconds` in all (the MCP spec lets a client reset its timeout on progress, and
-        asks it to keep a maximum)."""
+        asks it to keep a maximum). A call still running `within` seconds from now (what the run's
+        time budget leaves) is cancelled there (`notifications/cancelled`), whatever its own bounds."""
         if self._gone_reason is not None:
             return self._gone()
+        started = anyio.current_time()
         connection = self._connection
-        result = await self._call_once(connection, name, arguments, on_progress)
+        result = await self._call_once(connection, name, arguments, on_progress, within)
         if result.failure is None or result.failure.kind != FailureKind.TRANSPORT:
             return result
         if not await self._restart(connection, result.failure.reason):
             return self._gone()
-        result = await self._call_once(self._connection, name, arguments, on_progress)
+        if within is not None:
+            within -= anyio.current_time() - started
+            if within <= 0:
+                return result
+        result = await self._call_once(self._connection, name, arguments, on_progress, within)
         if result.failure is not None and result.failure.kind == FailureKind.TRANSPORT:
             self._gone_reason = f"{result.failure.reason} again after a restart"
             return self._gone()
@@ -330,6 +358,7 @@ class McpClient:
         name: str,
         arguments: Mapping[str, Any],
         on_progress: ProgressListener | None,
+        within: float | None = None,
     ) -> ToolResult:
         client = connection.client
         if client is None:
@@ -337,7 +366,7 @@ class McpClient:
                 "", ToolFailure(self._describe_death("is not connected"), FailureKind.TRANSPORT)
             )
         since = self._stderr_size()
-        clock = _CallClock(self.call_timeout, self.max_call_seconds, on_progress)
+        clock = _CallClock(self.call_timeout, self.max_call_seconds, on_progress, within)
         try:
             with anyio.CancelScope() as bounded:
                 clock.start(bounded)
@@ -372,6 +401,8 @@ class McpClient:
             if connection.session_lost:
                 reason = "MCP server lost the session (HTTP 404 for its session id)"
                 return ToolResult("", ToolFailure(reason, FailureKind.TRANSPORT))
+            if clock.out_of_budget:  # the run ends now: no time to ask whether the server still answers
+                return ToolResult("", ToolFailure(clock.timeout_reason(), FailureKind.TIME_BUDGET))
             if await self._responsive(client):
                 return ToolResult("", ToolFailure(clock.timeout_reason(), FailureKind.TIMEOUT))
             return ToolResult(

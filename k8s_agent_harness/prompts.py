@@ -153,6 +153,14 @@ def over_call_cap(position: int, cap: int) -> str:
     )
 
 
+def over_time_budget() -> str:
+    """The answer to a call whose turn came after the run's time budget was spent: it was not run."""
+    return (
+        "Tool call not run: the run's time budget is spent. Write the report from what the tools "
+        "have shown so far."
+    )
+
+
 def duplicate(cached: str) -> str:
     """The answer to a repeated call: the nudge, then the cached result."""
     return f"{DUPLICATE_NUDGE}\n\n{cached}"

@@ -39,7 +39,8 @@ class Outcome(StrEnum):
     FAILED = "failed"
     """The server received it and it failed (an error result, a timeout, a dead server)."""
     SKIPPED = "skipped"
-    """Not run: the turn proposed more calls than the per-turn cap allows."""
+    """Not run: the turn proposed more calls than the per-turn cap allows, or the run's time budget
+    was spent before the call's turn came."""
 
     @property
     def reached_server(self) -> bool:
@@ -75,7 +76,7 @@ class Rejection(StrEnum):
     INVALID_ARGS = "invalid_args"
     DUPLICATE = "duplicate"
     SKIPPED = "skipped"
-    """Over the per-turn call cap."""
+    """Over the per-turn call cap, or after the time budget was spent."""
 
 
 class Pushback(StrEnum):
@@ -118,6 +119,8 @@ class FailureKind(StrEnum):
     """The server answered with a JSON-RPC error, or a result that is not valid."""
     TIMEOUT = "timeout"
     """The call took longer than the tool timeout; the server still answers other requests."""
+    TIME_BUDGET = "time_budget"
+    """The run's time budget (`--max-seconds`) ran out while the call ran: it was cancelled."""
     TRANSPORT = "transport"
     """The connection failed: the server died or stopped answering (restarted once)."""
     GONE = "gone"

@@ -25,7 +25,9 @@ class InstantServer:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    async def call(self, name: str, arguments: Mapping[str, Any], on_progress: Any = None) -> ToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], on_progress: Any = None, within: float | None = None
+    ) -> ToolResult:
         return ToolResult(self.text)
 
 

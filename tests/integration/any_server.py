@@ -75,6 +75,7 @@ BASE = [
     tool(GONE, "A tool that goes away when mutate runs."),
     tool("progress_for", "Reports progress every 10 ms for `seconds`.", {"seconds": {"type": "number"}}),
     tool("progress_forever", "Reports progress every 10 ms until it is cancelled."),
+    tool("hang", "Never answers, until it is cancelled."),
     tool("contents", "Returns every kind of content block."),
     tool(
         "ask_the_client",
@@ -191,6 +192,8 @@ def build(options: argparse.Namespace) -> Server[Any]:
             return types.CallToolResult(content=[text(text=f"done after {sent} progress notifications")])
         if name == "progress_forever":
             await report_progress(ctx, float("inf"))
+        if name == "hang":
+            await anyio.sleep_forever()
         if name == "contents":
             return types.CallToolResult(content=every_kind_of_content())
         if name == "ask_the_client":

@@ -359,3 +359,64 @@ def test_requests_from_the_server_are_answered_not_supported_at_once(
         "elicitation/create: error -32600: Elicitation not supported",
         "roots/list: error -32600: List roots not supported",
     ]
+
+
+# -- the time budget a user sets is the budget -------------------------------------------------------
+
+BUDGET_SECONDS = EXERCISED_TIMEOUT
+"""`--max-seconds` of the tests below: a hanging call reaches it; the tool timeouts are out of reach."""
+
+
+def budget_spent(run: AgentRun) -> None:
+    """The investigation ended on the time budget: one forced summary, reason `time_budget`, then the
+    tool-less summary request; the run itself ended well (a report, exit 0)."""
+    assert run.error is None, run.error
+    forced = [event for event in run.events("guardrail") if event["guardrail"] == "forced_summary"]
+    assert [event["reason"] for event in forced] == ["time_budget"]
+    assert "tools" not in run.requests[-1] and run.answer == "What was gathered."
+
+
+@pytest.mark.parametrize("tool_name", ["hang", "progress_forever"])
+def test_a_call_still_running_when_the_time_budget_is_spent_is_cancelled_and_the_summary_forced(
+    impl: str, tool_name: str, http_server: tuple[str, Path], tmp_path: Path
+) -> None:
+    script = [call(tool_name), text("What was gathered.")]
+
+    run, received = run_on("stdio", http_server, impl, script, tmp_path, max_seconds=BUDGET_SECONDS)
+
+    budget_spent(run)
+    (answer,) = run.tool_messages(1)
+    assert re.fullmatch(
+        rf"Tool call failed \({tool_name}\): cancelled after \d+s: the run's time budget \(--max-seconds\) "
+        r"ran out while the call was running",
+        answer["content"],
+    ), answer["content"]
+    (recorded,) = run.events("tool_call")
+    assert recorded["outcome"] == "failed"
+    # The server was told (notifications/cancelled): it stopped the tool.
+    assert [record["method"] for record in received if record.get("name") == tool_name] == [
+        "tools/call",
+        "cancelled",
+    ]
+
+
+def test_calls_whose_turn_comes_after_the_time_budget_is_spent_are_not_run(
+    impl: str, http_server: tuple[str, Path], tmp_path: Path
+) -> None:
+    script = [calls(tool("hang"), tool("weather"), tool("text_only")), text("What was gathered.")]
+
+    run, received = run_on("stdio", http_server, impl, script, tmp_path, max_seconds=BUDGET_SECONDS)
+
+    budget_spent(run)
+    assert called(received) == ["hang"]
+    answers = [message["content"] for message in run.tool_messages(1)]
+    assert answers[0].startswith("Tool call failed (hang): cancelled after")
+    assert (
+        answers[1:]
+        == [
+            "Tool call not run: the run's time budget is spent. Write the report from what the tools have "
+            "shown so far."
+        ]
+        * 2
+    )
+    assert [event["outcome"] for event in run.events("tool_call")] == ["failed", "skipped", "skipped"]

@@ -39,7 +39,9 @@ class FakeServer:
         self.results = results or {}
         self.received: list[tuple[str, dict[str, Any]]] = []
 
-    async def call(self, name: str, arguments: Mapping[str, Any], on_progress: Any = None) -> ToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], on_progress: Any = None, within: float | None = None
+    ) -> ToolResult:
         self.received.append((name, dict(arguments)))
         queue = self.results.get(name)
         return queue.pop(0) if queue else ToolResult(f"{name} ok")
