@@ -1,0 +1,55 @@
+"""Redaction by what an object is: Kubernetes objects with planted values at every position that holds
+a secret, printed every way the servers print them (tests/reliability/secret_objects.py). No planted
+secret, nor its base64, survives; every planted value that is evidence does."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from hypothesis import given, settings
+
+from k8s_agent_harness.redact import REDACTED, Redactor
+from tests.reliability.secret_objects import Planted, encoded, objects, shapes
+
+
+def leaks(planted: Planted, written: str) -> list[str]:
+    return [form for secret in planted.secrets for form in encoded(secret) if form in written]
+
+
+@settings(max_examples=300)
+@given(objects)
+def test_no_planted_secret_survives_any_shape_and_every_kept_value_does(planted: Planted) -> None:
+    for shape, text, structured in shapes(planted):
+        redactor = Redactor()
+        out = redactor.text(text)
+        assert not leaks(planted, out), (shape, leaks(planted, out), out)
+        if structured is not None:
+            value = json.dumps(redactor.value(structured), ensure_ascii=False)
+            assert not leaks(planted, value), (shape, leaks(planted, value), value)
+            assert [k for k in planted.keep if k not in value] == [], (shape, value)
+        elif shape not in ("table", "describe"):
+            assert [k for k in planted.keep if k not in out] == [], (shape, out)
+
+
+@settings(max_examples=100)
+@given(objects)
+def test_a_redacted_document_is_still_the_same_document_with_marks(planted: Planted) -> None:
+    """Only values change: a YAML or JSON result still reads as the same objects, keys and all (a
+    plain YAML value redacted reads as `[REDACTED]`, as the line patterns write it)."""
+    for shape, text, _ in shapes(planted):
+        if not shape.startswith(("yaml", "json", "list", "stream")):
+            continue
+        out = Redactor().text(text)
+        before = list(yaml.safe_load_all(text))
+        after = list(yaml.safe_load_all(out))
+        assert _keys(before) == _keys(after), shape
+        assert (REDACTED in out) == bool(planted.secrets), shape
+
+
+def _keys(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _keys(item) for key, item in value.items() if key != "annotations"}
+    if isinstance(value, list):
+        return None if value == ["REDACTED"] else [_keys(item) for item in value]  # `[REDACTED]`, plain
+    return None
