@@ -1,4 +1,6 @@
-"""Cluster fixtures: JSON files describing nodes, pods (with logs) and events, validated on load.
+"""Cluster fixtures: JSON files describing nodes, pods (with logs) and events, validated on load, and
+any other Kubernetes object as it is (`objects`: Deployments, Secrets, ConfigMaps ...), which the
+fake Kubernetes API serves to the real servers (kube_objects.py).
 
 A YAML incident file (`*.yaml`, docs/eval.md) is a fixture too: its `cluster` section, composed with the
 shared backgrounds it names and with the defaults below, is the same kind of description.
@@ -86,6 +88,22 @@ SCHEMA: dict[str, Any] = {
                 },
             },
         },
+        "objects": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["apiVersion", "kind", "metadata"],
+                "properties": {
+                    "apiVersion": {"type": "string", "minLength": 1},
+                    "kind": {"type": "string", "minLength": 1},
+                    "metadata": {
+                        "type": "object",
+                        "required": ["name"],
+                        "properties": {"name": _OBJECT_NAME, "namespace": _LABEL_NAME},
+                    },
+                },
+            },
+        },
         "events": {
             "type": "array",
             "items": {
@@ -127,6 +145,8 @@ def load_fixture(path: Path | None = None) -> dict[str, Any]:
     errors = sorted(
         Draft202012Validator(SCHEMA).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))
     )
+    if not errors:
+        errors = _unknown_kinds(data)
     if errors:
         first = errors[0]
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path) or "<root>"
@@ -144,12 +164,30 @@ def load_fixture(path: Path | None = None) -> dict[str, Any]:
     return dict(data)
 
 
+def _unknown_kinds(data: Any) -> list[Any]:
+    """An object of a kind the fake Kubernetes API cannot serve, as a validation error."""
+    objects = data.get("objects") or []
+    if not objects:
+        return []
+    from jsonschema import ValidationError
+
+    from k8s_agent_mock_cluster.kube_api import api_key
+
+    problems = []
+    for number, obj in enumerate(objects):
+        try:
+            api_key(obj)
+        except ValueError as error:
+            problems.append(ValidationError(str(error), path=["objects", number, "kind"]))
+    return problems
+
+
 # -- YAML incidents and shared backgrounds ------------------------------------------------------------
 
 YAML_SUFFIXES = (".yaml", ".yml")
 BACKGROUNDS = Path(__file__).resolve().parent.parent / "k8s_agent" / "eval" / "backgrounds"
 """The shared backgrounds shipped with the eval corpus; `_backgrounds/` beside an incident comes first."""
-CLUSTER_KEYS = {"name", "version", "now", "background", "nodes", "pods", "events"}
+CLUSTER_KEYS = {"name", "version", "now", "background", "nodes", "pods", "events", "objects"}
 BACKGROUND_KEYS = {"summary", "nodes", "pods", "events"}
 PHASES = {
     "Running": "Running",
@@ -238,6 +276,8 @@ def compose_incident(path: Path) -> dict[str, Any]:
     fixture["nodes"] = nodes
     fixture["pods"] = pods
     fixture["events"] = [_event(event, where) for event in events]
+    if section.get("objects"):
+        fixture["objects"] = _items(section, "objects", path.name)
     composed: dict[str, Any] = _texts(fixture)
     return composed
 

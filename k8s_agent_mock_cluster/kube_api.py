@@ -54,6 +54,7 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import json
+import os
 import re
 import socket
 import threading
@@ -149,6 +150,21 @@ RESOURCES: tuple[_Res, ...] = (
 )
 
 _CREATE_ONLY = {"selfsubjectaccessreviews", "selfsubjectrulesreviews"}
+
+
+def api_key(obj: JSON) -> str:
+    """The fixture key an object of its kind is served under (`secrets`, `apps/deployments`);
+    ValueError naming the kinds there are when this one is none of them."""
+    kind, api_version = str(obj.get("kind") or ""), str(obj.get("apiVersion") or "")
+    group = api_version.rpartition("/")[0]
+    served = [r for r in RESOURCES if r.kind == kind and r.plural not in _CREATE_ONLY]
+    matching = [r for r in served if r.group == group] or served
+    if not matching:
+        kinds = sorted({r.kind for r in RESOURCES if r.plural not in _CREATE_ONLY})
+        raise ValueError(f"kind {kind!r} is not one the fake Kubernetes API serves ({', '.join(kinds)})")
+    res = matching[0]
+    return f"{res.group}/{res.plural}" if res.group else res.plural
+
 
 # Subresources advertised in discovery (name, kind, verbs).
 _SUBRESOURCES = {
@@ -1603,8 +1619,11 @@ def write_kubeconfig(
     }
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(cfg, indent=2) + "\n")
-    p.chmod(0o600)
+    # 0600 from its first byte, as kubectl keeps a kubeconfig (never readable by others, whatever the umask).
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(json.dumps(cfg, indent=2) + "\n")
     return p
 
 

@@ -10,7 +10,8 @@ the mock cluster's `list_pods`, and reads the same events and log lines.
 
 `now` is the moment the cluster is looked at (an incident's `cluster.now`): ages ("2h", "45s") become
 timestamps that far before it. What the fixture format has no object for (Jobs, ReplicaSets, PVCs,
-quotas) exists only as the events about it, as in the mock cluster.
+quotas) exists only as the events about it, as in the mock cluster, unless the fixture lists it
+among its `objects` (Kubernetes objects as they are: a Deployment, a Secret), served as given.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import hashlib
 import re
 from datetime import datetime, timedelta
 from typing import Any
+
+from k8s_agent_mock_cluster.kube_api import api_key
 
 JSON = dict[str, Any]
 
@@ -88,6 +91,10 @@ def kube_objects(fixture: JSON, now: datetime) -> JSON:
         "events": [_event(event, now, pods) for event in events],
         "logs": _logs(pods),
     }
+    for obj in fixture.get("objects") or []:  # any other kind, served as it is
+        served = dict(obj)
+        served["metadata"] = {"creationTimestamp": _before(now, "5d"), **dict(obj["metadata"])}
+        objects.setdefault(api_key(obj), []).append(served)
     version = str((fixture.get("cluster") or {}).get("version") or "")
     match = re.match(r"v(\d+)\.(\d+)", version)
     if match:

@@ -3,16 +3,19 @@ Kubernetes API then serves says what the mock cluster says, for every incident a
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from k8s_agent_mock_cluster import load_fixture
+from k8s_agent_mock_cluster import FixtureError, default_fixture_path, load_fixture
 from k8s_agent_mock_cluster.cluster import Cluster
 from k8s_agent_mock_cluster.fixture import _minutes, read_yaml
 from k8s_agent_mock_cluster.kube_api import (
+    FakeKubeAPI,
     _as_table,
     _build_state,
     _human_duration,
@@ -165,3 +168,33 @@ def test_an_init_status_counts_the_pods_init_containers_even_those_not_started_y
 
     assert [c["name"] for c in served["spec"]["initContainers"]] == ["wait-for-db", "migrate"]
     assert [c["name"] for c in served["spec"]["containers"]] == ["api"]
+
+
+def test_a_fixture_s_objects_are_served_as_given_and_an_unknown_kind_is_refused(tmp_path: Path) -> None:
+    hostile = load_fixture(default_fixture_path().with_name("hostile.json"))
+    deployment, secret = hostile["objects"]
+    with FakeKubeAPI(kube_objects(hostile, NOW)) as api:
+
+        def get(path: str) -> dict[str, Any]:
+            with urllib.request.urlopen(f"{api.url}{path}") as response:
+                return dict(json.load(response))
+
+        served = get("/apis/apps/v1/namespaces/production/deployments/payment-service")
+        listed = get("/api/v1/namespaces/production/secrets")
+    assert (
+        served["spec"] == deployment["spec"]
+        and served["metadata"]["annotations"] == deployment["metadata"]["annotations"]
+    )
+    assert [item["data"] for item in listed["items"]] == [secret["data"]]
+
+    unknown = {
+        **hostile,
+        "objects": [{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}],
+    }
+    path = tmp_path / "fixture.json"
+    path.write_text(json.dumps(unknown), encoding="utf-8")
+    with pytest.raises(
+        FixtureError,
+        match=r"objects\[0\]\.kind: kind 'Widget' is not one the fake Kubernetes API serves \(ConfigMap, ",
+    ):
+        load_fixture(path)
