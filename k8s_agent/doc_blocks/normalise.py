@@ -1,7 +1,10 @@
 """What of a command's output varies from run to run, blanked so that two runs compare.
 
 Durations, timestamps, the names made from them (trace files, comparison folders), the ports of
-servers started on loopback and the Python version of the machine change from run to run; so do the cells of a table's time and memory columns. Counts, bytes, verdicts and
+servers started on loopback, the Python version of the machine and the installed versions of the
+dependencies the project does not pin (`openai`, `mcp`: a fresh install takes the newest release its
+range allows) change from run to run; so do the cells of a table's time and memory columns. The
+pinned SDK's version (`openai-agents 0.24.0`) is kept: the behaviour shown depends on it. Counts, bytes, verdicts and
 percentages do not, and are kept.
 """
 
@@ -22,6 +25,11 @@ _PATTERNS = (
     (re.compile(r"\b(compare|replay)-\d{8}T\d{6}Z-\w+"), r"\1-<folder>"),  # a comparison's folder
     (re.compile(r"\b(127\.0\.0\.1|localhost):\d+"), r"\1:<port>"),  # a loopback server's free port
     (re.compile(r"\b([Pp]ython) \d+\.\d+\.\d+"), r"\1 <version>"),  # the interpreter that ran it
+    # the installed version of a dependency the project does not pin (the SDK's is pinned and kept)
+    (
+        re.compile(r"\b(openai|mcp|mcp-types|httpx2|pydantic|anyio) \d+\.\d+(?:\.\d+)?\b(?!-)"),
+        r"\1 <version>",
+    ),
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|s|min)\b"), "<duration>"),  # 5 ms, 1.2 s, 0.887s
 )
 
