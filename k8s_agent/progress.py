@@ -19,6 +19,8 @@ QUESTION_SHOWN = 200
 """Characters of the question the first progress line shows (the trace keeps it whole)."""
 ARGUMENTS_SHOWN = 200
 """Characters of a tool call's arguments its progress line shows."""
+NAME_SHOWN = 80
+"""Characters of a tool's name a progress line shows (a model may call a name of any length)."""
 FOR_USER_SHOWN = 20
 """Lines of content a server addressed to the user that a call's progress lines show (the trace
 keeps it whole)."""
@@ -271,7 +273,9 @@ class ProgressPrinter:
             detail = event.result
         else:
             detail = outcome_words(event.outcome)
-        name = f"{event.tool} [{event.server_tool}]" if event.server_tool else event.tool
+        name = clip(event.tool, NAME_SHOWN) + (
+            f" [{clip(event.server_tool, NAME_SHOWN)}]" if event.server_tool else ""
+        )
         line = f"  {outcome_mark(event.outcome)} {name}({arguments}): {clip(detail, 140)}"
         for text in event.for_user:
             shown = text.splitlines()[:FOR_USER_SHOWN] or [""]

@@ -271,7 +271,7 @@ class Config:
     )
     max_calls_per_turn: int = _setting(
         24,
-        "tool calls one model turn may run; the calls beyond are answered 'not run', not executed",
+        "tool calls one model turn may run; the calls beyond are not run and are left out of the conversation (the model is told)",
         env=("K8S_AGENT_MAX_CALLS_PER_TURN",),
         group=BUDGETS,
         budget=True,

@@ -57,6 +57,9 @@ class Budget:
     """The context budget of a run, in bytes (0: no budget)."""
 
     tokens: int
+    calls_per_turn: int = 0
+    """Tool calls of one model turn that enter the conversation (0: all): the calls a turn
+    proposes beyond them are not run, and the conversation leaves them out."""
 
     @property
     def request_bytes(self) -> int:

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from k8s_agent_harness import prompts
 from k8s_agent_harness.context import (
     ARGUMENTS,
     PIECE_OVERHEAD,
@@ -311,6 +312,9 @@ class Conversation:
         results are the entries `context.plan` chooses from, each turn being a model turn and the
         results of its calls.
         """
+        capped = self._within_call_cap(budget.calls_per_turn)
+        if capped is not self:
+            return capped.compacted(tools, store, Budget(budget.tokens), extra)
         entries: list[Entry] = []
         where: list[tuple[int, int | None]] = []  # (piece, part) of each entry
         turn_of: dict[int, int] = {}
@@ -389,6 +393,47 @@ class Conversation:
                 kept.append(piece)
             pieces = kept
         return Conversation(self.instructions, pieces)
+
+
+    def _within_call_cap(self, cap: int) -> Conversation:
+        """The conversation without the calls no turn may hold: a turn's calls beyond `cap`, and
+        calls whose name no tool can have (longer than MAX_TOOL_NAME): they were never run, and
+        their answers are left out with them; one note after the turn's answers says so. This one
+        when no turn holds such calls."""
+        pieces: list[Piece] = []
+        left_out: set[str] = set()
+        note: str | None = None
+        for piece in self.pieces:
+            if isinstance(piece, Result):
+                if piece.call_id not in left_out:
+                    pieces.append(piece)
+                continue
+            if note is not None:  # the first piece after the answers of the turn the note is about
+                pieces.append(UserText(note))
+                note = None
+            if isinstance(piece, ModelTurn):
+                calls = piece.calls
+                over = {
+                    call.call_id
+                    for position, call in enumerate(calls)
+                    if (cap and position >= cap) or len(call.name) > MAX_TOOL_NAME
+                }
+                if over:
+                    left_out |= over
+                    longest = max(len(call.name) for call in calls if call.call_id in over)
+                    note = prompts.calls_left_out(len(calls), len(over), cap, longest)
+                    kept = tuple(p for p in piece.parts if not (isinstance(p, Call) and p.call_id in over))
+                    piece = ModelTurn(kept, piece.provider)
+                    if not any(isinstance(part, Said | Call) for part in kept):
+                        continue
+            pieces.append(piece)
+        if note is not None:
+            pieces.append(UserText(note))
+        return Conversation(self.instructions, pieces) if left_out else self
+
+
+MAX_TOOL_NAME = 128
+"""The longest name an MCP tool may have: a call that names a longer one calls nothing."""
 
 
 def _provider_bytes(turn: ModelTurn) -> int:

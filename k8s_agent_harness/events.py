@@ -51,6 +51,8 @@ in `raw_arguments` when it was not one), names the server's tool beside an alias
 `tools_listed.aliases`), and says what a tool-list change added, removed and refused; version 6 adds
 the `unparsable_call` guardrail, `run_start.stream` and `model_response.repaired`)."""
 SUPPORTED_VERSIONS = frozenset({1, 2, 3, 4, 5, SCHEMA_VERSION})
+STORED_TEXT_MAX = 4_000_000
+"""Characters of one large text a trace keeps: a result of 50 MB leaves 4 MB in the trace, not 50."""
 INLINE_BYTES = 4096
 """Texts of tool results shorter than this are written inline, where they occur; longer ones once,
 as a `result` record, and named by their sha256."""
@@ -434,11 +436,20 @@ class RunEnd(_Event):
 
 
 class StoredText(_Event):
-    """A large text of the run, written once, before the first event that names it by `sha256`."""
+    """A large text of the run, written once, before the first event that names it by `sha256`.
+
+    A text longer than STORED_TEXT_MAX is kept cut: its first STORED_TEXT_MAX characters (`text`),
+    its whole size (`bytes`) and the sha256 of what is kept (`kept_sha256`); `sha256` is still the
+    whole text's, by which events name it. The rest is not kept anywhere: the call that returned
+    it returns it again."""
 
     kind: Literal["result"] = "result"
     sha256: str
     text: str
+    bytes: int | None = None
+    """The whole text's size in UTF-8 bytes, when only its start is kept."""
+    kept_sha256: str | None = None
+    """The sha256 of `text`, when only its start is kept."""
 
 
 Event = Annotated[
@@ -573,6 +584,7 @@ def _resolved(parsed: list[tuple[int, Any]], source: str) -> list[tuple[int, Any
     """The events with their stored texts put back where they are named, the `result` records
     themselves taken out (a text the run saw, not a thing it did)."""
     texts: dict[str, str] = {}
+    cut: set[str] = set()
     events: list[tuple[int, Any]] = []
     for number, data in parsed:
         if not isinstance(data, dict):
@@ -581,11 +593,15 @@ def _resolved(parsed: list[tuple[int, Any]], source: str) -> list[tuple[int, Any
         try:
             if data.get("kind") == STORED_TEXT:
                 stored = StoredText.model_validate(data)
-                if sha256_of(stored.text) != stored.sha256:
+                if sha256_of(stored.text) != (
+                    stored.kept_sha256 if stored.bytes is not None else stored.sha256
+                ):
                     raise TraceError(f"{source}:{number}: a stored text that does not match its sha256")
                 texts[stored.sha256] = stored.text
+                if stored.bytes is not None:
+                    cut.add(stored.sha256)
                 continue
-            events.append((number, resolve(data, texts)))
+            events.append((number, resolve(data, texts, cut)))
         except KeyError as missing:
             raise TraceError(
                 f"{source}:{number}: names a stored text ({missing.args[0]}) no earlier line holds"
@@ -601,8 +617,11 @@ def _not_an_event(source: str, number: int, error: ValidationError) -> TraceErro
     return TraceError(f"{source}:{number}: not a valid trace event ({where}: {problem['msg']})")
 
 
-def resolve(data: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
-    """One event's JSON with the stored texts it names put back (KeyError: one is not known)."""
+def resolve(
+    data: dict[str, Any], texts: dict[str, str], cut: set[str] | frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """One event's JSON with the stored texts it names put back (KeyError: one is not known). A
+    structured content the trace keeps cut (`cut`) is no JSON any more: it comes back as None."""
     kind = data.get("kind")
     if kind == "tool_call":
         data = dict(data)
@@ -611,7 +630,7 @@ def resolve(data: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
         if isinstance(sha := data.get("full_sha256"), str):
             data["full_result"] = texts[sha]
         if isinstance(sha := data.get("structured_sha256"), str):
-            data["structured_result"] = json.loads(texts[sha])
+            data["structured_result"] = None if sha in cut else json.loads(texts[sha])
     elif kind == "model_request" and isinstance(data.get("messages_added"), list):
         data = dict(data)
         data["messages_added"] = [_resolved_message(message, texts) for message in data["messages_added"]]

@@ -103,8 +103,14 @@ def summary_instruction(reason: StopReason, structured: bool = False) -> str:
     return text + (" Write it as the JSON report the instructions describe." if structured else "")
 
 
+NAME_ECHOED = 200
+"""Characters of an unknown tool's name the answer repeats (a model may call a name of any length)."""
+
+
 def unknown_tool(name: str, available: Iterable[str]) -> str:
     """The whitelist message for a tool the run does not offer."""
+    if len(name) > NAME_ECHOED:
+        name = f"{name[:NAME_ECHOED]}... ({len(name):,} characters)"
     return f"Unknown tool '{name}'. Available tools: {', '.join(sorted(available))}"
 
 
@@ -150,6 +156,27 @@ def over_call_cap(position: int, cap: int) -> str:
     return (
         f"Tool call not run: it is call {position} of this turn, and a turn may run {cap} calls at most. "
         "Ask again for the ones you still need, fewer at a time."
+    )
+
+
+def calls_left_out(proposed: int, left_out: int, cap: int, longest: int) -> str:
+    """The note after a turn some of whose calls the conversation leaves out: over the per-turn cap,
+    or naming no tool a server can have."""
+    why = []
+    over = max(0, proposed - cap) if cap else 0
+    if over:
+        why.append(
+            f"a turn may run {cap} tool calls and your answer proposed {proposed}: the first {cap} ran "
+            f"(their answers are above), the other {over} did not"
+        )
+    if left_out > over:
+        why.append(
+            f"{left_out - over} named no tool (a tool's name is at most 128 characters; one had {longest:,})"
+        )
+    return (
+        f"{left_out} of the tool calls of your last answer are left out of this conversation: "
+        + "; ".join(why)
+        + ". Ask again for the ones you still need, fewer at a time, by the names of the tools offered."
     )
 
 

@@ -375,7 +375,7 @@ async def open_session(
                 Evidence(question),
                 allow_write=config.allow_write,
                 approver=approver,
-                budget=Budget(config.context_budget),
+                budget=Budget(config.context_budget, config.max_calls_per_turn),
                 store=ResultStore(),
                 max_calls_per_turn=config.max_calls_per_turn,
                 position=wire.position,

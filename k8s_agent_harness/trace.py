@@ -294,6 +294,11 @@ class Recorder:
         if sha in self._written:
             return
         self._written.add(sha)
+        whole = kept = None
+        if len(text) > events.STORED_TEXT_MAX:  # the trace keeps its start: a trace stays a readable size
+            whole = len(text.encode("utf-8", "replace"))
+            text = text[: events.STORED_TEXT_MAX]
+            kept = events.sha256_of(text)
         record = events.StoredText(
             run_id=self.run_id,
             impl=self.impl,
@@ -301,6 +306,8 @@ class Recorder:
             ts=round(time.time(), 6),
             sha256=sha,
             text=text,
+            bytes=whole,
+            kept_sha256=kept,
         )
         self.writer.write(record.model_dump_json())
 

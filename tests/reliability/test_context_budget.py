@@ -14,6 +14,7 @@ import pytest
 from k8s_agent.scenarios import OFFLINE, PAYMENT
 from k8s_agent_harness.config import APIS
 from k8s_agent_harness.context import BYTES_PER_TOKEN, SEARCH_TOOL
+from k8s_agent_harness.events import STORED_TEXT_MAX
 from k8s_agent_mock_cluster.synthetic import PLANTED, cluster
 from k8s_agent_scripted_llm import Step, calls, raw_tool, text, tool
 from tests.conftest import AgentRun, RunAgent, assert_every_call_answered, run_scenario
@@ -64,19 +65,29 @@ def test_the_offline_model_on_5000_pods_finds_every_failure_within_the_budget(
     assert wire_view(runs["sdk"].requests) == wire_view(runs["handwritten"].requests)
 
 
-def test_a_reply_with_200_calls_runs_at_most_the_cap_and_answers_every_id(run_agent: RunAgent) -> None:
-    flood = calls(*[tool("get_events", namespace=f"ns-{n}") for n in range(200)])
+def test_a_reply_with_500_calls_runs_the_cap_and_the_rest_stay_out_of_the_conversation(
+    run_agent: RunAgent,
+) -> None:
+    """A model that proposes more than a turn may hold is not bad input: the calls beyond the cap
+    are not run and never enter the conversation (no "not run" answers filling the context), one
+    message says so, and the run goes on to its report."""
+    flood = calls(*[tool("get_events", namespace=f"ns-{n}") for n in range(500)])
 
     run = run_agent([flood, text("Enough.")])
 
+    assert run.answer == "Enough."
     assert len(run.calls) == 24  # the server received the first 24 only
-    answers = run.tool_messages(1)
-    assert len(answers) == 200  # C10: every id answered, in order
-    assert [m["content"].startswith("Tool call not run: it is call") for m in answers] == [False] * 24 + [
-        True
-    ] * 176
-    assert "a turn may run 24 calls at most" in answers[24]["content"]
-    assert run.result is not None and run.result.stats.rejected["skipped"] == 176
+    second = run.requests[1]["messages"]
+    (turn,) = [m for m in second if m["role"] == "assistant"]
+    assert [c["function"]["arguments"] for c in turn["tool_calls"]] == [
+        json.dumps({"namespace": f"ns-{n}"}) for n in range(24)
+    ]
+    assert len(run.tool_messages(1)) == 24  # C10: every id on the wire answered, in order
+    note = second[-1]
+    assert note["role"] == "user"
+    assert note["content"].startswith("476 of the tool calls of your last answer are left out")
+    assert "your answer proposed 500: the first 24 ran" in note["content"]
+    assert run.result is not None and run.result.stats.rejected["skipped"] == 476
 
 
 def test_the_cap_follows_the_order_the_model_proposed_the_calls_in(run_agent: RunAgent) -> None:
@@ -86,9 +97,29 @@ def test_the_cap_follows_the_order_the_model_proposed_the_calls_in(run_agent: Ru
 
     contents = [m["content"] for m in run.tool_messages(1)]
     assert contents[0].startswith("Unknown tool 'delete_pod'")  # call 1: within the cap, rejected
-    assert not contents[1].startswith("Tool call not run")  # call 2: run
-    assert all(c.startswith("Tool call not run: it is call") for c in contents[2:])
+    assert contents[1].startswith("NAME ")  # call 2: run
+    assert len(contents) == 2  # calls 3 and 4: not run, left out
     assert run.called_tools == ["list_nodes"]
+
+
+def test_a_call_whose_name_no_tool_can_have_is_answered_once_and_then_left_out(run_agent: RunAgent) -> None:
+    long_name = "list_pods_" + "x" * 100_000
+    answer = calls(tool("list_pods", namespace="production"), tool(long_name))
+
+    run = run_agent([answer, text("Done.")])
+
+    assert run.answer == "Done."
+    assert run.called_tools == ["list_pods"]
+    second = json.dumps(run.sent[1])
+    assert "x" * 1000 not in second  # neither the call nor an answer that repeats its name
+    assert len(second) < 64_000
+    note = run.requests[1]["messages"][-1]["content"]
+    assert "1 named no tool (a tool's name is at most 128 characters; one had 100,010)" in note
+    (unknown,) = [e for e in run.events("tool_call") if e["outcome"] == "unknown"]
+    assert (
+        unknown["result"].startswith("Unknown tool 'list_pods_xxx")
+        and "(100,010 characters)" in unknown["result"]
+    )
 
 
 def huge_log_cluster(path: Path, line: str, lines: int = 1) -> Path:
@@ -129,7 +160,8 @@ def test_a_huge_result_is_excerpted_searchable_and_kept_in_the_trace(
     assert found.startswith(expected), found[:300]
     assert len(found.encode()) <= 32_000 * BYTES_PER_TOKEN // 8 + 1024  # the search answer is bounded too
     (logs,) = [e for e in run.trace if e["kind"] == "tool_call" and e["tool"] == "get_pod_logs"]
-    assert logs["handle"] == "r1" and len(logs["full_result"]) >= len(line)
+    # the trace keeps the whole result, up to what a trace keeps of one text (it says when it cut)
+    assert logs["handle"] == "r1" and len(logs["full_result"]) >= min(len(line), STORED_TEXT_MAX)
 
 
 def chatty_cluster(path: Path, log_lines: int) -> tuple[Path, list[str]]:

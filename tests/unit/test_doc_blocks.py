@@ -108,7 +108,13 @@ def test_durations_times_and_time_columns_are_blanked_and_counts_kept() -> None:
     )
     assert normalised("serving http://127.0.0.1:40355/mcp") == normalised("serving http://127.0.0.1:8765/mcp")
     assert normalised("openai 3.57.0  python 3.11.7") == normalised("openai 3.57.0  python 3.12.1")
-    assert normalised("openai 3.57.0  python 3.11.7") != normalised("openai 3.58.0  python 3.11.7")
+    # an unpinned dependency's release changes nothing shown; the pinned SDK's version is compared
+    assert normalised("openai-agents 0.24.0  openai 3.57.0  mcp 2.3.0") == normalised(
+        "openai-agents 0.24.0  openai 3.63.0  mcp 2.4.1"
+    )
+    assert normalised("openai-agents 0.24.0  openai 3.57.0") != normalised(
+        "openai-agents 0.25.0  openai 3.57.0"
+    )
 
 
 def test_refresh_rewrites_the_block_and_its_marker_and_nothing_else(tmp_path: Path) -> None:
