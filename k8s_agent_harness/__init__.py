@@ -6,6 +6,7 @@
     servers       which MCP server a run starts (presets), with discovery.py and kubeconfig.py
     served        a preset started listening over HTTP on loopback (--mcp-transport), stopped at the end
     mcp_client    the MCP client (stdio, Streamable HTTP, SSE): tools, calls, restarts, reconnects; failures as data
+    mcp_stdio     the stdio transport: the server's process, its stdout read in bounded lines, its stderr's tail
     mcp_listing   a server's tool list: every page, each tool once, what changed between two listings
     mcp_content   a result's content blocks as the model reads them, and what only the user sees
     tools         tool specifications and their Chat Completions form

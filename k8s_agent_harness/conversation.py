@@ -394,7 +394,6 @@ class Conversation:
             pieces = kept
         return Conversation(self.instructions, pieces)
 
-
     def _within_call_cap(self, cap: int) -> Conversation:
         """The conversation without the calls no turn may hold: a turn's calls beyond `cap`, and
         calls whose name no tool can have (longer than MAX_TOOL_NAME): they were never run, and

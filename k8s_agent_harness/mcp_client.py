@@ -18,17 +18,15 @@ import functools
 import importlib.metadata
 import logging
 import math
-import os
 import re
-import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TextIO, cast
+from typing import Any
 
 import anyio
 import mcp_types
-from mcp import Client, StdioServerParameters, stdio_client
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
@@ -36,6 +34,7 @@ from k8s_agent_harness import events
 from k8s_agent_harness.errors import McpServerError
 from k8s_agent_harness.mcp_content import read_content
 from k8s_agent_harness.mcp_listing import Listing, list_tools
+from k8s_agent_harness.mcp_stdio import UNREAD_MARK, StderrTail, stdio_transport
 from k8s_agent_harness.redact import public_url
 from k8s_agent_harness.tools import ToolSpec
 from k8s_agent_harness.vocabulary import FailureKind
@@ -252,8 +251,9 @@ class McpClient:
         self.start_timeout = start_timeout
         self._restarts_left = restarts
         """One restart (stdio) or reconnect (HTTP) per run, as docs/failures.md says."""
-        # The server's stderr goes to a file (never the user's terminal); its tail explains failures.
-        self._stderr = cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
+        # The server's stderr is read (never the user's terminal) and its last bytes kept in memory:
+        # they explain failures (mcp_stdio.py).
+        self._stderr = StderrTail()
         self._connection = _Connection(generation=0)
         self._pending = self._connection
         self._wake = anyio.Event()
@@ -437,6 +437,8 @@ class McpClient:
         if error.code == CONNECTION_CLOSED and self.url is not None:  # e.g. "SSE stream ended ..."
             reason = f"MCP server closed the connection ({error.message})"
             return ToolResult("", ToolFailure(reason, FailureKind.TRANSPORT))
+        if error.data == UNREAD_MARK:  # the transport's own answer: an answer too large or too deep to read
+            return ToolResult("", ToolFailure(error.message, FailureKind.PROTOCOL_ERROR))
         reason = f"{error.message} (JSON-RPC error {error.code})"
         return ToolResult("", classify_failure(reason, FailureKind.PROTOCOL_ERROR, error.data))
 
@@ -607,8 +609,7 @@ class McpClient:
         if self.url is not None:
             transport: Any = self._http_transport(self.url, connection)
         else:
-            params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=self.env)
-            transport = stdio_client(params, errlog=self._stderr)
+            transport = stdio_transport(self.command, self.env, self._stderr)
         # "legacy" is the initialize handshake every server in the field speaks; no discover probe. No
         # sampling, elicitation or roots callback: the capabilities sent are none, honestly, and such
         # requests from the server are answered "not supported" at once.
@@ -692,21 +693,11 @@ class McpClient:
 
     def stderr_tail(self, lines: int = STDERR_TAIL_LINES, since: int = 0) -> str:
         """The last lines the server wrote to stderr (after byte offset `since`)."""
-        try:
-            # pread: the server shares this file's offset, so never seek it.
-            fd = self._stderr.fileno()
-            size = os.fstat(fd).st_size
-            start = max(since, size - STDERR_TAIL_BYTES)
-            text = os.pread(fd, size - start, start).decode("utf-8", "replace")
-        except (OSError, ValueError):
-            return ""
+        text = self._stderr.since(since, STDERR_TAIL_BYTES).decode("utf-8", "replace")
         return "\n".join(text.strip().splitlines()[-lines:])
 
     def _stderr_size(self) -> int:
-        try:
-            return os.fstat(self._stderr.fileno()).st_size
-        except (OSError, ValueError):
-            return 0
+        return self._stderr.total
 
     def _describe_death(self, what: str, since: int = 0) -> str:
         last = self.stderr_tail(1, since)
@@ -756,6 +747,8 @@ class McpClient:
                 )
             if error.code == REQUEST_TIMEOUT:
                 return "the server did not answer the initialize request in time (--mcp-start-timeout)"
+            if error.data == UNREAD_MARK:
+                return error.message
             return f"{error.message} (JSON-RPC error {error.code})"
         return str(error) or type(error).__name__
 

@@ -3,7 +3,8 @@
 Cursors are followed to the end. Paging stops early, with a problem the run reports as a warning,
 only when the server's answers cannot be right: a cursor it gave before (it would loop forever),
 a page that lists only tools already listed (its pages repeat themselves), or more pages or tools
-than any server has. A tool listed twice is kept once: its first definition.
+than any server has (tools are counted within a page too: one page may list them all). A tool listed
+twice is kept once: its first definition.
 """
 
 from __future__ import annotations
@@ -45,18 +46,25 @@ async def list_tools(fetch: Fetch) -> Listing:
         page = await fetch(cursor)
         pages += 1
         new = 0
+        full = False
         for tool in page.tools:
             if tool.name in tools:
                 repeated.append(tool.name)
+            elif len(tools) >= MAX_TOOLS:
+                full = True  # a page alone may list more than any server has
+                break
             else:
                 tools[tool.name] = tool_spec(tool)
                 new += 1
         cursor = page.next_cursor
+        if full:
+            problems.append(_read_to(pages, len(tools), _too_many()))
+            break
         if cursor is None:
             break
         stop = _stop_reason(cursor, cursors, pages, len(tools), page_was_repeat=bool(page.tools) and not new)
         if stop is not None:
-            problems.append(f"the server's tool list was read to page {pages} ({len(tools)} tools): {stop}")
+            problems.append(_read_to(pages, len(tools), stop))
             break
         cursors.add(cursor)
     if repeated and not problems:  # when paging stopped, what it repeated is said already
@@ -77,10 +85,16 @@ def _stop_reason(cursor: str, seen: set[str], pages: int, tools: int, *, page_wa
     if pages >= MAX_TOOL_PAGES:
         return f"it kept giving cursors after {MAX_TOOL_PAGES} pages; the rest is not used"
     if tools >= MAX_TOOLS:
-        return (
-            f"it listed {MAX_TOOLS} tools or more, more than any model can be offered; the rest is not used"
-        )
+        return _too_many()
     return None
+
+
+def _read_to(pages: int, tools: int, stop: str) -> str:
+    return f"the server's tool list was read to page {pages} ({tools} tools): {stop}"
+
+
+def _too_many() -> str:
+    return f"it listed {MAX_TOOLS} tools or more, more than any model can be offered; the rest is not used"
 
 
 def tool_spec(tool: mcp_types.Tool) -> ToolSpec:

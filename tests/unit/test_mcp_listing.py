@@ -83,6 +83,25 @@ def test_paging_stops_at_an_absurd_number_of_tools() -> None:
     assert f"it listed {MAX_TOOLS} tools or more" in problem
 
 
+def test_one_page_of_more_tools_than_the_cap_is_cut_with_the_same_problem() -> None:
+    listing, asked = listed(lambda cursor: ([f"t{n}" for n in range(MAX_TOOLS * 10 + 1)], None))
+
+    assert [t.name for t in listing.tools] == [f"t{n}" for n in range(MAX_TOOLS)] and asked == 1
+    assert listing.problems == (
+        f"the server's tool list was read to page 1 ({MAX_TOOLS} tools): it listed {MAX_TOOLS} tools or "
+        "more, more than any model can be offered; the rest is not used",
+    )
+
+
+def test_a_page_that_fills_the_cap_exactly_is_read_whole() -> None:
+    listing, _ = listed(lambda cursor: ([f"t{n}" for n in range(MAX_TOOLS)] + ["t0"], None))
+
+    assert len(listing.tools) == MAX_TOOLS
+    assert listing.problems == (
+        "the server listed 1 tool name(s) more than once (t0): the first definition of each is used",
+    )
+
+
 def test_a_tool_listed_twice_is_kept_once_with_a_warning() -> None:
     listing, _ = listed(lambda cursor: (["a", "b", "a"], None) if cursor is None else ([], None))
 
