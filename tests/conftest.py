@@ -253,19 +253,52 @@ def run_agent(impl: Impl, wire: str, tmp_path: Path) -> RunAgent:
     return run
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Say what the run skipped and why, grouped by reason (a missing Chromium, a Kubernetes MCP
-    server not installed, the package registries not asked for), so a green run that skipped
-    is never taken for a green run that tested everything."""
-    skipped = terminalreporter.stats.get("skipped", [])
-    if not skipped:
-        return
+REQUIRE_EVERYTHING = "K8S_AGENT_REQUIRE_EVERYTHING"
+"""Set by .ci/run: a test skipped for anything CI installs (Chromium, a real MCP server, kubectl,
+Phoenix, matplotlib) fails the run; only the tests that need the package registries may skip."""
+MAY_SKIP_IN_CI = ("K8S_AGENT_NETWORK_TESTS",)
+
+
+def _skip_reasons(terminalreporter: Any) -> dict[str, int]:
     reasons: dict[str, int] = {}
-    for report in skipped:
+    for report in terminalreporter.stats.get("skipped", []):
         longrepr = report.longrepr
         reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
         reason = reason.removeprefix("Skipped: ")
         reasons[reason] = reasons.get(reason, 0) + 1
+    return reasons
+
+
+def _untested(terminalreporter: Any) -> list[str]:
+    """The skip reasons CI may not have (with REQUIRE_EVERYTHING set)."""
+    if os.environ.get(REQUIRE_EVERYTHING) != "1":
+        return []
+    return sorted(
+        reason
+        for reason in _skip_reasons(terminalreporter)
+        if not any(word in reason for word in MAY_SKIP_IN_CI)
+    )
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say what the run skipped and why, grouped by reason (a missing Chromium, a Kubernetes MCP
+    server not installed, the package registries not asked for), so a green run that skipped
+    is never taken for a green run that tested everything; where everything is required (CI), a
+    skip for anything but the registries is a failure, said here."""
+    reasons = _skip_reasons(terminalreporter)
+    if not reasons:
+        return
     terminalreporter.section("not tested here", sep="-")
     for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
         terminalreporter.line(f"{count} test{'s' if count != 1 else ''} skipped: {reason}")
+    for reason in _untested(terminalreporter):
+        terminalreporter.line(
+            f"FAILED: {REQUIRE_EVERYTHING} is set and this was not tested: {reason}", red=True
+        )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With REQUIRE_EVERYTHING, a run that skipped what CI must test fails (exit 1)."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and _untested(reporter) and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

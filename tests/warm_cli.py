@@ -34,9 +34,17 @@ PRELOAD = (
     "k8s_agent.replay",
     "k8s_agent.charts",
     "poc.cli",
-    "matplotlib.figure",
-    "matplotlib.backends.backend_svg",
 )
+CHARTS = ("matplotlib.figure", "matplotlib.backends.backend_svg")
+"""The charts' imports, preloaded when the `charts` extra is installed (without it, the pages show
+their tables only, and the tests that need charts skip)."""
+
+
+def preloaded() -> tuple[str, ...]:
+    import importlib.util
+
+    charts = CHARTS if importlib.util.find_spec("matplotlib") is not None else ()
+    return PRELOAD + charts
 
 
 def main(argv: list[str]) -> int:
@@ -51,4 +59,4 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         print("usage: python -m tests.warm_cli SOCKET", file=sys.stderr)
         sys.exit(2)
-    sys.exit(serve(sys.argv[1], module="k8s_agent", main=main, preload=PRELOAD))
+    sys.exit(serve(sys.argv[1], module="k8s_agent", main=main, preload=preloaded()))

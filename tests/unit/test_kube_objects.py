@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import k8s_agent.eval
 from k8s_agent_mock_cluster import FixtureError, default_fixture_path, load_fixture
 from k8s_agent_mock_cluster.cluster import Cluster
 from k8s_agent_mock_cluster.fixture import _minutes, read_yaml
@@ -25,11 +26,10 @@ from k8s_agent_mock_cluster.kube_api import (
 from k8s_agent_mock_cluster.kube_objects import cluster_moment, kube_objects
 from k8s_agent_mock_cluster.synthetic import cluster as synthetic_cluster
 
-ROOT = Path(__file__).resolve().parents[2]
+EVAL = Path(k8s_agent.eval.__file__).parent
+"""The corpora as installed (a checkout's, or a wheel's)."""
 INCIDENTS = [
-    path
-    for corpus in ("corpus", "holdout", "holdout2")
-    for path in sorted((ROOT / "k8s_agent" / "eval" / corpus).glob("*.yaml"))
+    path for corpus in ("corpus", "holdout", "holdout2") for path in sorted((EVAL / corpus).glob("*.yaml"))
 ]
 NOW = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
 
@@ -94,7 +94,7 @@ def test_the_api_serves_every_pod_event_log_line_and_node_condition_as_the_mock_
 
 
 def test_a_container_that_never_started_has_no_logs_and_the_api_says_why() -> None:
-    fixture = load_fixture(ROOT / "k8s_agent" / "eval" / "corpus" / "image-tag-not-found.yaml")
+    fixture = load_fixture(EVAL / "corpus" / "image-tag-not-found.yaml")
     pulling = next(p for p in fixture["pods"] if p["status"] == "ImagePullBackOff")
     mock = Cluster(fixture)
     state = _build_state(kube_objects(fixture, NOW), NOW)
