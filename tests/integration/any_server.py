@@ -4,7 +4,6 @@ schema, a tool added at connect time, a tool list that changes under the model, 
 kind of content, paging.
 
     python tests/integration/any_server.py --log FILE [--http] [--pages N] [--endless-cursor same|fresh]
-                                           [--silent-tools-list]
 
 Everything it receives (initialize's client info and capabilities, each tools/list page asked
 for, each tools/call, each cancellation) is one JSON line in the log: what the server received, at
@@ -136,8 +135,6 @@ def build(options: argparse.Namespace) -> Server[Any]:
             },
             ctx,
         )
-        if options.silent_tools_list:
-            await anyio.sleep_forever()
         state = state_of(ctx)
         if (
             not state.announced
@@ -272,7 +269,6 @@ def main() -> None:
     parser.add_argument("--http", action="store_true")
     parser.add_argument("--pages", type=int, default=0)
     parser.add_argument("--endless-cursor", choices=["same", "fresh"])
-    parser.add_argument("--silent-tools-list", action="store_true")
     options = parser.parse_args()
     server = build(options)
     if options.http:

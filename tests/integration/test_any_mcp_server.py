@@ -35,6 +35,8 @@ from tests.integration.any_server import (
 from tests.integration.reference import ANY_SERVER, any_server_over_http
 from tests.processes import EXERCISED_TIMEOUT, k8s_agent
 
+HOSTILE_SERVER = Path(__file__).parents[1] / "reliability" / "hostile_mcp_server.py"
+
 FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 DOTTED_ALIAS = "k8s_pods_list_" + hashlib.sha256(DOTTED.encode()).hexdigest()[:8]
 """`k8s.pods/list` with `_` for what a function name cannot hold is taken by a tool of that name:
@@ -329,7 +331,9 @@ def test_a_tool_list_that_never_ends_stops_with_a_warning_and_each_tool_offered_
 
 
 def test_a_server_that_never_answers_tools_list_is_reported_as_such(tmp_path: Path) -> None:
-    command = f"{sys.executable} {ANY_SERVER} --log {tmp_path / 'received.jsonl'} --silent-tools-list"
+    # A server on the bare wire, which imports nothing: it answers initialize well within the start
+    # timeout however busy the machine, and never answers tools/list.
+    command = f"{sys.executable} {HOSTILE_SERVER} --mode silent-tools-list"
 
     done = ask(
         "Which pods are unhealthy?",

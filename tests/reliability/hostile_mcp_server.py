@@ -18,6 +18,8 @@ tools/call answers), and adds its misbehaviour:
 - `deep`: the tool `deep` is answered with structured content nested DEEP_LEVELS levels.
 - `many-tools`: tools/list answers with one page of MANY_TOOLS tools: the two read-only tools, then
   tools with no annotations.
+- `silent-tools-list`: answers initialize at once (it imports nothing that takes time), and never
+  answers tools/list.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import sys
 import threading
 from typing import Any
 
-MODES = ("normal", "stderr-flood", "bad-utf8", "huge-line", "deep", "many-tools")
+MODES = ("normal", "stderr-flood", "bad-utf8", "huge-line", "deep", "many-tools", "silent-tools-list")
 PODS = (
     "NAMESPACE   NAME    READY   STATUS             RESTARTS\n"
     "production  pod-a   1/1     Running            0\n"
@@ -125,6 +127,8 @@ class Server:
                 },
             )
         elif method == "tools/list":
+            if self.mode == "silent-tools-list":  # answers initialize at once, then never again
+                return
             self.answer(request_id, {"tools": tools(self.mode)})
         elif method == "tools/call":
             self.call(request_id, params.get("name", ""))
