@@ -31,6 +31,7 @@
     otel          sending runs as spans over OTLP/HTTP: settings, the process's exporter (the otel extra)
     redact        secret redaction before anything reaches the model, a trace or a terminal
     approval      asking the operator before a write tool runs
+    interrupts    SIGTERM and SIGHUP end a command as Ctrl-C does (the trace closed, exit 128 + the signal)
     report        the terminal report
 
 Modules are imported one by one (`from k8s_agent_harness.gateway import ToolGateway`): this

@@ -295,7 +295,8 @@ class Config:
     )
     request_timeout: float = _setting(
         120.0,
-        "seconds one model request may take before it is abandoned (and retried)",
+        "seconds one model request may take in all, from sending it to the last byte of its answer "
+        "(streamed or not), before it is abandoned (and retried)",
         env=("K8S_AGENT_REQUEST_TIMEOUT",),
         group=BUDGETS,
         budget=True,

@@ -12,10 +12,17 @@ boundary, and traces every request.
   reads it (`WireState.reply`: text, calls and the provider's own fields).
 Retries are the `openai` client's own (408/409/429/5xx and connection errors, Retry-After honoured
 up to its cap); nothing stacks a second retry layer on top.
+
+`--request-timeout` bounds each attempt as a whole, from sending the request to the answer's last
+byte: the `openai` client's own timeout is httpx's, which bounds each read (a stream that sends a
+piece every few milliseconds forever, or a body that trickles in, would never reach it). An attempt
+cut by the deadline fails as a timed-out request (`RequestDeadline`, an httpx read timeout), so the
+client retries it and then reports the timeout, as it does for an endpoint that never answers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import ssl
@@ -459,6 +466,16 @@ def _retry_of(request: httpx2.Request) -> int:
         return 0
 
 
+class RequestDeadline(httpx2.ReadTimeout):
+    """A model request that took more than `--request-timeout` in all, from sending it to the last
+    byte of its answer; `answering`: the endpoint had begun to answer (its status and headers came)."""
+
+    def __init__(self, seconds: float, request: httpx2.Request, *, answering: bool) -> None:
+        began = "its answer had begun but did not end" if answering else "no answer came"
+        super().__init__(f"{began} within {seconds:g}s (--request-timeout)", request=request)
+        self.answering = answering
+
+
 class ModelTransport(httpx2.AsyncBaseTransport):
     """The `openai` client's transport to the model endpoint: every model request and answer passes
     here once, whichever loop sent it (see the module docstring)."""
@@ -471,12 +488,15 @@ class ModelTransport(httpx2.AsyncBaseTransport):
         stream: bool = False,
         include_usage: bool = False,
         on_text: TextSink | None = None,
+        request_timeout: float | None = None,
     ) -> None:
         self._inner = inner
         self._wire = wire
         self._stream = stream
         self._include_usage = include_usage
         self._on_text = on_text
+        self._request_timeout = request_timeout
+        """Seconds one attempt may take in all, to its answer's last byte (None: no bound)."""
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """Send one request; a model request's answer comes back read, repaired and recorded."""
@@ -487,11 +507,7 @@ class ModelTransport(httpx2.AsyncBaseTransport):
             request = _asking_for_a_stream(request, api, self._include_usage)
         await self._wire.on_request(request)
         started = time.perf_counter()
-        response = await self._inner.handle_async_request(request)
-        try:
-            status, text = await self._read(response, api)
-        finally:
-            await response.aclose()
+        response, status, text = await self._exchange(request, api)
         latency = round((time.perf_counter() - started) * 1e3, 3)
         headers = httpx2.Headers(
             {
@@ -516,6 +532,24 @@ class ModelTransport(httpx2.AsyncBaseTransport):
             request=request,
             extensions=response.extensions,
         )
+
+    async def _exchange(self, request: httpx2.Request, api: str) -> tuple[httpx2.Response, int, str]:
+        """Send one attempt and read its answer to the end, within `--request-timeout` in all."""
+        deadline = asyncio.timeout(self._request_timeout)
+        answering = False
+        try:
+            async with deadline:
+                response = await self._inner.handle_async_request(request)
+                answering = True
+                try:
+                    status, text = await self._read(response, api)
+                finally:
+                    await response.aclose()
+        except TimeoutError as error:
+            if self._request_timeout is None or not deadline.expired():
+                raise
+            raise RequestDeadline(self._request_timeout, request, answering=answering) from error
+        return response, status, text
 
     async def _read(self, response: httpx2.Response, api: str) -> tuple[int, str]:
         """The answer's status and JSON text: a stream read to the response it amounts to."""
@@ -571,6 +605,7 @@ def model_client(
         stream=config.stream,
         include_usage=_official_openai(endpoint),
         on_text=on_text,
+        request_timeout=config.request_timeout,
     )
     return openai.AsyncOpenAI(
         api_key=config.api_key or UNUSED_API_KEY,
@@ -594,8 +629,10 @@ def endpoint_error(error: Exception, config: Config, url: str | None) -> ModelEn
     where = public_url(url or config.base_url or "https://api.openai.com/v1")
     retries = config.max_retries
     if isinstance(error, openai.APITimeoutError):
+        cut = error.__cause__
+        late = "finish its answer" if isinstance(cut, RequestDeadline) and cut.answering else "answer"
         return ModelEndpointError(
-            f"the model endpoint {where} did not answer within {config.request_timeout:g}s "
+            f"the model endpoint {where} did not {late} within {config.request_timeout:g}s "
             f"({retries + 1} attempt{'s' if retries else ''})"
         )
     if isinstance(error, openai.APIConnectionError):
