@@ -15,11 +15,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from k8s_agent_harness import interrupts
 from k8s_agent_harness.config import GROUPS, SETTINGS, Config, flag_of, help_of, load_config
 from k8s_agent_harness.errors import AgentError, ConfigError
 
 EXIT_INTERNAL = 1
 EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT); SIGTERM and SIGHUP end a command the same way, with 143 and 129."""
 EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE, as a shell reports a command whose reader went away."""
 
@@ -51,11 +53,16 @@ GROUP_TITLES = {
 
 EXIT_UNVERIFIED = 6
 """`ask`: the report was written, but stayed unverified after its correction turn."""
+EXIT_UNREAD = 7
+"""`ask`: the report was written, but nothing could be read from the cluster (every tool call failed,
+or none reached it): it says nothing of the cluster's health."""
 
 EXIT_CODES = """\
 exit codes: 0 report written and verified, 6 report written but not verified (0 with
-            --accept-unverified), 2 bad input or configuration, 3 model endpoint failed,
-            4 MCP server failed to start, 1 internal error, 130 interrupted"""
+            --accept-unverified), 7 report written but nothing could be read from the
+            cluster (every tool call failed), 2 bad input or configuration, 3 model endpoint failed,
+            4 MCP server failed to start, 1 internal error, 130 interrupted (Ctrl-C; 143 on
+            SIGTERM, 129 on SIGHUP)"""
 
 
 def environment_help() -> str:
@@ -349,6 +356,13 @@ def _run(args: argparse.Namespace, config: Config) -> int:
         print(render_markdown(result), end="")
     else:
         print(render(result))
+    if result.read_nothing:
+        print(
+            f"k8s-agent: the cluster could not be read (exit {EXIT_UNREAD}): no tool call returned a result, "
+            "so the report says nothing of the cluster's health; see the failures in the report and the trace",
+            file=sys.stderr,
+        )
+        return EXIT_UNREAD
     if result.unverified and not args.accept_unverified:
         print(
             f"k8s-agent: the report is not verified (exit {EXIT_UNVERIFIED}): what did not check out is "
@@ -388,7 +402,14 @@ def fail(error: AgentError, trace: Path | None, *, as_json: bool = False, impl: 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `k8s-agent` console script."""
+    """Entry point of the `k8s-agent` console script. SIGTERM and SIGHUP end a command as Ctrl-C
+    does (interrupts.py): the run's trace ends with `run_end`, its processes are stopped, one line
+    names the signal, and the exit code is 128 + its number."""
+    with interrupts.forwarded():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -404,14 +425,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from k8s_agent_harness import otel
 
                 otel.finish()
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM or SIGHUP taken down its path
+        interrupts.handled()
+        print(interrupts.reason(), file=sys.stderr)
+        return interrupts.exit_code()
     except BrokenPipeError:  # `k8s-agent eval list | head`: the reader left; say nothing more
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except Exception as error:  # boundary: a bug must still end in one line and a pointer to the trace
+        if interrupts.signalled():  # SIGTERM or SIGHUP came: what broke after it broke because of it
+            interrupts.handled()
+            print(interrupts.reason(), file=sys.stderr)
+            return interrupts.exit_code()
         if os.environ.get("K8S_AGENT_DEBUG"):
             raise
         print(

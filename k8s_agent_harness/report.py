@@ -37,6 +37,7 @@ def render(result: RunResult) -> str:
         f"k8s-agent report · {result.impl} agent · model {model}",
         " · ".join(facts),
         RULE,
+        *([unread_line(result)] if result.read_nothing else []),
         result.answer.strip(),
         RULE,
     ]
@@ -47,6 +48,20 @@ def render(result: RunResult) -> str:
         lines.append(f"Unverified names (in no tool result): {one_line(', '.join(result.ungrounded))}")
     lines.append(f"Trace: {result.trace}")
     return printable("\n".join(lines))
+
+
+def unread_line(result: RunResult) -> str:
+    """The headline of a run that read nothing of the cluster: what follows says nothing of its health."""
+    if not result.failures:
+        why = "no tool call reached it"
+    else:
+        first = result.failures[0]
+        first = first if len(first) <= 200 else first[:199] + "…"
+        why = f"every tool call failed ({plural(len(result.failures), 'call')}; the first: {one_line(first)})"
+    return (
+        f"THE CLUSTER COULD NOT BE READ: {why}. Nothing below is evidence of the cluster's health: a "
+        "report of no unhealthy resource here means nothing was seen, not that all is well."
+    )
 
 
 def verification_line(result: RunResult) -> str | None:
@@ -129,6 +144,8 @@ def render_markdown(result: RunResult) -> str:
             + "\n".join(f"    {line}" for line in result.answer.strip().splitlines())
             + "\n"
         )
+    if result.read_nothing:
+        body = f"**{unread_line(result)}**\n\n{body}"
     footer = [f"_k8s-agent, {result.impl} agent, model {model}; trace `{result.trace.name}`._"]
     verification = verification_line(result)
     if verification:

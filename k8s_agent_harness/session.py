@@ -19,7 +19,7 @@ from typing import Any
 
 import openai
 
-from k8s_agent_harness import events, otel, prompts
+from k8s_agent_harness import events, interrupts, otel, prompts
 from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget, ResultStore
@@ -57,6 +57,14 @@ class RunResult:
     """What is still unverified (or why the answer is no report) after the correction turn."""
     shown: tuple[Shown, ...] = ()
     """What the run's tool results showed, by kind, when a structured report was checked against them."""
+    failures: tuple[str, ...] = ()
+    """Why each tool call that reached the server failed (`tool: reason`), in order."""
+
+    @property
+    def read_nothing(self) -> bool:
+        """Whether no tool call returned anything: every call failed, or none reached the server.
+        Such a report says nothing of the cluster's health, whatever it says."""
+        return self.stats.tool_calls_executed - self.stats.tool_calls_failed <= 0
 
     @property
     def verified(self) -> bool | None:
@@ -86,6 +94,8 @@ class RunResult:
             "report_verified": self.verified,
             "report_problems": list(self.report_problems),
             "resources_shown": [group.as_dict() for group in self.shown],
+            "cluster_read": not self.read_nothing,
+            "tool_failures": list(self.failures),
             **self.stats.as_dict(),
             "ungrounded_names": list(self.ungrounded),
             "wall_seconds": round(self.wall_seconds, 3),
@@ -247,6 +257,9 @@ class Session:
             report=report,
             report_problems=problems,
             shown=shown,
+            failures=tuple(
+                f"{result.tool}: {result.text}" for result in self.evidence.results if not result.ok
+            ),
         )
 
 
@@ -417,7 +430,7 @@ def _record_failure(recorder: Recorder, error: BaseException) -> None:
     recorder.emit(
         events.RunEnd(
             status=RunStatus.ERROR,
-            error="interrupted" if interrupted else (str(error) or type(error).__name__),
+            error=interrupts.reason() if interrupted else (str(error) or type(error).__name__),
             error_type="Interrupted" if interrupted else type(error).__name__,
             stderr_tail=getattr(error, "stderr_tail", "") or None,
             interrupted=interrupted,

@@ -268,3 +268,38 @@ def test_with_stream_the_answer_shows_as_it_comes_and_the_report_follows(
     assert "\n".join(shown) == last_model_text(trace)  # the model's text, shown as it came
     answered = next(n for n, line in enumerate(lines) if line.startswith("  model answers"))
     assert lines[answered - 1].startswith("  │ ")  # shown before the answer was read
+
+
+@pytest.mark.parametrize("impl", ["handwritten", "sdk"])
+def test_a_cluster_nothing_could_be_read_from_is_no_healthy_cluster_exit_7(impl: str, tmp_path: Path) -> None:
+    plan = tmp_path / "faults.json"  # every call the server receives fails, as an API server that refuses
+    plan.write_text(
+        json.dumps({"faults": [{"action": "error", "message": "connection refused: 10.0.0.1:6443"}]})
+    )
+    server = f"{sys.executable} -m k8s_agent_mock_cluster --faults {plan}"
+
+    plain = ask(DEFAULT_QUESTION, "--impl", impl, "--mcp-command", server, cwd=tmp_path)
+    as_json = ask(DEFAULT_QUESTION, "--impl", impl, "--mcp-command", server, "--json", cwd=tmp_path)
+
+    assert plain.returncode == 7, plain.stderr
+    assert "THE CLUSTER COULD NOT BE READ: every tool call failed (" in plain.stdout
+    assert "connection refused: 10.0.0.1:6443" in plain.stdout
+    assert "the cluster could not be read (exit 7)" in plain.stderr and "Traceback" not in plain.stderr
+    assert as_json.returncode == 7
+    out = json.loads(as_json.stdout)
+    assert out["cluster_read"] is False and out["tool_failures"]
+    assert all("connection refused" in failure for failure in out["tool_failures"])
+
+
+def test_a_cluster_read_in_part_is_a_report_as_usual(tmp_path: Path) -> None:
+    plan = tmp_path / "faults.json"  # only the logs fail: the pods were read
+    plan.write_text(
+        json.dumps({"faults": [{"tool": "get_pod_logs", "action": "error", "message": "forbidden"}]})
+    )
+    server = f"{sys.executable} -m k8s_agent_mock_cluster --faults {plan}"
+
+    done = ask(DEFAULT_QUESTION, "--mcp-command", server, "--json", cwd=tmp_path)
+
+    assert done.returncode in (0, 6), done.stderr
+    assert json.loads(done.stdout)["cluster_read"] is True
+    assert "could not be read" not in done.stderr
