@@ -85,13 +85,13 @@ def verification_line(result: RunResult) -> str | None:
 
 def _no_findings_line(result: RunResult) -> str:
     """A report with no findings has nothing to verify but what it rests on: what the tools showed,
-    none of it reported unhealthy, and the healthy examples among it."""
+    that the report (on its scope) names none of it unhealthy, and the healthy examples among it."""
     assert result.report is not None
     checked = f"Verification: no findings to verify; {shown_phrase(result.shown)}"
     if not result.verified:
         return f"{checked}; UNVERIFIED: {_problems(result)}"
-    if result.shown:
-        checked += ", none reported unhealthy"
+    if result.shown:  # what the tools showed may hold unhealthy resources outside the report's scope
+        checked += f"; the report, on {one_line(result.report.scope)}, names none of them unhealthy"
     examples = len(result.report.healthy.examples)
     if examples:
         checked += (

@@ -14,7 +14,7 @@ def test_bench_quick_prints_every_figure(tmp_path: Path) -> None:
     done = k8s_agent("bench", "--quick", "--json", cwd=tmp_path, env={"TMPDIR": str(tmp_path / "tmp")})
 
     figures = json.loads(done.stdout)
-    assert done.returncode == (0 if all(figures["targets_met"].values()) else 1), done.stderr[-2000:]
+    assert done.returncode == (0 if all(figures["targets_met"].values()) else 8), done.stderr[-2000:]
     assert list((tmp_path / "tmp").iterdir()) == []  # no traces or folders left behind
     assert set(figures["per_turn"]) == {
         "floor (bare loop)",
@@ -36,7 +36,7 @@ def test_bench_scale_quick_measures_both_implementations_with_and_without_the_bu
     done = k8s_agent("bench", "--scale", "--quick", "--json", cwd=tmp_path)
 
     figures = json.loads(done.stdout)
-    assert done.returncode == (0 if all(figures["targets_met"].values()) else 1), done.stderr[-2000:]
+    assert done.returncode == (0 if all(figures["targets_met"].values()) else 8), done.stderr[-2000:]
     rows = {(row["pods"], row["impl"], row["budget"]) for row in figures["rows"]}
     assert rows == {
         (pods, impl, budget)
@@ -66,14 +66,14 @@ def test_bench_eval_measures_memory_descriptors_children_and_both_throughputs(tm
     assert inside["runs"] == 6 and inside["errors"] == 0 and outside["runs"] == 2 and outside["errors"] == 0
     assert inside["children_left"] == [] and inside["fds_after"] <= inside["fds_before"] + 2
     assert inside["rss_end_mb"] > 0 and figures["throughput_ratio"] > 0
-    assert done.returncode == (1 if figures["missed"] else 0), done.stderr[-2000:]
+    assert done.returncode == (8 if figures["missed"] else 0), done.stderr[-2000:]
 
 
 def test_bench_verify_quick_checks_a_report_against_every_shape_of_a_listing(tmp_path: Path) -> None:
     done = k8s_agent("bench", "--verify", "--quick", "--json", cwd=tmp_path)
 
     figures = json.loads(done.stdout)
-    assert done.returncode == (0 if figures["met"] else 1), done.stderr[-2000:]
+    assert done.returncode == (0 if figures["met"] else 8), done.stderr[-2000:]
     assert figures["pods"] == 500
     assert set(figures["shapes"]) == {
         "kubectl table",
@@ -89,7 +89,7 @@ def test_bench_otel_quick_measures_both_implementations_with_and_without_export(
         "bench", "--otel", "--quick", "--json", cwd=tmp_path, env={"TMPDIR": str(tmp_path / "tmp")}
     )
     figures = json.loads(done.stdout)
-    assert done.returncode == (0 if figures["met"] else 1), done.stderr[-2000:]
+    assert done.returncode == (0 if figures["met"] else 8), done.stderr[-2000:]
     assert figures["receiver"] == "a minimal OTLP/HTTP receiver on loopback"
     assert set(figures["runs"]) == {"handwritten", "sdk"}
     for runs in figures["runs"].values():

@@ -13,7 +13,7 @@ def register(commands: Any) -> None:
         help="measure what the harness costs: per turn, per tool call, start-up, memory",
         description="Benchmarks against the scripted model answering instantly, interleaved, "
         "medians with min and max. The figures are this machine's: about a minute on two idle cores "
-        "(--quick: about a third of that), longer on a busy machine. Every mode exits 1 when a target "
+        "(--quick: about a third of that), longer on a busy machine. Every mode exits 8 when a target "
         "is missed (the figures are printed all the same), 0 when all are met.",
     )
     parser.add_argument("--quick", action="store_true", help="fewer rounds and turns (a smoke test)")
@@ -22,7 +22,7 @@ def register(commands: Any) -> None:
         "--scale",
         action="store_true",
         help="instead: the offline model on synthetic clusters of 50 to 50,000 pods, with the context budget "
-        "and without (a few minutes; --quick: 50 and 500 pods); exit 1 if a target is missed",
+        "and without (a few minutes; --quick: 50 and 500 pods); exit 8 if a target is missed",
     )
     parser.add_argument(
         "--sizes",
@@ -47,7 +47,7 @@ def register(commands: Any) -> None:
         metavar="N",
         help="instead: N offline investigations of the eval corpus in one process, one shared mock cluster per "
         "incident (memory, file descriptors, child processes; throughput against a server per run, target "
-        "3x, and against one process per run); exit 1 if a target is missed",
+        "3x, and against one process per run); exit 8 if a target is missed",
     )
     parser.add_argument(
         "--concurrency", type=int, default=16, help="with --eval: investigations at a time (default 16)"

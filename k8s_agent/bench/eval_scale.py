@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from k8s_agent.bench import EXIT_TARGET_MISSED
 from k8s_agent.eval.corpus import load_corpus
 from k8s_agent.eval.hosting import serve_mock_cluster
 from k8s_agent.eval.runner import Job, Progress, Results, model_endpoints, plan, run_jobs
@@ -228,7 +229,7 @@ def main(runs: int, concurrency: int, baseline_runs: int, as_json: bool) -> int:
         )
         for line in missed:
             print(f"MISSED: {line}")
-    return 1 if missed else 0
+    return EXIT_TARGET_MISSED if missed else 0
 
 
 def _ratio(faster: dict[str, Any], slower: dict[str, Any]) -> float | None:

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from k8s_agent.bench import EXIT_TARGET_MISSED
 from k8s_agent.bench.stats import Samples
 from k8s_agent_harness import otel
 from k8s_agent_harness.config import Config
@@ -174,4 +175,4 @@ def main(*, quick: bool = False, as_json: bool = False, endpoint: str | None = N
             f"cost: the CPU time export adds over a run's wall time; target under {TARGET:.0%}: "
             f"{'met' if met else 'MISSED'}"
         )
-    return 0 if met else 1
+    return 0 if met else EXIT_TARGET_MISSED

@@ -12,7 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from k8s_agent.bench import calls, startup
+from k8s_agent.bench import EXIT_TARGET_MISSED, calls, startup
 from k8s_agent.bench.stats import Samples, ratio
 from k8s_agent.bench.turns import MOCK, TurnBench
 from k8s_agent_harness.mcp_client import McpClient
@@ -290,6 +290,6 @@ def main(quick: bool = False, as_json: bool = False) -> int:
         print(render(figures))
     missed = [name for name, met in figures["targets_met"].items() if not met]
     if missed:
-        print(f"bench: target(s) missed: {', '.join(missed)} (exit 1)", file=sys.stderr)
-        return 1
+        print(f"bench: target(s) missed: {', '.join(missed)} (exit {EXIT_TARGET_MISSED})", file=sys.stderr)
+        return EXIT_TARGET_MISSED
     return 0

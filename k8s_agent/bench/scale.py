@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from k8s_agent.bench import EXIT_TARGET_MISSED
 from k8s_agent.scripted_run import run_scripted
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS
 from k8s_agent_mock_cluster.synthetic import PLANTED, cluster
@@ -138,7 +139,7 @@ def chart(figures: dict[str, Any]) -> str:
 
 
 def main(sizes: tuple[int, ...] = SIZES, as_json: bool = False, chart_file: Path | None = None) -> int:
-    """Run the scale benchmark and print it (and draw it into `chart_file`); exit 1 if a target is missed."""
+    """Run the scale benchmark and print it (and draw it into `chart_file`); exit 8 if a target is missed."""
     from k8s_agent import charts
 
     if chart_file is not None and not charts.available():
@@ -149,4 +150,4 @@ def main(sizes: tuple[int, ...] = SIZES, as_json: bool = False, chart_file: Path
     if chart_file is not None:
         chart_file.write_text(chart(figures), encoding="utf-8")
         progress(f"chart written to {chart_file}")
-    return 0 if all(figures["targets_met"].values()) else 1
+    return 0 if all(figures["targets_met"].values()) else EXIT_TARGET_MISSED

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from k8s_agent.bench import EXIT_TARGET_MISSED
 from k8s_agent_harness.findings import HealthReport, verify
 from k8s_agent_harness.grounding import ToolText
 from k8s_agent_mock_cluster import Cluster
@@ -124,4 +125,4 @@ def main(pods: int = 5000, rounds: int = 5, as_json: bool = False) -> int:
             f"\nTarget: every report verified, under {TARGET_SECONDS:.0f} s (median) for a table and JSON: "
             f"{'met' if met else 'MISSED'}."
         )
-    return 0 if met else 1
+    return 0 if met else EXIT_TARGET_MISSED

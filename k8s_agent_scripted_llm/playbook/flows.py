@@ -79,6 +79,7 @@ from k8s_agent_scripted_llm.playbook.questions import (
     belongs_to,
     names_a_node,
     question_namespace,
+    question_node,
     question_pod,
 )
 from k8s_agent_scripted_llm.playbook.report import (
@@ -129,7 +130,7 @@ def playbook(body: dict[str, Any]) -> Step:
         return _restarts_playbook(chat, may_call)
     named = question_pod(chat.question)
     if asks_about_nodes(chat.question) and (named is None or names_a_node(chat.question, named)):
-        return _node_playbook(chat, may_call)
+        return _node_playbook(chat, may_call, named or question_node(chat.question))
     if named is not None:
         return _pod_playbook(chat, may_call, named)
     if asks_about_nodes_and_pods(chat.question):
@@ -321,8 +322,9 @@ def _nodes_and_pods_playbook(chat: Conversation, may_call: bool) -> Step:
     return Reply(content=bounded("\n".join([node_text, "", title, *pod_lines])))
 
 
-def _node_playbook(chat: Conversation, may_call: bool) -> Step:
-    """List the nodes, describe them, report the ones not Ready or under pressure."""
+def _node_playbook(chat: Conversation, may_call: bool, named: str | None = None) -> Step:
+    """List the nodes, describe them, report the ones not Ready or under pressure; a question that
+    names one node gets that node's report, or is told there is no node of that name."""
     header = f"Node report ({HEADER})"
     if not {"list_nodes", "describe_node"} <= chat.offered and may_call:
         return nothing_to_diagnose(chat, header, unknown_tools(chat), "nodes")
@@ -332,6 +334,19 @@ def _node_playbook(chat: Conversation, may_call: bool) -> Step:
             return nothing_to_diagnose(chat, header, NO_RESULTS, "nodes")
         return Reply(tool_calls=(ToolCall("list_nodes", "{}"),))
     nodes = parse_table(listing)
+    if named is not None and not listing.startswith("Tool call failed"):
+        if any(node["NAME"] == named for node in nodes):
+            pods = chat.latest("list_pods")
+            if pods is None and may_call and "list_pods" in chat.offered:
+                return Reply(tool_calls=(ToolCall("list_pods", "{}"),))
+            return _one_node(chat, may_call, named, listing, parse_pod_table(pods) if pods else [])
+        known = ", ".join(node["NAME"] for node in nodes[:MAX_NAMED]) or "none"
+        return nothing_to_diagnose(
+            chat,
+            f"Health report for node {named} ({HEADER})\n",
+            f"There is no node named {named} (list_nodes: {len(nodes)} node{'s' * (len(nodes) != 1)}, {known}).",
+            f"node {named}",
+        )
     chosen = nodes_to_describe(nodes)
     described = any(chat.latest("describe_node", n["NAME"], key="name") is not None for n in chosen)
     if chosen and not described and may_call and not listing.startswith("Tool call failed"):

@@ -42,6 +42,16 @@ def question_pod(question: str) -> str | None:
     return None
 
 
+_NODE_NAME = re.compile(r"(?i)\bnode\s+((?=[a-z0-9.-]*[-0-9])[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?![\w-])")
+
+
+def question_node(question: str) -> str | None:
+    """The node a question names after the word "node" ("what is wrong with node worker-2?"): a
+    name with a digit or a hyphen, so that "node pressure" names none."""
+    match = _NODE_NAME.search(question)
+    return match[1].lower() if match else None
+
+
 def asks_about_nodes(question: str) -> bool:
     """Whether the question is about nodes rather than pods."""
     return bool(_NODES.search(question)) and not _PODS.search(question)

@@ -89,7 +89,8 @@ def test_a_report_with_no_findings_says_what_the_tools_showed_in_every_output(tm
 
     expected = (
         "Verification: no findings to verify; the tools showed 4 pods in namespace quiet (list_pods), "
-        "3 nodes (list_nodes), none reported unhealthy; the 2 healthy examples are among them."
+        "3 nodes (list_nodes); the report, on pods in namespace quiet, names none of them unhealthy; the 2 "
+        "healthy examples are among them."
     )
     assert terminal.returncode == 0, terminal.stderr
     assert footer(terminal.stdout) == expected
@@ -130,4 +131,4 @@ def test_the_offline_model_s_report_on_a_healthy_namespace_names_what_it_checked
     assert done.returncode == 0, done.stderr
     line = footer(done.stdout)
     assert line.startswith("Verification: no findings to verify; the tools showed ")
-    assert " pods in namespace staging (" in line and "none reported unhealthy" in line
+    assert " pods in namespace staging (" in line and "names none of them unhealthy" in line

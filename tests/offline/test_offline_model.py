@@ -273,6 +273,20 @@ def test_a_pod_that_does_not_exist_is_said_to_be_missing() -> None:
     assert "There is no pod named billing-api-7d8f9c6b5-xk2lm in any namespace" in report
 
 
+def test_a_node_that_does_not_exist_is_said_to_be_missing_and_one_that_does_gets_its_own_report() -> None:
+    cluster = Cluster(load_fixture())
+    nodes = [line.split()[0] for line in cluster.list_nodes().splitlines()[1:]]
+    missing = "worker-" + str(len(nodes) + 7)
+
+    calls, report, _ = play(cluster, f"What is wrong with node {missing}?")
+    _, named, _ = play(cluster, f"What is wrong with node {nodes[1]}?")
+
+    assert calls == [("list_nodes", {})]
+    assert f"There is no node named {missing} (list_nodes: {len(nodes)} nodes, {', '.join(nodes)})." in report
+    assert f"{len(nodes)} healthy" not in report  # not every node's health, for a node that is not there
+    assert f"Health report for node {nodes[1]}" in named and nodes[0] not in named
+
+
 # -- the structured report (json_schema / json_text) -------------------------------------------------
 
 
