@@ -44,10 +44,10 @@ def fixture_file(tmp_path: Path, fixture: dict[str, Any], name: str = "cluster.j
 
 
 def ask_baseline(
-    tmp_path: Path, binary: Path, model: str, question: str, fixture: Path, *flags: str
+    tmp_path: Path, binary: Path, model: str, question: str, fixture: Path, *flags: str, exit_code: int = 0
 ) -> dict[str, Any]:
     done = ask_offline(tmp_path, binary, question, "--model", model, "--cluster", str(fixture), *flags)
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.returncode == exit_code, done.stderr[-2000:]
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 
@@ -118,7 +118,10 @@ def test_the_status_reader_and_the_parrot_play_on_the_go_server_s_tools(
     fixture = fixture_file(tmp_path, events_reader_fixture())
     (tmp_path / "parrot").mkdir()
     status = ask_baseline(tmp_path, kubernetes_mcp_server, "baseline:status", ORDERS, fixture)
-    parrot = ask_baseline(tmp_path / "parrot", kubernetes_mcp_server, "baseline:parrot", ORDERS, fixture)
+    # the parrot reads nothing of the cluster: its report of no finding is no sign of health (exit 7)
+    parrot = ask_baseline(
+        tmp_path / "parrot", kubernetes_mcp_server, "baseline:parrot", ORDERS, fixture, exit_code=7
+    )
 
     listed = status["report"]["findings"]
     assert {f["name"] for f in listed} == {
@@ -127,6 +130,7 @@ def test_the_status_reader_and_the_parrot_play_on_the_go_server_s_tools(
     }  # fmt: skip
     assert all(q["tool"] == "pods_list_in_namespace" and q["verified"] for f in listed for q in f["evidence"])
     assert parrot["tool_calls_executed"] == 0 and parrot["report"]["findings"] == []
+    assert parrot["cluster_read"] is False
 
 
 # -- one scorer for both surfaces -----------------------------------------------------------------------
