@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from k8s_agent import uptime
 from k8s_agent_harness import interrupts
-from k8s_agent_harness.config import GROUPS, SETTINGS, Config, flag_of, help_of, load_config
+from k8s_agent_harness.config import GROUPS, SETTINGS, Config, flag_of, help_of, is_yes_no, load_config
 from k8s_agent_harness.errors import AgentError, ConfigError
 
 EXIT_INTERNAL = 1
@@ -101,7 +102,9 @@ class _Parser(argparse.ArgumentParser):
     An argument the top-level parser cannot place (`k8s-agent ask Q --bogus`) is reported by the
     subcommand it was given to, so the hint names that subcommand's `--help`. A flag is taken only
     as spelled in full: argparse would otherwise read `--api X` as `--api-key X` (any unique
-    prefix), and a mistyped or newer flag would quietly set another one.
+    prefix), and a mistyped or newer flag would quietly set another one. An unknown flag is reported
+    as itself, whatever argparse made of the words around it (`--max-step 3 Q` takes 3 for the
+    question and Q for a stray word: the error names `--max-step` alone).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -109,15 +112,36 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        unknown = [
-            word
-            for word in getattr(self, "_given", [])
-            if word.startswith("--") and word.split("=", 1)[0] not in self._option_string_actions
-        ]
-        if unknown and "invalid choice" in message:  # `--scen X`: X was taken for a subcommand
+        unknown = self._unknown_flags()
+        # An unknown flag is the mistake, whatever argparse tripped on next: a flag's value taken for
+        # the question (`--max-step 3 Q`), for a subcommand (`--scen X`), or a question left missing.
+        derived = (
+            message.startswith(("unrecognized arguments: ", "the following arguments are required"))
+            or "invalid choice" in message
+        )
+        if unknown and derived:
             message = f"unrecognized arguments: {' '.join(unknown)}"
         hint = self._did_you_mean(message)
         self.exit(2, f"error: {message}{hint}\n(see '{self.prog} --help')\n")
+
+    def _unknown_flags(self) -> list[str]:
+        """The words given to this parser that look like flags it does not know, as given
+        (`--max-step`, `--repeats=1`). A parser with subcommands looks only before its subcommand:
+        what follows is the subcommand's to judge."""
+        unknown = []
+        for word in getattr(self, "_given", []):
+            if word == "--":
+                break
+            if self._subparsers is not None and not word.startswith("-"):
+                break
+            if (
+                word.startswith("-")
+                and word != "-"
+                and not self._negative_number_matcher.match(word)
+                and word.split("=", 1)[0] not in self._option_string_actions
+            ):
+                unknown.append(word)
+        return unknown
 
     def _did_you_mean(self, message: str) -> str:
         """`; did you mean 'ask'?` for a misspelt choice (a subcommand), `; did you mean --repeat?`
@@ -151,11 +175,30 @@ class _Parser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
-        self._given = list(sys.argv[1:] if args is None else args)
-        parsed, extras = super().parse_known_args(args, namespace)
+        self._given = self._bare_yes_no(list(sys.argv[1:] if args is None else args))
+        parsed, extras = super().parse_known_args(self._given, namespace)
         if extras and self._subparsers is not None:
             self._innermost(parsed).error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed, extras
+
+    def _bare_yes_no(self, words: list[str]) -> list[str]:
+        """`--stream` given alone means `--stream yes`: written out, so that the word after it (the
+        question) is never taken for its value. A yes or no word after it (or a word close to one, which
+        the setting then refuses with the closest) is its value."""
+        flags = {
+            flag for action in self._actions if isinstance(action, _YesNo) for flag in action.option_strings
+        }
+        if not flags:
+            return words
+        written: list[str] = []
+        for index, word in enumerate(words):
+            if word == "--":
+                return written + words[index:]
+            following = words[index + 1] if index + 1 < len(words) else None
+            if word in flags and (following is None or not _yes_no_word(following)):
+                word = f"{word}=yes"
+            written.append(word)
+        return written
 
     def _innermost(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = self
@@ -169,6 +212,30 @@ class _Parser(argparse.ArgumentParser):
                 break
             parser = choices.choices[chosen]
         return parser
+
+
+class _YesNo(argparse.Action):
+    """A yes-or-no setting whose value may be left out: `--stream` alone is `--stream yes`."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs="?", const="yes", **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+
+
+def _yes_no_word(word: str) -> bool:
+    """Whether a word is a yes or no value (`yes`, `off`, ...), or close to one (`yse`)."""
+    from k8s_agent_harness.config import NO, YES
+
+    word = word.strip().lower()
+    return word in YES + NO or (len(word) <= 5 and bool(difflib.get_close_matches(word, YES + NO, n=1)))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -270,6 +337,8 @@ def add_run_options(
         options: dict[str, Any] = {"dest": name, "help": help_of(name)}
         if setting.repeatable:
             options["action"] = "append"
+        elif is_yes_no(name):
+            options["action"] = _YesNo
         metavar = setting.metavar or ("{" + ",".join(setting.choices) + "}" if setting.choices else None)
         if metavar:
             options["metavar"] = metavar
@@ -410,6 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    uptime.begin(own_process=argv is None or list(argv) == sys.argv[1:])
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from k8s_agent.cli import add_run_options, config_from
+from k8s_agent.outputs import add_output_flags
 from k8s_agent_harness.config import (
     BUDGET_SETTINGS,
     CLUSTER,
@@ -103,15 +104,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--scenario", action="append", metavar="NAME", help="run only this scenario (repeatable)"
     )
-    parser.add_argument(
-        "--format",
-        choices=("md", "json", "html"),
-        default="md",
-        help="md table (default), json, or html report",
-    )
-    parser.add_argument(
-        "--out", type=Path, help="write the report here (stdout then gets the markdown table)"
-    )
+    add_output_flags(parser)  # as `contract` and `eval`: --format is stdout's, each --out file its suffix's
     parser.add_argument(
         "--jobs", type=int, help=f"runs at a time (default {DEFAULT_JOBS} for scenarios, 1 for --question)"
     )
@@ -144,7 +137,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 "compare always runs two sides, both implementations by default: drop --impl "
                 "(to pick the sides: --side IMPL[:API], twice)"
             )
-        check_out(args.out)
+        for out in args.out or []:
+            check_out(out)
         if args.question is None:
             return _compare_scenarios(args)
         return _compare_question(args)
@@ -282,31 +276,34 @@ def _run_folder(trace_dir: str | Path | None) -> Path:
 
 
 def _emit(comparison: Comparison, args: argparse.Namespace, progress: Progress) -> int:
-    """Write the report where asked; the exit code says whether every run kept the contract."""
-    from k8s_agent.compare_report import markdown
-    from k8s_agent_harness.private import write_private
+    """Write the report where asked, as `contract` and `eval` do (k8s_agent/outputs.py): each `--out`
+    file in the format its suffix names (0600: it quotes what the cluster showed), then stdout in
+    `--format` (md unless told), whatever happened to the files. The exit code says whether every
+    run kept the contract (2 when a file could not be written)."""
+    import functools
 
-    rendered = render(comparison, args.format)
-    if args.out is not None:
-        try:
-            write_private(args.out, rendered)  # 0600: it quotes what the cluster showed
-        except OSError as error:  # checked before the runs; nothing is lost: the report goes to stdout
-            print(rendered, end="" if rendered.endswith("\n") else "\n")
-            print(f"error: cannot write the report to {args.out}: {error.strerror or error}", file=sys.stderr)
-            return EXIT_USAGE
-        print(markdown(comparison), end="")
-        progress.say(f"wrote {args.out}")
-    else:
-        print(rendered, end="" if rendered.endswith("\n") else "\n")
+    from k8s_agent.outputs import emit
+    from k8s_agent.uptime import command_seconds
+    from k8s_agent_harness.report import plural
+
+    @functools.cache
+    def rendered(fmt: str) -> str:
+        text = render(comparison, fmt)
+        return text if text.endswith("\n") else text + "\n"
+
+    if emit(rendered, args.format, args.out or [], progress.say) is not None:
+        return EXIT_USAGE
     broken = [
         run
         for row in comparison.rows
         for run in row.runs.values()
         if run.metrics["status"] != "ok" or not run.metrics["invariants_held"]
     ]
+    # What the user waited: the runs, and the loading before them and the report after them.
     progress.say(
-        f"done in {comparison.wall_seconds:.1f} s"
-        + (f"; {len(broken)} runs failed or broke the contract" if broken else "")
+        f"done in {max(command_seconds(), comparison.wall_seconds):.1f} s (the runs took "
+        f"{comparison.wall_seconds:.1f} s)"
+        + (f"; {plural(len(broken), 'run')} failed or broke the contract" if broken else "")
     )
     return EXIT_BROKEN if broken else EXIT_OK
 

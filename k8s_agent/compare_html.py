@@ -146,8 +146,8 @@ def html_report(comparison: Comparison) -> str:
         f"<title>{escape(title)}</title><style>{CSS}</style></head>",
         "<body>",
         f"<header><h1>{escape(title)}</h1>",
-        f'<p class="muted">{escape(describe_sides(pair))} · {len(comparison.rows)} rows x {len(pair)} '
-        f"{noun(pair)} in {comparison.wall_seconds:.1f} s · generated {escape(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}"
+        f'<p class="muted">{escape(describe_sides(pair))} · {plural(len(comparison.rows), "row")} x {len(pair)} '
+        f"{noun(pair)}, the runs took {comparison.wall_seconds:.1f} s · generated {escape(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}"
         f" · {escape(versions)}</p></header>",
     ]
     drawing = charts.available()
@@ -335,7 +335,7 @@ def _repeat_table(comparison: Comparison) -> str:
     header = "".join(f"<th>{escape(side.title)} median [min-max]</th>" for side in pair)
     per = "implementation" if noun(pair) == "implementations" else "side"
     lines = [
-        f"<p>Question: <q>{escape(comparison.question or '')}</q>, {comparison.repeat} runs per {per}.</p>",
+        f"<p>Question: <q>{escape(comparison.question or '')}</q>, {plural(comparison.repeat or 0, 'run')} per {per}.</p>",
         f'<table class="summary repeat"><thead><tr><th>metric</th>{header}</tr></thead><tbody>',
     ]
     for name, stats in ((n, [summary[side.key].get(n) for side in pair]) for n in summary[pair[0].key]):
@@ -601,7 +601,7 @@ def _end(run: RunRecord) -> str:
     note = f' <span class="bad">ungrounded: {escape(", ".join(ungrounded))}</span>' if ungrounded else ""
     answer = str(metrics["answer"] or "")
     return (
-        f"answer ({len(answer)} characters){note}{violations}"
+        f"answer ({plural(len(answer), 'character')}){note}{violations}"
         f"<details><summary>{escape(clip(answer, 90))}</summary><pre>{escape(answer)}</pre></details>"
     )
 

@@ -20,8 +20,9 @@ from typing import Any
 from k8s_agent.invariants import check_run, requests_from_trace
 from k8s_agent.timeline import timeline, turn_facts
 from k8s_agent_harness import events, prompts
-from k8s_agent_harness.config import APIS
+from k8s_agent_harness.config import APIS, did_you_mean
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.report import plural
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl, Rejection, ReportFormat, RunStatus
 from k8s_agent_mock_cluster.call_log import LoggedCall
 from k8s_agent_scripted_llm.responses_api import chat_request
@@ -103,13 +104,13 @@ def parse_side(text: str, api: str) -> tuple[Impl, str]:
     except ValueError:
         raise ConfigError(
             f"unknown implementation {name.strip()!r} in --side {text}: choose one of "
-            f"{', '.join(IMPLEMENTATIONS)} (IMPL[:API], e.g. sdk:responses)"
+            f"{', '.join(IMPLEMENTATIONS)} (IMPL[:API], e.g. sdk:responses){did_you_mean(name, IMPLEMENTATIONS)}"
         ) from None
     wire = wire.strip().lower() if colon else api
     if wire not in APIS:
         raise ConfigError(
             f"unknown API {wire!r} in --side {text}: choose one of {', '.join(APIS)} (IMPL[:API], "
-            "e.g. sdk:responses)"
+            f"e.g. sdk:responses){did_you_mean(wire, APIS)}"
         )
     return impl, wire
 
@@ -475,7 +476,7 @@ def markdown(comparison: Comparison) -> str:
         )
     traces = f"; traces in {comparison.trace_dir}" if comparison.trace_dir else ""
     parts.append(
-        f"{len(comparison.rows)} rows x {len(pair)} {noun(pair)} in "
+        f"{plural(len(comparison.rows), 'row')} x {len(pair)} {noun(pair)}: the runs took "
         f"{comparison.wall_seconds:.1f} s ({comparison.jobs} at a time){traces}."
     )
     return "\n\n".join(parts) + "\n"
@@ -512,7 +513,7 @@ def repeat_markdown(comparison: Comparison) -> str:
     per = "implementation" if noun(pair) == "implementations" else "side"
     lines = [
         f"Question: {question}",
-        f"Model: {comparison.rows[0].model if comparison.rows else '?'}; {comparison.repeat} runs per {per}"
+        f"Model: {comparison.rows[0].model if comparison.rows else '?'}; {plural(comparison.repeat or 0, 'run')} per {per}"
         + (f", both on {pair[0].api}." if per == "implementation" else "."),
         "",
         "| metric | " + " | ".join(f"{side.title} median [min-max]" for side in pair) + " |",

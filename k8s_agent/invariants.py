@@ -223,7 +223,7 @@ def report_checked(trace: Sequence[events.Event]) -> Check:
     if not reports or not reports[-1].accepted:
         return Check("report_checked", False, "the answer that ended the run was not read as a report")
     if len(corrections) > 1:
-        return Check("report_checked", False, f"{len(corrections)} corrections asked")
+        return Check("report_checked", False, f"{plural(len(corrections), 'correction')} asked")
     final = reports[-1]
     return Check(
         "report_checked", True, "verified" if final.parsed and not final.problems else "kept, unverified"

@@ -9,8 +9,6 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from k8s_agent_harness.private import private_dirs, write_private
-
 FORMATS = ("md", "json", "html")
 EXIT_USAGE = 2
 
@@ -39,6 +37,8 @@ def emit(
 ) -> int | None:
     """Write each file, then print `fmt` to stdout whatever happened to the files (nothing is lost);
     EXIT_USAGE when a file could not be written, else None."""
+    from k8s_agent_harness.private import private_dirs, write_private
+
     status = None
     for path in outs:
         try:

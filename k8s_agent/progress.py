@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -82,11 +83,18 @@ def outcome_words(outcome: Outcome) -> str:
 
 STREAMED_PREFIX = "  │ "
 """The margin of the model's text as a stream brings it (`--stream`)."""
+STRUCTURED = frozenset({"json_schema", "json_text"})
+"""Report formats whose final answer is a JSON document: streamed, it is shown finding by finding."""
+FINDING_SHOWN = 200
+"""Characters of a streamed finding's line."""
 
 
 class ProgressPrinter:
     """Prints one line per model turn, tool call and guardrail, and with `--stream` the model's text
-    as it comes (in a margin of its own, ended before the next line).
+    as it comes (in a margin of its own, ended before the next line). A structured report (a JSON
+    document) is not echoed as JSON: one line says the report is being written, then one line per
+    finding as each is complete. When the run ends, one line says how long it took and how long the
+    command has run (the loading before a run is part of the user's wait, not of the run).
 
     On a terminal it adds colour (unless NO_COLOR is set or TERM is dumb) and, while the model is
     thinking, a line that counts the seconds, redrawn in place; piped, it prints plain lines only.
@@ -99,6 +107,7 @@ class ProgressPrinter:
         environ: Mapping[str, str] | None = None,
         tick: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        command_clock: Callable[[], float] | None = None,
     ) -> None:
         self.stream = stream or sys.stderr
         environ = os.environ if environ is None else environ
@@ -109,6 +118,14 @@ class ProgressPrinter:
         self._lock = threading.Lock()
         self._waiting: threading.Event | None = None
         self._streaming = False
+        self._structured = False  # the run asked for a JSON report (RunStart.report_format)
+        self._pending = ""  # the text of the answer being streamed, while it may be the report
+        self._report: _StreamedReport | None = None
+        if command_clock is None:
+            from k8s_agent.uptime import command_seconds
+
+            command_clock = command_seconds
+        self._command_clock = command_clock
 
     def __call__(self, event: events.Event | events.StreamedText) -> None:
         from k8s_agent_harness.redact import printable
@@ -116,7 +133,11 @@ class ProgressPrinter:
         if isinstance(event, events.StreamedText):
             self._streamed(printable(event.text))
             return
+        if isinstance(event, events.RunStart):
+            self._structured = event.report_format is not None and event.report_format.value in STRUCTURED
         line = self.line(event)
+        if isinstance(event, events.RunEnd):
+            line = self._end_line(event)
         if line:
             line = printable(line)  # tool results and names can carry terminal escapes; colours come after
         with self._lock:
@@ -136,17 +157,51 @@ class ProgressPrinter:
     def _streamed(self, text: str) -> None:
         with self._lock:
             self._stop_waiting()
+            if self._report is not None:
+                self._report_lines(text)
+                return
+            if not self._streaming and self._structured:
+                # Whether this answer is the JSON report shows at its first character that is not space.
+                self._pending += text
+                start = self._pending.lstrip()
+                if not start:
+                    return
+                text, self._pending = self._pending, ""
+                if start[0] in "{`":
+                    self._report = _StreamedReport()
+                    self.stream.write(
+                        f"{STREAMED_PREFIX}writing the report; each finding as it is written:\n"
+                    )
+                    self._report_lines(text)
+                    return
             if not self._streaming:
                 self.stream.write(STREAMED_PREFIX)
                 self._streaming = True
             self.stream.write(text.replace("\n", "\n" + STREAMED_PREFIX))
             self.stream.flush()
 
+    def _report_lines(self, text: str) -> None:
+        assert self._report is not None
+        for finding in self._report.feed(text):
+            self.stream.write(f"{STREAMED_PREFIX}{clip(_finding_words(finding), FINDING_SHOWN)}\n")
+        self.stream.flush()
+
     def _end_stream(self) -> None:
+        self._pending = ""
+        self._report = None
         if self._streaming:
             self._streaming = False
             self.stream.write("\n")
             self.stream.flush()
+
+    def _end_line(self, event: events.RunEnd) -> str:
+        """How long the run took, and the command (which also loaded the agent before the run)."""
+        ended = "ended" if event.status == "ok" else "was interrupted" if event.interrupted else "failed"
+        command = max(self._command_clock(), event.wall_seconds)
+        return (
+            f"run {ended} after {event.wall_seconds:.1f} s; {command:.1f} s since the command started "
+            "(the rest: loading the agent and checking the request)"
+        )
 
     def _start_waiting(self) -> None:
         stop = self._waiting = threading.Event()
@@ -281,6 +336,57 @@ class ProgressPrinter:
             shown = text.splitlines()[:FOR_USER_SHOWN] or [""]
             line += "\n    for you: " + "\n             ".join(clip(part, 200) for part in shown)
         return line
+
+
+class _StreamedReport:
+    """Reads a JSON report as a stream brings it: each finding of its `findings` list once the
+    finding's object is complete (a report that is not such JSON yields nothing)."""
+
+    _FINDINGS = re.compile(r'"findings"\s*:\s*\[')
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._at: int | None = None  # where the next finding starts, once the list is found
+        self._done = False
+        self._decoder = json.JSONDecoder()
+
+    def feed(self, text: str) -> list[Any]:
+        """The findings this piece of text completes."""
+        self._text += text
+        if self._done:
+            return []
+        if self._at is None:
+            found = self._FINDINGS.search(self._text)
+            if found is None:
+                return []
+            self._at = found.end()
+        complete: list[Any] = []
+        while True:
+            at = self._at
+            while at < len(self._text) and self._text[at] in " \t\r\n,":
+                at += 1
+            if at >= len(self._text):
+                return complete
+            if self._text[at] == "]":
+                self._done = True
+                return complete
+            try:
+                finding, self._at = self._decoder.raw_decode(self._text, at)
+            except ValueError:  # not complete yet (or not JSON: then it never completes)
+                return complete
+            complete.append(finding)
+
+
+def _finding_words(finding: Any) -> str:
+    """`pod api-7f (production): CrashLoopBackOff · crash_config`, from a finding as the model wrote it."""
+    if not isinstance(finding, dict):
+        return f"finding: {clip(str(finding), 80)}"
+    name = str(finding.get("name") or "?")
+    kind = str(finding.get("kind") or "")
+    where = f" ({finding['namespace']})" if finding.get("namespace") else ""
+    status = f": {finding['status']}" if finding.get("status") else ""
+    cause = f" · {finding['cause']}" if finding.get("cause") else ""
+    return f"finding: {kind + ' ' if kind else ''}{name}{where}{status}{cause}"
 
 
 def _changes_words(event: events.McpToolsChanged) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from k8s_agent_harness.private import write_private
 from k8s_agent_harness.provider_wire import unparsable_call
 from k8s_agent_harness.report import plural
 from k8s_agent_harness.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
+from k8s_agent_harness.trace import Observer
 from k8s_agent_harness.vocabulary import Impl, ReportFormat
 from k8s_agent_mock_cluster import FixtureError, load_fixture
 from k8s_agent_mock_cluster.faults import FaultPlan, FaultPlanError
@@ -257,20 +258,30 @@ async def replay(
     mcp_command: tuple[str, ...] = (),
     budgets: dict[str, Any] | None = None,
     api: str | None = None,
+    observer: Observer | None = None,
+    say: Callable[[str], None] = lambda line: None,
 ) -> Replay:
     """Replay `trace` on `impl` (call log and new trace in `workdir`) and find the first divergence;
-    on the recorded wire, or on `api`."""
+    on the recorded wire, or on `api`. `observer` sees the replay's events as they happen; `say`
+    gets a line for each stage."""
     start = trace.start
     settings = recorded_settings(start, budgets, api=api)  # before the server: a bad trace starts nothing
     server = replay_server(start, workdir / CALL_LOG, cluster=cluster, mcp_command=mcp_command)
+    script = script_from_trace(trace.events)
+    say(
+        f"replaying {plural(len(script), 'recorded model answer')} on the {impl.value} agent "
+        f"({settings['api']} API) against {_server_words(server)}"
+    )
     done = await run_scripted(
         impl,
         workdir,
-        script=script_from_trace(trace.events),
+        script=script,
         question=start.question,
         mcp_command=server.command,
         settings=settings,
+        observer=observer,
     )
+    say("comparing the replay with the recording, turn by turn")
     return Replay(
         impl=impl,
         recorded=trace,
@@ -286,6 +297,10 @@ async def replay(
         notes=server.notes,
         recorded_checks=check_run(trace.events),
     )
+
+
+def _server_words(server: ReplayServer) -> str:
+    return "the embedded mock cluster" if server.logs_calls else f"`{' '.join(server.command)}`"
 
 
 def first_divergence(recorded: Sequence[events.Event], replayed: Sequence[events.Event]) -> Divergence | None:

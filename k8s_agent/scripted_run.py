@@ -21,6 +21,7 @@ from k8s_agent_harness.events import Event, Trace, read_trace
 from k8s_agent_harness.private import private_dirs
 from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_harness.session import RunResult
+from k8s_agent_harness.trace import Observer
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_mock_cluster.call_log import LoggedCall, read_call_log
 from k8s_agent_scripted_llm import ScriptedModelServer, Step
@@ -73,12 +74,14 @@ async def run_scripted(
     faults: Path | None = None,
     settings: Mapping[str, Any] | None = None,
     write_tools: bool = False,
+    observer: Observer | None = None,
 ) -> ScriptedRun:
     """Run `impl` on a script (or responder) in `workdir` (call log and trace go there).
 
     Without `mcp_command` the mock cluster runs with a call log (and its write tools with
     `write_tools`). `settings` are Config fields
-    over `SCRIPTED_SETTINGS`. A run failure is kept in the result, never raised.
+    over `SCRIPTED_SETTINGS`; `observer` sees each event as it happens (a progress display). A run
+    failure is kept in the result, never raised.
     """
     await asyncio.to_thread(private_dirs, workdir)
     call_log = workdir / CALL_LOG
@@ -103,7 +106,7 @@ async def run_scripted(
         result: RunResult | None = None
         error: AgentError | None = None
         try:
-            result = await ask(config, question)
+            result = await ask(config, question, **({"observer": observer} if observer else {}))
         except AgentError as failure:
             error = failure
         problems = _script_problems(server)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +48,12 @@ exit codes: 0 no divergence, 5 the replay diverged, 2 bad input
 """
 
 
+LAST_HELP = (
+    "a JSONL trace, or `last`: your newest `ask` run that has ended, in the trace folder (a run still "
+    "going, or another user's, is not `last`)"
+)
+
+
 def register(commands: Any) -> None:
     """Add `trace show` and `trace replay` to the CLI's subcommands."""
     parser = commands.add_parser(
@@ -58,7 +66,7 @@ def register(commands: Any) -> None:
     actions.required = True
 
     show = actions.add_parser("show", help="print a trace as a readable timeline")
-    show.add_argument("file", help="a JSONL trace, or `last` for the newest run trace in the trace folder")
+    show.add_argument("file", help=LAST_HELP)
     show.add_argument("--trace-dir", metavar="DIR", help="the trace folder `last` looks in (default: ask's)")
     show.add_argument(
         "--full", action="store_true", help="also print every model text and tool result in full"
@@ -71,11 +79,10 @@ def register(commands: Any) -> None:
         epilog=REPLAY_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    replay.add_argument("file", help="a JSONL trace, or `last` for the newest run trace in the trace folder")
+    replay.add_argument("file", help=LAST_HELP)
     replay.add_argument(
         "--impl",
-        choices=IMPLEMENTATIONS,
-        type=Impl,
+        choices=[impl.value for impl in IMPLEMENTATIONS],
         help="the implementation to replay on (default: the one that wrote the trace)",
     )
     replay.add_argument(
@@ -107,6 +114,12 @@ def register(commands: Any) -> None:
         "(default: ask's, 500)",
     )
     replay.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    replay.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress lines on stderr (each stage, each step of the replay)",
+    )
     replay.set_defaults(handler=cmd_replay)
 
     export = actions.add_parser(
@@ -116,7 +129,7 @@ def register(commands: Any) -> None:
         "OTLP/HTTP receiver as the span tree a live run sends, with the recorded times (docs/traces.md).",
         epilog="exit codes: 0 sent, 1 the receiver did not take them, 2 bad input",
     )
-    export.add_argument("file", help="a JSONL trace, or `last` for the newest run trace in the trace folder")
+    export.add_argument("file", help=LAST_HELP)
     export.add_argument(
         "--trace-dir", metavar="DIR", help="the trace folder `last` looks in (default: ask's)"
     )
@@ -130,7 +143,11 @@ def register(commands: Any) -> None:
 
 
 def trace_file(name: str, trace_dir: str | None) -> Path:
-    """The trace a command names: a path, or `last`, the newest run trace in the trace folder."""
+    """The trace a command names: a path, or `last`: of the run traces in the trace folder, the one
+    of your own `ask` runs that ended last (its trace ends with `run_end`). A run still going (yours
+    in another terminal, or a run that was killed before it could end its trace) and another user's
+    run writing to the same folder are not `last`; a note on stderr says when newer traces were
+    passed over, and why."""
     from k8s_agent_harness.config import trace_folder
     from k8s_agent_harness.trace import run_traces
 
@@ -138,18 +155,71 @@ def trace_file(name: str, trace_dir: str | None) -> Path:
         return Path(name).expanduser()
     folder = trace_folder(trace_dir)
     traces = run_traces(folder)
-    started = next((path for path in reversed(traces) if _started(path)), None)
-    if started is None:
-        refused = f" ({len(traces)} of runs refused before they started)" if traces else ""
-        raise ConfigError(f"no run traces in {folder}{refused} (`last` means the newest run there)")
-    return started
+    passed: dict[str, int] = {}
+    for path in reversed(traces):
+        why = _not_last(path)
+        if why is None:
+            if passed:
+                skipped = "; ".join(f"{count} {why}" for why, count in passed.items())
+                print(f"note: `last` is {path.name}; newer in {folder}: {skipped}", file=sys.stderr)
+            return path
+        passed[why] = passed.get(why, 0) + 1
+    if not traces:
+        raise ConfigError(
+            f"no run traces in {folder} (`last` means your newest ask run there that has ended)"
+        )
+    skipped = "; ".join(f"{count} {why}" for why, count in passed.items())
+    raise ConfigError(
+        f"no trace in {folder} is of your own ask run that has ended ({skipped}): name a trace file instead"
+    )
+
+
+def _not_last(path: Path) -> str | None:
+    """Why a run trace cannot be `last` (a phrase that follows a count), or None when it can."""
+    try:
+        if hasattr(os, "getuid") and path.stat().st_uid != os.getuid():
+            return "of another user's run"
+    except OSError:
+        return "that could not be read"
+    if not _started(path):
+        return "of a run refused before it started"
+    if not _ended(path):
+        return "of a run that has not ended (still running, or stopped before it could end its trace)"
+    return None
+
+
+def _ended(path: Path) -> bool:
+    """Whether the trace's last line is its `run_end` (read from the end of the file: a trace can be
+    megabytes long). An unreadable file counts as ended: `trace show` says what is wrong with it."""
+    block = 65536
+    try:
+        with path.open("rb") as trace:
+            position = trace.seek(0, os.SEEK_END)
+            line_start, at_end = 0, True
+            while position > 0:  # back to the newline before the last line, a block at a time
+                step = min(block, position)
+                position -= step
+                trace.seek(position)
+                chunk = trace.read(step)
+                if at_end:  # the newlines that end the file do not start its last line
+                    chunk = chunk.rstrip(b"\n")
+                    if not chunk:
+                        continue
+                    at_end = False
+                newline = chunk.rfind(b"\n")
+                if newline >= 0:
+                    line_start = position + newline + 1
+                    break
+            trace.seek(line_start)
+            start = trace.read(512)
+    except OSError:
+        return True
+    return re.search(rb'"kind"\s*:\s*"run_end"', start) is not None
 
 
 def _started(path: Path) -> bool:
     """Whether the trace is of a run that started: its run_start names the model. A trace folder
     may hold traces of refused runs, which earlier k8s-agent versions wrote: they are not `last`."""
-    import json
-
     try:
         with path.open(encoding="utf-8", errors="replace") as trace:
             first = json.loads(trace.readline(65536) or "{}")
@@ -205,8 +275,6 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """`k8s-agent trace export FILE`: the recorded run as spans, sent; one line says what went where."""
-    import os
-
     from k8s_agent_harness import otel
 
     try:
@@ -220,6 +288,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    from k8s_agent_harness.report import plural
+
     exporter = otel.Exporter(settings)
     exporter.builder().feed_all(trace)
     warning = exporter.finish()
@@ -227,7 +297,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr)
         return EXIT_NOT_SENT
     print(
-        f"sent run {trace.start.run_id} ({trace.start.impl.value}): {exporter.sent_spans} spans to "
+        f"sent run {trace.start.run_id} ({trace.start.impl.value}): {plural(exporter.sent_spans, 'span')} to "
         f"{settings.shown_endpoint}"
     )
     return EXIT_OK
@@ -325,20 +395,17 @@ def _end_lines(event: events.RunEnd, stamp: str, *, already_shown: bool) -> list
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """`k8s-agent trace replay FILE [--impl IMPL]`."""
+    """`k8s-agent trace replay FILE [--impl IMPL]`: progress on stderr as it goes (what it does, then
+    each step of the replayed run, as `ask` shows them), the verdict on stdout."""
     import asyncio
     import tempfile
     import time
 
-    from k8s_agent.replay import replay
-    from k8s_agent_harness.config import Config, trace_folder
-    from k8s_agent_harness.private import private_dirs
-    from k8s_agent_harness.redact import json_printable, printable
-    from k8s_agent_harness.trace import prune_folders
+    def say(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
 
     try:
-        source = trace_file(args.file, args.trace_dir)
-        trace = read_trace_file(source)  # before any folder is made: is it a trace at all?
         if args.cluster is not None and args.mcp_command:
             raise ConfigError(
                 "--cluster selects a mock cluster fixture; it cannot be combined with --mcp-command"
@@ -349,7 +416,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if args.keep_traces is not None and args.keep_traces < 0:
             raise ConfigError("--keep-traces must be 0 or more")
         mcp_command = mcp_command_words(args.mcp_command) if args.mcp_command is not None else ()
-        impl: Impl = args.impl or trace.start.impl
+        source = trace_file(args.file, args.trace_dir)
+        trace = read_trace_file(source)  # before any folder is made: is it a trace at all?
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    say(
+        f"trace {source}: recorded by the {trace.start.impl.value} agent, {_requests_recorded(trace)} on "
+        f"the {trace.start.api} API; loading the agent"
+    )
+    from k8s_agent.progress import ProgressPrinter
+    from k8s_agent.replay import replay
+    from k8s_agent_harness.config import Config, trace_folder
+    from k8s_agent_harness.private import private_dirs
+    from k8s_agent_harness.redact import json_printable, printable
+    from k8s_agent_harness.trace import prune_folders
+
+    observer = None if args.quiet else ProgressPrinter()
+    try:
+        impl: Impl = Impl(args.impl) if args.impl else trace.start.impl
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         folder = trace_folder(args.trace_dir)
         try:
@@ -367,9 +452,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
                     mcp_command=mcp_command,
                     budgets={"max_steps": args.max_steps, "max_repeats": args.max_repeats},
                     api=args.api,
+                    observer=observer,
+                    say=say,
                 )
             )
         finally:  # the newest replays stay, as `ask` keeps its newest traces
+            if observer is not None:
+                observer.close()
             keep = Config.keep_traces if args.keep_traces is None else args.keep_traces
             prune_folders(folder, "replay-", keep, current=workdir)
     except ConfigError as error:
@@ -382,6 +471,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     else:
         print(printable(replay_report(result, source)))  # a divergence quotes what tools returned
     return EXIT_DIVERGED if result.divergence else EXIT_OK
+
+
+def _requests_recorded(trace: events.Trace) -> str:
+    from k8s_agent_harness import events
+    from k8s_agent_harness.report import plural
+
+    first = sum(1 for event in trace if isinstance(event, events.ModelRequest) and event.attempt == 1)
+    return plural(first, "model request")
 
 
 def replay_json(result: Replay, source: Path) -> dict[str, Any]:

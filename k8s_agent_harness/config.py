@@ -11,6 +11,7 @@ defaults. Nothing here reads the environment at import time.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
@@ -116,8 +117,9 @@ class Config:
     )
     stream: bool = _setting(
         False,
-        "ask the model endpoint to stream its answers (yes or no): the text shows as it comes; the "
-        "guardrails and the trace see each streamed answer as the one response it amounts to",
+        "ask the model endpoint to stream its answers (yes or no; --stream alone is yes): the text shows "
+        "as it comes, a structured report finding by finding; the guardrails and the trace see each "
+        "streamed answer as the one response it amounts to",
         env=("K8S_AGENT_STREAM",),
         group=MODEL,
         metavar="{yes,no}",
@@ -427,6 +429,11 @@ def help_of(name: str) -> str:
     return text
 
 
+def is_yes_no(name: str) -> bool:
+    """Whether a setting is yes or no (its flag alone means yes: `--stream`)."""
+    return _TYPES[name] is bool
+
+
 def flag_type(name: str) -> Any:
     """What argparse should turn a flag's text into (int, float, Path), or None for plain text."""
     hint = _TYPES[name]
@@ -645,9 +652,7 @@ def _validated(raw: dict[str, Any], origins: Mapping[str, str] | None = None) ->
     if config.mcp_transport is not None:
         _check_mcp_transport(config)
     if config.api not in APIS:
-        raise ConfigError(
-            f"unknown API {config.api!r}: choose chat (Chat Completions) or responses (the Responses API)"
-        )
+        raise ConfigError(_unknown_api(config.api))
     if config.cluster is not None and not config.cluster.is_file():
         raise ConfigError(f"cluster fixture not found: {config.cluster}")
     if config.kubeconfig is not None and not config.kubeconfig.is_file():
@@ -660,9 +665,10 @@ def _validated(raw: dict[str, Any], origins: Mapping[str, str] | None = None) ->
             "reads no kubeconfig)"
         )
     if not config.offline and config.base_url is None and not config.api_key:
-        raise ConfigError(
+        raise wrong(
+            "model",
             f"model {config.model!r} needs an endpoint: set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
-            "non-OpenAI server), or use --model offline"
+            "non-OpenAI server), or use --model offline" + did_you_mean(config.model, EMBEDDED_MODEL_SERVERS),
         )
     return config
 
@@ -700,16 +706,20 @@ def _check_mcp_url(config: Config) -> None:
         raise ConfigError(f"CA file not found: {config.mcp_ca_file}")
 
 
+def did_you_mean(value: Any, choices: Any) -> str:
+    """`; did you mean 'sdk'?` when one of `choices` is close to a misspelt `value`, else ''."""
+    words = [str(choice) for choice in choices]
+    close = difflib.get_close_matches(str(value).strip().lower(), words, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _check_cluster_server(config: Config) -> None:
     if config.cluster_server not in CLUSTER_SERVERS:
-        raise ConfigError(
-            f"unknown cluster server {config.cluster_server!r}: choose one of {', '.join(CLUSTER_SERVERS)}"
-            " (or give any stdio MCP server with --mcp-command)"
-        )
+        raise ConfigError(_unknown_cluster_server(config.cluster_server))
     if config.mcp_command:
         raise ConfigError("--cluster-server and --mcp-command both name the MCP server: give one of them")
     if config.cluster is not None:
@@ -756,9 +766,7 @@ def _check_fixture_server(config: Config) -> None:
 
 def _check_mcp_transport(config: Config) -> None:
     if config.mcp_transport not in MCP_TRANSPORTS:
-        raise ConfigError(
-            f"unknown MCP transport {config.mcp_transport!r}: choose one of {', '.join(MCP_TRANSPORTS)}"
-        )
+        raise ConfigError(_unknown_mcp_transport(config.mcp_transport))
     if config.mcp_transport == "stdio" and config.mcp_url is not None:
         raise ConfigError(
             "--mcp-transport stdio talks to a server the run starts; --mcp-url names one to reach over HTTP: "
@@ -771,12 +779,36 @@ def _check_mcp_transport(config: Config) -> None:
         )
 
 
+_CHOICES = {"cluster_server": CLUSTER_SERVERS, "mcp_transport": MCP_TRANSPORTS, "api": APIS}
+
+
+def _unknown_api(value: Any) -> str:
+    return (
+        f"unknown API {value!r}: choose chat (Chat Completions) or responses (the Responses API)"
+        + did_you_mean(value, APIS)
+    )
+
+
+def _unknown_cluster_server(value: Any) -> str:
+    return (
+        f"unknown cluster server {value!r}: choose one of {', '.join(CLUSTER_SERVERS)} (or give any stdio "
+        f"MCP server with --mcp-command){did_you_mean(value, CLUSTER_SERVERS)}"
+    )
+
+
+def _unknown_mcp_transport(value: Any) -> str:
+    return f"unknown MCP transport {value!r}: choose one of {', '.join(MCP_TRANSPORTS)}" + did_you_mean(
+        value, MCP_TRANSPORTS
+    )
+
+
 def _implementation(value: Any) -> Impl:
     try:
         return Impl(str(value).strip().lower())
     except ValueError:
         raise ConfigError(
             f"unknown implementation {value!r}: choose one of {', '.join(IMPLEMENTATIONS)}"
+            + did_you_mean(value, IMPLEMENTATIONS)
         ) from None
 
 
@@ -784,8 +816,10 @@ def _report_format(value: Any) -> ReportFormat:
     try:
         return ReportFormat(str(value).strip().lower())
     except ValueError:
+        formats = [f.value for f in ReportFormat]
         raise ConfigError(
-            f"unknown report format {value!r}: choose one of {', '.join(f.value for f in ReportFormat)}"
+            f"unknown report format {value!r}: choose one of {', '.join(formats)}"
+            + did_you_mean(value, formats)
         ) from None
 
 
@@ -834,7 +868,7 @@ def _yes_or_no(label: str, value: Any) -> bool:
     word = str(value).strip().lower()
     if word in YES or word in NO:
         return word in YES
-    raise ConfigError(f"{label} must be yes or no, got {value!r}")
+    raise ConfigError(f"{label} must be yes or no, got {value!r}" + did_you_mean(word, ("yes", "no")))
 
 
 def _coerce(name: str, value: Any) -> Any:
@@ -861,7 +895,11 @@ def _coerce(name: str, value: Any) -> Any:
     if name in ("mcp_url", "mcp_token"):
         return str(value).strip() or None
     if name in ("cluster_server", "mcp_transport", "api"):
-        return str(value).strip().lower() or None
+        chosen = str(value).strip().lower() or None
+        if chosen not in _CHOICES[name] and (chosen is not None or name == "api"):  # only the API is required
+            unknown = {"cluster_server": _unknown_cluster_server, "mcp_transport": _unknown_mcp_transport}
+            raise ConfigError(unknown.get(name, _unknown_api)(value))
+        return chosen
     if name == "context":
         return str(value).strip() or None
     return value

@@ -55,13 +55,22 @@ def kubeconfig_files(env: Mapping[str, str], environ: Mapping[str, str]) -> list
 def require_kubeconfig(env: Mapping[str, str], environ: Mapping[str, str], server: str) -> list[Path]:
     """The kubeconfig files a real-cluster server needs; ConfigError when there are none."""
     found = kubeconfig_files(env, environ)
-    if not found and not in_cluster(environ):
-        where = env.get("KUBECONFIG") or environ.get("KUBECONFIG") or "~/.kube/config"
+    if found or in_cluster(environ):
+        return found
+    listed = env.get("KUBECONFIG") or environ.get("KUBECONFIG")
+    if not listed:
         raise ConfigError(
-            f"{server} needs a kubeconfig and there is none at {where}: set KUBECONFIG "
-            "(e.g. `export KUBECONFIG=~/.kube/config`) or pass --mcp-env KUBECONFIG=PATH"
+            f"{server} needs a kubeconfig and there is none at ~/.kube/config (KUBECONFIG is not set): "
+            "name yours with --kubeconfig FILE (or set KUBECONFIG to its path)"
         )
-    return found
+    # --kubeconfig FILE names a file that exists (the settings check it): else KUBECONFIG came from
+    # the environment or from --mcp-env.
+    source = "KUBECONFIG" if environ.get("KUBECONFIG") == listed else "--mcp-env KUBECONFIG"
+    names = "names a file that does not exist" if os.pathsep not in listed else "names no file that exists"
+    raise ConfigError(
+        f"{server} needs a kubeconfig and there is none: {source} {names} ({listed}): name an existing "
+        "kubeconfig with --kubeconfig FILE"
+    )
 
 
 def in_cluster(environ: Mapping[str, str]) -> bool:

@@ -69,9 +69,10 @@ async def list_tools(fetch: Fetch) -> Listing:
         cursors.add(cursor)
     if repeated and not problems:  # when paging stopped, what it repeated is said already
         names = ", ".join(sorted(set(repeated))[:10])
+        count = len(set(repeated))
         problems.append(
-            f"the server listed {len(set(repeated))} tool name(s) more than once ({names}): the first "
-            "definition of each is used"
+            f"the server listed {count} tool {'name' if count == 1 else 'names'} more than once ({names}): the "
+            f"first definition of {'it' if count == 1 else 'each'} is used"
         )
     return Listing(tuple(tools.values()), tuple(problems))
 
@@ -90,7 +91,7 @@ def _stop_reason(cursor: str, seen: set[str], pages: int, tools: int, *, page_wa
 
 
 def _read_to(pages: int, tools: int, stop: str) -> str:
-    return f"the server's tool list was read to page {pages} ({tools} tools): {stop}"
+    return f"the server's tool list was read to page {pages} ({tools} {'tool' if tools == 1 else 'tools'}): {stop}"
 
 
 def _too_many() -> str:

@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"k8s_agent_mock_cluster: {error}", file=sys.stderr)
         return 2
     if args.check:
-        print(f"ok: {len(cluster.nodes)} nodes, {len(cluster.pods)} pods, {len(cluster.events)} events")
+        counts = [(len(cluster.nodes), "node"), (len(cluster.pods), "pod"), (len(cluster.events), "event")]
+        print("ok: " + ", ".join(f"{count} {noun if count == 1 else noun + 's'}" for count, noun in counts))
         return 0
     from k8s_agent_mock_cluster.server import build_server  # the MCP server stack loads only when serving
 

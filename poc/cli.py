@@ -90,10 +90,16 @@ def run(args: argparse.Namespace) -> int:
     from poc.render import probe_table
     from poc.report import collect
 
-    unknown = sorted(set(args.only) - {probe.name for probe in PROBES})
+    known = [probe.name for probe in PROBES]
+    unknown = sorted(set(args.only) - set(known))
     if unknown:
+        import difflib
+
+        close = [difflib.get_close_matches(name, known, n=1) for name in unknown]
+        hints = "".join(f"; did you mean {match[0]!r}?" for match in close if match)
         print(
-            f"error: unknown probe(s) {', '.join(unknown)}; known: {', '.join(p.name for p in PROBES)}",
+            f"error: unknown {'probe' if len(unknown) == 1 else 'probes'} {', '.join(unknown)}; known: "
+            f"{', '.join(known)}{hints}",
             file=sys.stderr,
         )
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,14 +15,86 @@ SHORT_VERDICT = {
 }
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[int] | None = None) -> str:
-    """Aligned columns; a cell longer than its column's width limit is cut with '…'."""
+def table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    widths: Sequence[int] | None = None,
+    *,
+    wrap_last: int | None = None,
+) -> str:
+    """Aligned columns; a cell longer than its column's width limit is cut with '…'. With
+    `wrap_last`, the last column is not cut but wrapped at that width, its further lines under it."""
     limits = list(widths) if widths else [200] * len(header)
-    cut = [[_cut(str(cell), limits[i]) for i, cell in enumerate(row)] for row in rows]
-    sizes = [max([len(header[i]), *(len(row[i]) for row in cut)]) for i in range(len(header))]
+    if wrap_last is not None:
+        limits[-1] = wrap_last
+    cut = [
+        [
+            str(cell) if wrap_last is not None and i == len(row) - 1 else _cut(str(cell), limits[i])
+            for i, cell in enumerate(row)
+        ]
+        for row in rows
+    ]
+    wrapped = [_wrapped(row[-1], wrap_last) if wrap_last is not None else [row[-1]] for row in cut]
+    sizes = [
+        max(
+            [
+                len(header[i]),
+                *(
+                    len(row[i]) if i < len(header) - 1 else max(map(len, wrapped[n]))
+                    for n, row in enumerate(cut)
+                ),
+            ]
+        )
+        for i in range(len(header))
+    ]
     lines = ["  ".join(h.ljust(sizes[i]) for i, h in enumerate(header)).rstrip()]
     lines.append("  ".join("-" * size for size in sizes))
-    lines += ["  ".join(cell.ljust(sizes[i]) for i, cell in enumerate(row)).rstrip() for row in cut]
+    margin = " " * (sum(sizes[:-1]) + 2 * (len(sizes) - 1))
+    for row, last in zip(cut, wrapped, strict=True):
+        lines.append(
+            "  ".join([*(cell.ljust(sizes[i]) for i, cell in enumerate(row[:-1])), last[0]]).rstrip()
+        )
+        lines += [(margin + more).rstrip() for more in last[1:]]
+    return "\n".join(lines)
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """A cell's text as lines of at most `width` characters (a longer word stays whole)."""
+    text = text.replace("\n", "\\n")
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+EXPLAINED_WIDTH = 100
+"""Where the lines that explain a row not "ok" wrap."""
+
+
+def not_ok_lines(sections: dict[str, Any]) -> str:
+    """One explanation per probe whose verdict is not "ok" on a wire: what the port would rely on
+    (the probe's "ok when ..."), and what this SDK does instead, in words; '' when every row is ok."""
+    wires = list(sections)
+    found: dict[tuple[str, str, str, str], list[str]] = {}  # (probe, verdict, expects, headline): wires
+    for wire in wires:
+        for name, result in sections[wire]["probes"].items():
+            if result["verdict"] != "ok":
+                key = (name, result["verdict"], result.get("expects") or "", result["headline"])
+                found.setdefault(key, []).append(wire)
+    if not found:
+        return ""
+    lines = textwrap.wrap(
+        'why a row is not "ok": what the SDK port would rely on as it is, and what this SDK does instead '
+        "(the scorecard below says how the port copes)",
+        EXPLAINED_WIDTH,
+    )
+    for (name, verdict, expects, headline), on in found.items():
+        where = "both wires" if len(on) == len(wires) > 1 else f"the {' and '.join(on)} wire"
+        what = {"differs": "differs", "absent": "a feature is absent", "error": "the probe failed"}.get(
+            verdict, verdict
+        )
+        wanted = f"ok when {expects}; " if expects else ""
+        text = f"{name}: {what} on {where}: {wanted}here: {headline}"
+        lines += textwrap.wrap(
+            text, EXPLAINED_WIDTH, initial_indent="  ", subsequent_indent="      ", break_long_words=False
+        )
     return "\n".join(lines)
 
 
@@ -72,24 +145,30 @@ def probe_table(report: dict[str, Any]) -> str:
         rows = [(name, result["headline"], result["verdict"]) for name, result in section["probes"].items()]
         card = [(row["id"], row["guardrail"], row["verdict"], row["reason"]) for row in section["scorecard"]]
         return "\n\n".join(
-            [
+            part
+            for part in [
                 f"{title}  wire {wire}",
                 table(("probe", "observed", "verdict"), rows, (16, 90, 8)),
+                not_ok_lines(sections),
                 "migration scorecard",
-                table(("", "guardrail", "verdict", "because"), card, (4, 30, 22, 400)),
+                table(("", "guardrail", "verdict", "because"), card, (4, 30, 22, 0), wrap_last=REASON_WIDTH),
             ]
+            if part
         )
     differences = wire_differences(report)
     return "\n\n".join(
-        [
+        part
+        for part in [
             title,
             _two_wire_probes(sections, {name for name, *_ in differences}),
+            not_ok_lines(sections),
             "behaviour that differs between the wires (chat = OpenAIChatCompletionsModel,"
             " responses = OpenAIResponsesModel)",
             _difference_lines(differences, sections),
             "migration scorecard (chat | responses; << where the wires differ)",
             _two_wire_scorecard(sections),
         ]
+        if part
     )
 
 
@@ -140,7 +219,16 @@ def _two_wire_scorecard(sections: dict[str, Any]) -> str:
                 reason,
             )
         )
-    return table(("", "guardrail", "chat", "responses", "", "because"), rows, (4, 30, 9, 9, 2, 400))
+    return table(
+        ("", "guardrail", "chat", "responses", "", "because"),
+        rows,
+        (4, 30, 9, 9, 2, 0),
+        wrap_last=REASON_WIDTH,
+    )
+
+
+REASON_WIDTH = 72
+"""Where a scorecard's "because" wraps (a reason runs to several hundred characters)."""
 
 
 def wire_view(columns: Sequence[dict[str, Any]], wire: str) -> list[dict[str, Any]]:

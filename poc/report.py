@@ -51,10 +51,17 @@ def _result(probe: Probe, observations: Observations) -> dict[str, Any]:
     judgement = judge(probe, observations)
     return {
         "question": probe.question,
+        "expects": expects(probe),
         "verdict": judgement.verdict,
         "headline": judgement.headline,
         "observations": observations,
     }
+
+
+def expects(probe: Probe) -> str:
+    """What a probe's "ok" stands for, in words: its judge's "ok when ..." without those words."""
+    doc = " ".join((probe.judge.__doc__ or "").split("\n\n")[0].split())
+    return doc.removeprefix("ok when ").removesuffix(".").removesuffix("; informational")
 
 
 def observations_of(probes: dict[str, Any]) -> dict[str, Any]:

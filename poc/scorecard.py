@@ -201,7 +201,8 @@ def r1_one_retry_layer(fact: _Facts) -> tuple[str, str]:
         )
     return (
         REDESIGN,
-        f"a 500 with max_retries=0 reached the server {sent} times: the SDK retries too (retries)",
+        f"a 500 with max_retries=0 reached the server {sent} {'time' if sent == 1 else 'times'}: the SDK "
+        "retries too (retries)",
     )
 
 

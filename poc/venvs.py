@@ -163,7 +163,7 @@ def _build(env: SdkEnv, label: str, settings: BuildSettings, progress: Progress,
             f"openai {picked}: {failure}; none of {len(env.attempts) - 1} older releases tried worked"
         )
         return
-    env.found_by = f"probing ({len(env.attempts)} attempts)"
+    env.found_by = f"probing ({len(env.attempts)} {'attempt' if len(env.attempts) == 1 else 'attempts'})"
 
 
 _INSTALL_FAILED = "install failed: "

@@ -199,10 +199,11 @@ def main(runs: int, concurrency: int, baseline_runs: int, as_json: bool) -> int:
         missed.append(f"file descriptors {shared['fds_before']} -> {shared['fds_after']}")
     for name, figure in (("shared servers", shared), ("a server per run", per_run)):
         if figure["children_left"]:
-            missed.append(f"{len(figure['children_left'])} child processes left running ({name})")
+            left = len(figure["children_left"])
+            missed.append(f"{left} child {'process' if left == 1 else 'processes'} left running ({name})")
     errors = shared["errors"] + per_run["errors"] + outside["errors"]
     if errors:
-        missed.append(f"{errors} runs ended in an error")
+        missed.append(f"{errors} {'run' if errors == 1 else 'runs'} ended in an error")
     if (shared_ratio or 0) < TARGET_SHARED_RATIO:
         missed.append(
             f"shared servers ran {figures['shared_ratio']}x the runs per second of a server per run "

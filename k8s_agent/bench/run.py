@@ -290,6 +290,7 @@ def main(quick: bool = False, as_json: bool = False) -> int:
         print(render(figures))
     missed = [name for name, met in figures["targets_met"].items() if not met]
     if missed:
-        print(f"bench: target(s) missed: {', '.join(missed)} (exit {EXIT_TARGET_MISSED})", file=sys.stderr)
+        targets = "target" if len(missed) == 1 else "targets"
+        print(f"bench: {targets} missed: {', '.join(missed)} (exit {EXIT_TARGET_MISSED})", file=sys.stderr)
         return EXIT_TARGET_MISSED
     return 0

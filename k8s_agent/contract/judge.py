@@ -31,6 +31,7 @@ from jsonschema.exceptions import SchemaError
 
 from k8s_agent import scenarios
 from k8s_agent_harness.provenance import normalised
+from k8s_agent_harness.report import plural
 from k8s_agent_scripted_llm.responses_api import chat_request, is_responses_request
 
 Verdict = Literal["holds", "fails", "not observable"]
@@ -813,7 +814,10 @@ def c4(observed: Runs) -> Judgement:
                     )
                 continue
             check.applied.append(run.scenario)
-            said = f"{same[0].tool} proposed {len(same)} times, reached the server {len(reached)} time(s)"
+            said = (
+                f"{same[0].tool} proposed {plural(len(same), 'time')}, reached the server "
+                f"{plural(len(reached), 'time')}"
+            )
             if len(reached) > 1:
                 check.fail(run.scenario, said, *(log_line(call) for call in reached))
             else:
@@ -825,7 +829,7 @@ def c4(observed: Runs) -> Judgement:
                 check.fail(
                     run.scenario,
                     "no tool-less summary request after the repeats",
-                    _request(len(run.requests), f"still offers {len(tool_names(last))} tools"),
+                    _request(len(run.requests), f"still offers {plural(len(tool_names(last)), 'tool')}"),
                 )
             else:
                 check.seen.append(
@@ -945,7 +949,7 @@ def c7(observed: Runs, max_steps: int | None = None) -> Judgement:
         check.applied.append(run.scenario)
         steps = max_steps or run.max_steps or int(scenarios.C7.overrides.get("max_steps", 3))
         count = len(run.requests)
-        said = f"{count} requests for a budget of {steps} steps"
+        said = f"{plural(count, 'request')} for a budget of {plural(steps, 'step')}"
         if run.error:
             check.fail(
                 run.scenario, "the run ended with an error at the step limit, not a summary", said, run.error
@@ -970,7 +974,8 @@ def c7(observed: Runs, max_steps: int | None = None) -> Judgement:
         if early:
             check.fail(
                 run.scenario,
-                f"the summary was asked for after {early[0] - 1} steps, before the budget of {steps} was spent",
+                f"the summary was asked for after {plural(early[0] - 1, 'step')}, before the budget of {steps} was "
+                "spent",
                 said,
             )
         if tool_less and not run.error and len(run.replies) >= tool_less[-1]:
@@ -1186,7 +1191,7 @@ def c10(observed: Runs) -> Judgement:
                     run.scenario, f"the mixed round's calls {unanswered} were never answered", _ending(run)
                 )
     return check.judgement(
-        f"{rounds} rounds of calls, each answered once, in order, with its own whole result"
+        f"{plural(rounds, 'round')} of calls, each answered once, in order, with its own whole result"
     )
 
 
@@ -1509,7 +1514,7 @@ def c14(observed: Runs) -> Judgement:
                 )
         if not leaked:
             check.seen.append(
-                f"{run.scenario}: {len(run.requests)} requests, none holds {', '.join(run.secrets)}"
+                f"{run.scenario}: {plural(len(run.requests), 'request')}, none holds {', '.join(run.secrets)}"
             )
     return check.judgement("no secret the agent holds or a result carried reached the model")
 

@@ -324,6 +324,8 @@ async def _run_all(
             stream,
         )
 
+    from k8s_agent_harness.report import plural
+
     def said(pair: tuple[Subject, Scenario], run: tuple[Observed, dict[str, Any]]) -> None:
         nonlocal done
         done += 1
@@ -332,7 +334,7 @@ async def _run_all(
         outcome = f"error: {record['error']}" if record["error"] else "answered"
         progress(
             f"[{done:>{len(str(total))}}/{total}] {subject.name:<12} {scenario.name:<26} "
-            f"{record['requests']} requests, {len(record['server_calls'])} server calls, "
+            f"{plural(record['requests'], 'request')}, {plural(len(record['server_calls']), 'server call')}, "
             f"{record['seconds']:.1f} s · {outcome[:120]}"
         )
 

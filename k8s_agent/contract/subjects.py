@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from k8s_agent_harness.config import did_you_mean
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.vocabulary import Impl
 
@@ -389,9 +390,12 @@ def builtin(name: str, cache_dir: Path | None = None) -> Subject:
                 names = [m.name for m in known]
                 if wanted not in names:
                     kind = prefix.rstrip(":")
-                    raise ConfigError(f"unknown {kind} {wanted!r}: choose from {', '.join(names)}")
+                    raise ConfigError(
+                        f"unknown {kind} {wanted!r}: choose from {', '.join(names)}{did_you_mean(wanted, names)}"
+                    )
                 return ReferenceAgent(frozenset({wanted}))
         return ReferenceAgent(prose_only=name == "reference-prose")
     raise ConfigError(
         f"unknown subject {name!r}: choose from {', '.join(BUILTIN)}, mutant:NAME, variant:NAME, or give --agent-cmd"
+        + did_you_mean(name, BUILTIN)
     )

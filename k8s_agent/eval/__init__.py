@@ -153,6 +153,8 @@ def register(commands: Any) -> None:
 def _same_incidents(done: dict[str, Any], incidents: list[Any], results: Path) -> None:
     """Refuse to continue a results file whose runs were made against other versions of the
     incidents to run (their digests differ): the file would mix two truths."""
+    from k8s_agent_harness.report import plural
+
     digests = {incident.id: incident.digest for incident in incidents}
     changed = sorted(
         {
@@ -166,7 +168,7 @@ def _same_incidents(done: dict[str, Any], incidents: list[Any], results: Path) -
     if changed:
         shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
         raise ConfigError(
-            f"{results} holds runs of another version of {len(changed)} incident(s) ({shown}): their files "
+            f"{results} holds runs of another version of {plural(len(changed), 'incident')} ({shown}): their files "
             "changed since; --fresh starts the file again (or write to another --results file; "
             "`k8s-agent eval report` rescores the old runs against the incidents as they are now)"
         )
@@ -223,6 +225,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from k8s_agent.eval.runner import read_results
+    from k8s_agent_harness.report import plural
 
     merged: dict[str, dict[str, Any]] = {}
     repeated = 0
@@ -246,13 +249,14 @@ def cmd_merge(args: argparse.Namespace) -> int:
                 merged[key] = record
         if repeated:
             print(
-                f"note: {repeated} result(s) are in more than one file: the first of each is kept",
+                f"note: {plural(repeated, 'result')} {'is' if repeated == 1 else 'are'} in more than one file: the "
+                f"first of {'it' if repeated == 1 else 'each'} is kept",
                 file=sys.stderr,
             )
         mixed = sorted(incident for incident, seen in digests.items() if len(seen) > 1)
         if mixed:
             print(
-                f"note: the files hold runs of different versions of {len(mixed)} incident(s) "
+                f"note: the files hold runs of different versions of {plural(len(mixed), 'incident')} "
                 f"({', '.join(mixed[:5])}{' ...' if len(mixed) > 5 else ''}): `eval report` scores every run "
                 "against the incidents as they are now and names what changed",
                 file=sys.stderr,
@@ -269,7 +273,10 @@ def cmd_merge(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"merged {len(merged)} results from {len(files)} file(s) into {args.out}", file=sys.stderr)
+    print(
+        f"merged {plural(len(merged), 'result')} from {plural(len(files), 'file')} into {args.out}",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 
@@ -295,6 +302,7 @@ def _emit(report: Any, args: argparse.Namespace) -> int | None:
 def cmd_report(args: argparse.Namespace) -> int:
     from k8s_agent.eval.report import build
     from k8s_agent.eval.runner import read_results
+    from k8s_agent_harness.report import plural
 
     try:
         if not args.results.is_file():
@@ -311,7 +319,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         for name, why in report.changed.items():
             print(f"note: {name}: {why}", file=sys.stderr)
         if report.unknown:
-            listed = ", ".join(f"{name} ({runs} run(s))" for name, runs in report.unknown.items())
+            listed = ", ".join(f"{name} ({plural(runs, 'run')})" for name, runs in report.unknown.items())
             print(
                 f"note: results for incidents the corpus does not have (not scored): {listed}",
                 file=sys.stderr,
@@ -325,6 +333,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from k8s_agent.cli import config_from
     from k8s_agent.eval.report import build
     from k8s_agent.eval.runner import MadeFolders, Progress, Results, model_endpoints, plan, run_jobs, shard
+    from k8s_agent_harness.report import plural
     from k8s_agent_harness.vocabulary import Impl
 
     folders = MadeFolders()  # the results' and the traces' folders: removed again if left empty
@@ -340,7 +349,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
             try:
                 impls.append(Impl(name))
             except ValueError:
-                raise ConfigError(f"unknown implementation {name!r}: choose handwritten, sdk") from None
+                from k8s_agent_harness.config import did_you_mean
+                from k8s_agent_harness.vocabulary import IMPLEMENTATIONS
+
+                raise ConfigError(
+                    f"unknown implementation {name!r}: choose handwritten, sdk{did_you_mean(name, IMPLEMENTATIONS)}"
+                ) from None
         models = _listed(args.models, ["offline"])
         from k8s_agent_harness.config import BASELINE_MODELS
 
@@ -359,7 +373,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         done, notes = results.read()
         if done and not args.resume and not args.fresh:
             raise ConfigError(
-                f"{args.results} already holds {len(done)} results: --resume continues it, --fresh replaces it"
+                f"{args.results} already holds {plural(len(done), 'result')}: --resume continues it, --fresh "
+                "replaces it"
             )
         if done and args.resume:
             _same_incidents(done, incidents, args.results)
@@ -385,10 +400,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     jobs = [
         job for job in plan(impls, models, incidents, args.repeat, args.served_by, api) if job.key not in done
     ]
-    progress = Progress(len(jobs), quiet=args.quiet)
+    progress = Progress(len(jobs), quiet=args.quiet, jobs=args.concurrency)
     progress.say(
-        f"eval: {len(incidents)} incidents x {len(impls)} implementations x {len(models)} models x "
-        f"{args.repeat} repeats = {len(jobs)} runs"
+        f"eval: {plural(len(incidents), 'incident')} x {plural(len(impls), 'implementation')} x "
+        f"{plural(len(models), 'model')} x {plural(args.repeat, 'repeat')} = {plural(len(jobs), 'run')}"
         + (f" ({len(done)} already in {args.results})" if done else "")
         + f", {args.concurrency} at a time, "
         + ("each run its own MCP server" if args.server_per_run else "one MCP server per incident")
@@ -412,7 +427,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             for gate in gates:
                 if gate.rate_limited:
                     progress.say(
-                        f"rate limited {gate.rate_limited} time(s) by {gate.upstream}: the pool paused "
+                        f"rate limited {plural(gate.rate_limited, 'time')} by {gate.upstream}: the pool paused "
                         f"{gate.paused_seconds:.0f} s in all"
                     )
     finally:
@@ -424,5 +439,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     status = _emit(report, args)
     failed = sum(1 for record in chosen if record.get("error"))
     if failed:
-        progress.say(f"{failed} run(s) ended in an error: see the errors column and their traces")
+        progress.say(
+            f"{plural(failed, 'run')} ended in an error: see the errors column and {'its' if failed == 1 else 'their'} "
+            f"{'trace' if failed == 1 else 'traces'}"
+        )
     return status or (EXIT_RUNS_FAILED if failed else EXIT_OK)

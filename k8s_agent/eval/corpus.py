@@ -258,9 +258,11 @@ def check(incident: Incident, fixture: dict[str, Any], scope: str) -> list[str]:
     if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", incident.id):
         problems.append("the id (the file's name) is not kebab-case")
     if not PODS[0] <= len(pods) <= PODS[1]:
-        problems.append(f"{len(pods)} pods (want {PODS[0]} to {PODS[1]})")
+        problems.append(f"{len(pods)} {'pod' if len(pods) == 1 else 'pods'} (want {PODS[0]} to {PODS[1]})")
     if not NODES[0] <= len(nodes) <= NODES[1]:
-        problems.append(f"{len(nodes)} nodes (want {NODES[0]} to {NODES[1]})")
+        problems.append(
+            f"{len(nodes)} {'node' if len(nodes) == 1 else 'nodes'} (want {NODES[0]} to {NODES[1]})"
+        )
     keys = [(p["namespace"], p["name"]) for p in pods]
     if len(set(keys)) != len(keys):
         problems.append("two pods share a name")

@@ -25,6 +25,7 @@ from k8s_agent.eval.corpus import Incident
 from k8s_agent.eval.score import METRICS, counted, rescore
 from k8s_agent.eval.stats import bootstrap_mean, mean, sign_test, solved_interval
 from k8s_agent_harness.redact import one_line
+from k8s_agent_harness.report import plural
 
 ALPHA = 0.05
 BASELINE = "baseline:"
@@ -189,7 +190,7 @@ def build(
         if other:
             runs = sum(1 for d in seen if d and d != incident.digest)
             changed[incident.id] = (
-                f"the incident changed since {runs} of its {len(seen)} run(s) (digest {', '.join(other)} "
+                f"the incident changed since {runs} of its {plural(len(seen), 'run')} (digest {', '.join(other)} "
                 f"then, {incident.digest} now): they are scored against its truth as it is now"
             )
         if any(not d for d in seen):
@@ -197,12 +198,14 @@ def build(
     extra_notes = list(notes)
     if rescored and (verdicts_changed or changed):
         extra_notes.append(
-            f"{rescored} run(s) scored again against the corpus's truth as it is now; {verdicts_changed} "
-            "solved verdict(s) differ from those stored with the results"
+            f"{plural(rescored, 'run')} scored again against the corpus's truth as it is now; "
+            f"{plural(verdicts_changed, 'solved verdict')} {'differs' if verdicts_changed == 1 else 'differ'} from "
+            "those stored with the results"
         )
     if stored:
         extra_notes.append(
-            f"{stored} run(s) do not hold their report: the scores stored with them are shown, not rescored"
+            f"{plural(stored, 'run')} {'does' if stored == 1 else 'do'} not hold {'its' if stored == 1 else 'their'} "
+            f"report: the scores stored with {'it' if stored == 1 else 'them'} are shown, not rescored"
         )
     if unrecorded:
         extra_notes.append(
@@ -312,11 +315,11 @@ def verdict(pair: Pair) -> str:
     if not pair.wins and not pair.losses:
         return (
             f"{pair.first} and {pair.second} solve the same incidents equally often on {pair.model} "
-            f"({pair.incidents} incidents compared)."
+            f"({plural(pair.incidents, 'incident')} compared)."
         )
     where = "beyond noise" if pair.beyond_noise else "within noise"
     return (
-        f"On {pair.model}, {pair.first} does better on {len(pair.wins)} incident(s) and {pair.second} on "
+        f"On {pair.model}, {pair.first} does better on {plural(len(pair.wins), 'incident')} and {pair.second} on "
         f"{len(pair.losses)} of {pair.incidents}; exact sign test p = {pair.p_value:.3f}: {where} "
         f"(at {ALPHA:g})."
     )
@@ -390,7 +393,7 @@ def _markdown_table(groups: list[Group], margin: bool) -> list[str]:
 def markdown(report: EvalReport) -> str:
     labels = [g.label for g in report.groups]
     floors = bool(report.baselines)
-    lines = [f"# Eval: {len(report.incidents)} incidents, {report.repeat} repeat(s)", ""]
+    lines = [f"# Eval: {plural(len(report.incidents), 'incident')}, {plural(report.repeat, 'repeat')}", ""]
     lines += _markdown_table(report.real, floors)
     lines.append("")
     if floors:
@@ -431,7 +434,7 @@ def markdown(report: EvalReport) -> str:
         lines += [f"- {name}: {why}" for name, why in report.changed.items()]
     if report.unknown:
         lines += ["", "## Results for incidents not in the corpus (not scored)", ""]
-        lines += [f"- {name}: {runs} run(s)" for name, runs in report.unknown.items()]
+        lines += [f"- {name}: {plural(runs, 'run')}" for name, runs in report.unknown.items()]
     if report.skipped:
         lines += ["", "## Skipped corpus entries", ""]
         lines += [f"- {name}: {why}" for name, why in report.skipped]
@@ -581,7 +584,7 @@ def html(report: EvalReport) -> str:
     out = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<title>k8s-agent eval</title><style>" + _STYLE + "</style></head><body>",
-        f"<h1>Eval: {len(report.incidents)} incidents, {report.repeat} repeat(s)</h1>",
+        f"<h1>Eval: {plural(len(report.incidents), 'incident')}, {plural(report.repeat, 'repeat')}</h1>",
         _html_table(report, report.real, floor=False),
     ]
     if report.baselines:
@@ -668,7 +671,7 @@ def html(report: EvalReport) -> str:
     if report.unknown:
         out.append(
             "<h2>Results for incidents not in the corpus (not scored)</h2><ul id='unknown'>"
-            + "".join(f"<li>{h(name)}: {runs} run(s)</li>" for name, runs in report.unknown.items())
+            + "".join(f"<li>{h(name)}: {plural(runs, 'run')}</li>" for name, runs in report.unknown.items())
             + "</ul>"
         )
     if report.skipped:

@@ -179,7 +179,13 @@ def read_results(path: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
 
 @dataclass
 class Progress:
-    """A progress bar with ETA on a terminal, a line per run otherwise."""
+    """A progress bar with the rate and ETA on a terminal, a line per run otherwise.
+
+    The rate and ETA are measured from when the first `jobs` runs (the first wave, as many as run
+    at a time) have ended: those paid for the start (imports, servers, a model's warm-up) and would
+    make the ETA of a long eval many times too long. Until a second wave has ended too, the ETA is
+    "estimating...". The last line says how long the command took.
+    """
 
     total: int
     quiet: bool = False
@@ -187,11 +193,34 @@ class Progress:
     done: int = 0
     failed: int = 0
     solved: int = 0
+    jobs: int = 1
+    clock: Callable[[], float] = time.monotonic
+    command_clock: Callable[[], float] | None = None
 
     def __post_init__(self) -> None:
         self.stream = self.stream or sys.stderr
-        self.started = time.monotonic()
+        self.started = self.clock()
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._warm: tuple[int, float] | None = None  # (runs ended, when) once the first wave ended
+        if self.command_clock is None:
+            from k8s_agent.uptime import command_seconds
+
+            self.command_clock = command_seconds
+
+    def estimate(self) -> tuple[float, float] | None:
+        """(runs a second, seconds left), measured after the first wave; None while estimating."""
+        now = self.clock()
+        wave = max(1, min(self.jobs, self.total))
+        if self._warm is None and self.done >= wave:
+            self._warm = (self.done, now)
+        if self._warm is None:
+            return None
+        ended, since = self._warm
+        measured = self.done - ended
+        if measured < wave or now <= since:
+            return None
+        rate = measured / (now - since)
+        return rate, (self.total - self.done) / rate
 
     def say(self, line: str) -> None:
         if self.quiet:
@@ -205,15 +234,20 @@ class Progress:
         self.done += 1
         self.failed += bool(record.get("error"))
         self.solved += bool(record["score"].get("solved"))
+        estimate = self.estimate()
         if self.quiet:
             return
-        elapsed = time.monotonic() - self.started
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 else 0.0
         outcome = f"error: {str(record['error'])[:80]}" if record.get("error") else _outcome(record["score"])
         width = len(str(self.total))
         head = f"[{self.done:>{width}}/{self.total}] {100 * self.done // max(1, self.total):>3}%"
-        tail = f"{rate:.2f} runs/s · ETA {_duration(eta)}"
+        if self.done >= self.total:
+            assert self.command_clock is not None
+            tail = f"done in {_duration(self.command_clock())}"
+        elif estimate is None:
+            tail = "ETA estimating..."
+        else:
+            rate, left = estimate
+            tail = f"{rate:.2f} runs/s · ETA {_duration(left)}"
         if self.tty:
             filled = 24 * self.done // max(1, self.total)
             bar = "#" * filled + "-" * (24 - filled)

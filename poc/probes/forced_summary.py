@@ -224,7 +224,8 @@ def judge(observations: Observations) -> Judgement:
         and observations["sentinel_history_keeps_call_and_output"] is True
     )
     tool_less = observations["summary_request_tools"] == ABSENT
-    headline = f"sentinel stops after {observations['sentinel_requests_sent']} request(s)"
+    sent = observations["sentinel_requests_sent"]
+    headline = f"sentinel stops after {sent} {'request' if sent == 1 else 'requests'}"
     headline += ", summary without tools" if tool_less else ", summary still has tools"
     return Judgement("ok" if stops and tool_less else "differs", headline)
 

@@ -265,7 +265,12 @@ def test_with_stream_the_answer_shows_as_it_comes_and_the_report_follows(
     shown = [line.removeprefix("  │ ") for line in lines if line.startswith("  │ ")]
     (trace,) = traces(tmp_path)
     assert trace[0]["stream"] is True
-    assert "\n".join(shown) == last_model_text(trace)  # the model's text, shown as it came
+    # The report, a JSON document, is shown as it comes finding by finding, not as JSON.
+    findings = json.loads(last_model_text(trace))["findings"]
+    assert shown == [
+        "writing the report; each finding as it is written:",
+        *(f"finding: pod {f['name']} ({f['namespace']}): {f['status']} · {f['cause']}" for f in findings),
+    ]
     answered = next(n for n, line in enumerate(lines) if line.startswith("  model answers"))
     assert lines[answered - 1].startswith("  │ ")  # shown before the answer was read
 

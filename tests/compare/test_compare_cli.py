@@ -81,8 +81,6 @@ def test_compare_runs_the_selected_scenarios_and_writes_the_report(
             "cluster-staging",
             "--cluster",
             str(fixture),
-            "--format",
-            "json",
             "--out",
             str(out),
             "--trace-dir",
@@ -99,7 +97,7 @@ def test_compare_runs_the_selected_scenarios_and_writes_the_report(
     assert cluster["runs"]["sdk"]["tool_calls_executed"] == 8 and cluster["answers_identical"] is True
     # stdout still gets the table, stderr the progress
     assert "| c6-unknown-tool | ✓ / ✓ |" in captured.out
-    assert "[4/4]" in captured.err and f"wrote {out}" in captured.err
+    assert "[4/4]" in captured.err and f"report written to {out}" in captured.err
     runs = tmp_path.glob("traces/compare-*/[!w]*/*/*.jsonl")  # not warm-up/
     assert sorted(path.name == "calls.jsonl" for path in runs) == [False] * 4 + [True] * 4  # trace, call log
     kept = sorted(path.name for path in (tmp_path / "traces").glob("compare-*"))
@@ -188,8 +186,6 @@ def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
                 str(empty_env_file(tmp_path)),
                 "--trace-dir",
                 str(tmp_path / "traces"),
-                "--format",
-                "json",
                 "--out",
                 str(out),
                 "--quiet",
@@ -261,4 +257,5 @@ def test_registering_compare_and_trace_imports_nothing_heavy() -> None:
     )
 
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['k8s_agent.compare', 'k8s_agent.trace_tools'] False"
+    # k8s_agent.outputs (--format and --out, shared with contract and eval, which the CLI registers too)
+    assert done.stdout.strip() == "['k8s_agent.compare', 'k8s_agent.outputs', 'k8s_agent.trace_tools'] False"

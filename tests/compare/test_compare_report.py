@@ -203,7 +203,8 @@ def test_costs_match_the_trace_of_each_run(report: dict[str, Any]) -> None:
         (start,) = [e for e in trace if e["kind"] == "run_start"]
         (end,) = [e for e in trace if e["kind"] == "run_end"]
         assert metrics["startup_seconds"] + metrics["loop_seconds"] == pytest.approx(
-            end["ts"] - start["ts"], abs=2e-3  # each of the two rounded to the millisecond
+            end["ts"] - start["ts"],
+            abs=2e-3,  # each of the two rounded to the millisecond
         )
 
 

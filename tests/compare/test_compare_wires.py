@@ -264,7 +264,7 @@ def test_a_model_that_behaves_differently_on_one_wire_is_reported_as_a_differenc
                 "compare", "--question", QUESTION, "--repeat", "1", "--side", "sdk:chat", "--side", "sdk:responses",
                 "--base-url", endpoint.url, "--model", "playbook", "--api-key", "sk-test-compare-000",
                 "--env-file", str(empty_env_file(tmp_path)), "--trace-dir", str(tmp_path / "traces"),
-                "--format", "json", "--out", str(out), "--quiet",
+                "--out", str(out), "--quiet",
             ]
         )  # fmt: skip
         wires = list(endpoint.wires)
@@ -298,7 +298,7 @@ def test_the_sdk_on_chat_and_on_responses_agree_on_the_scenario_library(
     code = main(
         [
             "compare", "--side", "sdk:chat", "--side", "sdk:responses", "--scenario", "c2-zero-tool-pushback",
-            "--scenario", "c11-report-schema", "--format", "json", "--out", str(out),
+            "--scenario", "c11-report-schema", "--out", str(out),
             "--trace-dir", str(tmp_path / "traces"),
         ]
     )  # fmt: skip
@@ -324,7 +324,7 @@ def test_api_applies_to_the_scenario_library(tmp_path: Path, capsys: pytest.Capt
     out = tmp_path / "responses.json"
     code = main(
         [
-            "compare", "--api", "responses", "--scenario", "offline-default", "--format", "json",
+            "compare", "--api", "responses", "--scenario", "offline-default",
             "--out", str(out), "--trace-dir", str(tmp_path / "traces"),
         ]
     )  # fmt: skip

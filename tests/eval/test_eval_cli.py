@@ -277,16 +277,15 @@ def test_report_rescores_every_run_against_the_truth_now_and_names_what_changed_
     assert report["unknown_incidents"] == {"retired-incident": 1}
     assert report["rescored"]["verdicts_changed"] >= 2
     assert "note: default-production: the incident changed since" in done.stderr
-    assert "retired-incident (1 run(s))" in done.stderr
+    assert "retired-incident (1 run)" in done.stderr
     text = (tmp_path / "r.md").read_text()
-    assert "## Incidents changed since their runs" in text and "- retired-incident: 1 run(s)" in text
+    assert "## Incidents changed since their runs" in text and "- retired-incident: 1 run" in text
     assert "cause pod/payment-service-6f7b8d9c8-ghj56 (production): crash_config (want oom_killed)" in text
     merged = k8s_agent("eval", "merge", "r.jsonl", "--out", "all.jsonl", cwd=tmp_path)
     assert merged.returncode == 0 and records(tmp_path / "all.jsonl") == records(tmp_path / "r.jsonl")
     resumed = k8s_agent("eval", "--corpus", "corpus", "--results", "r.jsonl", "--resume", cwd=tmp_path)
-    assert (
-        resumed.returncode == 2
-        and "holds runs of another version of 1 incident(s) (default-production)" in (resumed.stderr)
+    assert resumed.returncode == 2 and "holds runs of another version of 1 incident (default-production)" in (
+        resumed.stderr
     )
     assert records(tmp_path / "r.jsonl") == records(tmp_path / "all.jsonl")  # nothing appended
 
@@ -359,7 +358,7 @@ def test_a_429_pauses_the_pool_for_its_retry_after_and_no_run_fails(corpus: Path
         )  # fmt: skip
 
     assert done.returncode == 0, done.stderr[-2000:]
-    assert f"rate limited 2 time(s) by {server.url}" in done.stderr
+    assert f"rate limited 2 times by {server.url}" in done.stderr
     assert all(r["error"] is None for r in records(tmp_path / "r.jsonl"))
     assert sum(g["solved"] for g in json.loads(done.stdout)["groups"] if g["model"] == "scripted") == 4
 

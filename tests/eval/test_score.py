@@ -463,7 +463,7 @@ def test_the_report_rescores_against_the_truth_as_it_is_now_and_says_it_changed(
     assert (
         "## Incidents changed since their runs" in text and f"| {INCIDENT.id} (changed since run) |" in text
     )
-    assert "## Results for incidents not in the corpus (not scored)" in text and "- retired: 1 run(s)" in text
+    assert "## Results for incidents not in the corpus (not scored)" in text and "- retired: 1 run" in text
     shown = as_json(report)
     assert shown["changed_since_run"] == report.changed and shown["unknown_incidents"] == {"retired": 1}
     assert "id='changed'" in html(report) and "id='unknown'" in html(report)

@@ -70,7 +70,7 @@ def test_an_unknown_probe_name_is_a_usage_error() -> None:
     done = run_poc("--only", "no_such_probe")
 
     assert done.returncode == 2
-    assert "unknown probe(s) no_such_probe" in done.stderr
+    assert "unknown probe no_such_probe; known: " in done.stderr
 
 
 def test_importing_the_cli_does_not_import_the_sdk() -> None:

@@ -98,7 +98,7 @@ def test_a_page_that_fills_the_cap_exactly_is_read_whole() -> None:
 
     assert len(listing.tools) == MAX_TOOLS
     assert listing.problems == (
-        "the server listed 1 tool name(s) more than once (t0): the first definition of each is used",
+        "the server listed 1 tool name more than once (t0): the first definition of it is used",
     )
 
 
@@ -107,7 +107,7 @@ def test_a_tool_listed_twice_is_kept_once_with_a_warning() -> None:
 
     assert [t.name for t in listing.tools] == ["a", "b"]
     assert listing.problems == (
-        "the server listed 1 tool name(s) more than once (a): the first definition of each is used",
+        "the server listed 1 tool name more than once (a): the first definition of it is used",
     )
 
 

@@ -137,3 +137,50 @@ def test_streamed_text_is_printed_without_the_escapes_it_may_carry() -> None:
 
     assert "\x1b]" not in stream.getvalue() and "\\x1b" in stream.getvalue()
     assert stream.getvalue().endswith("\n")
+
+
+def test_a_streamed_structured_report_shows_each_finding_once_it_is_complete_not_its_json() -> None:
+    stream = io.StringIO()
+    printer = ProgressPrinter(stream, environ={}, command_clock=lambda: 9.5)
+    report = (
+        '  {"scope": "pods", "findings": [{"kind": "pod", "name": "api-1", "namespace": "shop", '
+        '"status": "CrashLoopBackOff", "cause": "crash_config", "evidence": [{"text": "a ] or } in a quote"}]},'
+        ' {"kind": "node", "name": "n1", "status": "NotReady", "cause": "node_not_ready"}], "healthy": {"count": 2}}'
+    )
+    start = events.RunStart(
+        run_id="r", impl="handwritten", question="q", started_at="now", report_format="json_schema"
+    )
+
+    printer(start)
+    printer(events.ModelRequest(step=3, message_count=9, tools_sent=True, tool_count=7, tool_choice="auto"))
+    seen = []
+    for piece in (report[at : at + 7] for at in range(0, len(report), 7)):  # a stream in small pieces
+        printer(events.StreamedText(text=piece))
+        seen.append(stream.getvalue().count("finding:"))
+    printer(events.ModelResponse(step=3, text=report.strip()))
+    printer(events.RunEnd(run_id="r", impl="handwritten", status="ok", wall_seconds=1.25))
+
+    lines = stream.getvalue().splitlines()[2:]
+    assert lines == [
+        "  │ writing the report; each finding as it is written:",
+        "  │ finding: pod api-1 (shop): CrashLoopBackOff · crash_config",
+        "  │ finding: node n1: NotReady · node_not_ready",
+        f"  model answers ({len(report.strip())} characters) (0 ms)",
+        "run ended after 1.2 s; 9.5 s since the command started (the rest: loading the agent and checking the "
+        "request)",
+    ]
+    assert seen[0] == 0 and seen[-1] == 2 and seen == sorted(seen)  # each as it completes
+
+
+def test_a_streamed_prose_answer_in_a_structured_run_is_shown_as_text() -> None:
+    stream = io.StringIO()
+    printer = ProgressPrinter(stream, environ={})
+    printer(
+        events.RunStart(run_id="r", impl="sdk", question="q", started_at="now", report_format="json_text")
+    )
+
+    printer(events.StreamedText(text="  "))
+    printer(events.StreamedText(text="Let me look at the pods."))
+    printer.close()
+
+    assert stream.getvalue().splitlines()[1:] == ["  │   Let me look at the pods."]
