@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -357,18 +357,23 @@ def _flag_then_value(match: re.Match[str]) -> str:
     return match[0][:start] + REDACTED + match[0][start + end :]
 
 
-def _yaml_data_blocks(text: str) -> str:
-    """Each entry of a Secret's `data`/`stringData` block, in YAML that could not be read whole."""
-    secret = _MENTIONS_A_SECRET.search(text) is not None
+LineEditor = Callable[[str, int], str]
+"""Rewrites one line of a block, given its indentation (it may keep state from line to line)."""
+
+
+def _blocks(text: str, header: re.Pattern[str], editor: Callable[[re.Match[str]], LineEditor | None]) -> str:
+    """`text` with the lines under each `header` (the lines indented deeper than it, blank ones
+    among them) rewritten by the editor `editor` makes for that header; a header it makes none for
+    is left as it is."""
     parts: list[str] = []
     at = 0
-    for block in _YAML_DATA.finditer(text):
-        if block.start() < at or (block["key"] == "data" and not secret):
+    for block in header.finditer(text):
+        edit = editor(block) if block.start() >= at else None
+        if edit is None:
             continue
         parts.append(text[at : block.end()])
         at = block.end()
-        depth = len(block["indent"])
-        child: int | None = None
+        depth = len(block["indent"].expandtabs())
         while at < len(text):
             end = text.find("\n", at)
             end = len(text) if end < 0 else end + 1
@@ -376,16 +381,36 @@ def _yaml_data_blocks(text: str) -> str:
             width = len(line) - len(line.lstrip(" \t"))
             if line.strip() and width <= depth:
                 break
-            if child is None and line.strip():
-                child = width
-            entry = _YAML_DATA_ENTRY.match(line) if width == child else None
-            if entry is not None and entry["value"].strip():
-                line = entry["key"] + _hidden(entry["value"]) + line[entry.end() :]
-            elif line.strip() and child is not None and width > child:
-                line = line[:width] + REDACTED + ("\n" if line.endswith("\n") else "")
-            parts.append(line)
+            parts.append(edit(line, width) if line.strip() else line)
             at = end
     return "".join(parts) + text[at:]
+
+
+def _hidden_line(line: str, width: int) -> str:
+    """A line's content replaced by the mark, its indentation and line break kept."""
+    return line[:width] + REDACTED + ("\n" if line.endswith("\n") else "")
+
+
+def _yaml_data_blocks(text: str) -> str:
+    """Each entry of a Secret's `data`/`stringData` block, in YAML that could not be read whole."""
+    secret = _MENTIONS_A_SECRET.search(text) is not None
+
+    def editor(block: re.Match[str]) -> LineEditor | None:
+        if block["key"] == "data" and not secret:
+            return None
+        child: int | None = None
+
+        def edit(line: str, width: int) -> str:
+            nonlocal child
+            child = width if child is None else child
+            entry = _YAML_DATA_ENTRY.match(line) if width == child else None
+            if entry is not None and entry["value"].strip():
+                return entry["key"] + _hidden(entry["value"]) + line[entry.end() :]
+            return _hidden_line(line, width) if width > child else line
+
+        return edit
+
+    return _blocks(text, _YAML_DATA, editor)
 
 
 def _json_data_block(match: re.Match[str]) -> str:
@@ -401,39 +426,26 @@ _DESCRIBE_VARIABLE = re.compile(r"(?P<name>[ \t]*(?P<word>[A-Za-z_][A-Za-z0-9_.-
 
 
 def _describe_environment(text: str) -> str:
-    """Each variable of a describe `Environment:` block whose name looks secret (DB_PASS, STRIPE_KEY)."""
+    """Each variable of a describe `Environment:` block whose name looks secret (DB_PASS, STRIPE_KEY),
+    every line of its value."""
     if "Environment:" not in text:
         return text
-    parts: list[str] = []
-    at = 0
-    for block in _DESCRIBE_ENV.finditer(text):
-        if block.start() < at:
-            continue
-        parts.append(text[at : block.end()])
-        at = block.end()
-        depth = len(block["indent"].expandtabs())
+
+    def editor(block: re.Match[str]) -> LineEditor:
         hiding = False
-        while at < len(text):
-            end = text.find("\n", at)
-            end = len(text) if end < 0 else end + 1
-            line = text[at:end]
-            if line.strip() and len(line) - len(line.lstrip(" \t")) <= depth:
-                break
+
+        def edit(line: str, width: int) -> str:
+            nonlocal hiding
             variable = _DESCRIBE_VARIABLE.match(line)
             if variable is not None:
-                hiding = (
-                    looks_secret_name(variable["word"])
-                    and bool(variable["value"].strip())
-                    and not is_reference(variable["value"].strip())
-                )
-                if hiding:
-                    line = variable["name"] + REDACTED + ("\n" if line.endswith("\n") else "")
-            elif hiding and line.strip():  # the next line of a value of several lines
-                width = len(line) - len(line.lstrip(" \t"))
-                line = line[:width] + REDACTED + ("\n" if line.endswith("\n") else "")
-            parts.append(line)
-            at = end
-    return "".join(parts) + text[at:]
+                value = variable["value"].strip()
+                hiding = looks_secret_name(variable["word"]) and bool(value) and not is_reference(value)
+                return variable["name"] + REDACTED + ("\n" if line.endswith("\n") else "") if hiding else line
+            return _hidden_line(line, width) if hiding else line  # the next line of a value of several
+
+        return edit
+
+    return _blocks(text, _DESCRIBE_ENV, editor)
 
 
 # An env entry as Go prints a map (`kubectl get -o custom-columns=ENV:.spec.containers[*].env`).

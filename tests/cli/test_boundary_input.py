@@ -22,16 +22,6 @@ RLO = "\u202e"
 DEEP = "[" * 5000 + "]" * 5000
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One `ask` run's trace (the offline model on the shipped mock cluster), copied by each test."""
-    folder = tmp_path_factory.mktemp("recorded")
-    done = ask(DEFAULT_QUESTION, "--quiet", cwd=folder)
-    assert done.returncode == 0, done.stderr
-    (path,) = (folder / "traces").glob("*.jsonl")
-    return path
-
-
 def copy_of(trace: Path, tmp_path: Path) -> Path:
     return Path(shutil.copy(trace, tmp_path / "run.jsonl"))
 

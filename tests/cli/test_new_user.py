@@ -28,16 +28,6 @@ def cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.
     return k8s_agent(*args, cwd=cwd, env={"K8S_AGENT_TRACE_DIR": "traces", **(env or {})})
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One `ask` run's trace (the offline model on the shipped mock cluster), copied by each test."""
-    folder = tmp_path_factory.mktemp("recorded")
-    done = ask(DEFAULT_QUESTION, "--quiet", cwd=folder)
-    assert done.returncode == 0, done.stderr
-    (path,) = (folder / "traces").glob("*.jsonl")
-    return path
-
-
 # -- 1. an unknown flag is named as itself ------------------------------------------------------------
 
 
