@@ -3,7 +3,7 @@
 # (python -m build), install the wheel (not -e) with its test extra into a fresh venv, `pip check`,
 # then run `k8s-agent ask` with both agents, `k8s-agent probe` and `eval` on one incident of each
 # shipped corpus (the package data), and the tests of what a wheel can break (the contract suite, the
-# mock cluster's files and fixtures, the servers) from that install, in a folder that holds the tests
+# mock cluster's files, the servers) from that install, in a folder that holds the tests
 # and not the source, so that every import comes from the wheel. The whole suite runs on the
 # editable install (.ci/run); these are the tests whose outcome depends on what the wheel holds.
 #
@@ -41,7 +41,7 @@ for corpus in corpus holdout holdout2; do
 done
 echo "check-wheel: k8s-agent ask (both agents), probe and eval ran from the wheel; the tests:" >&2
 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider tests/contract/test_contract.py \
-    tests/unit/test_kube_objects.py tests/unit/test_mock_cluster_files.py tests/unit/test_servers.py
+    tests/unit/test_mock_cluster_files.py tests/unit/test_servers.py
 status=$?
 [ "$status" -eq 5 ] && fail "pytest collected no tests"
 [ "$status" -eq 0 ] || fail "the quick tests failed against the installed wheel (exit $status)"
