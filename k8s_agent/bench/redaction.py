@@ -89,7 +89,8 @@ def main() -> None:
             size = len(text.encode()) / 1e6
             whole = best(options.rounds, functools.partial(redacted, text))
             reading = best(options.rounds, functools.partial(text_targets, text))
-            left = sum(SECRET.format(n=n) in Redactor().text(text) for n in range(pods))
+            clean = Redactor().text(text)
+            left = sum(SECRET.format(n=n) in clean for n in range(pods))
             print(
                 f"| {shape} | {pods:,} | {size:.2f} | {whole:.3f} | {reading / whole:.0%} | "
                 f"{size / whole:.1f} | {left} |"
