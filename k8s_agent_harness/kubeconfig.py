@@ -9,8 +9,11 @@ generous on purpose: a credential field anywhere in the document counts, not onl
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
+import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from typing import Any
 import yaml
 
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.private import write_private
 
 IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
 MAX_FILE_BYTES = 1_048_576
@@ -203,3 +207,68 @@ def _read(path: Path) -> str | None:
     except OSError:
         return None
     return data.decode("utf-8", "replace")
+
+
+# Fields that name a file, resolved (as kubectl and client-go resolve them) against the folder of
+# the kubeconfig that holds them: a copy elsewhere must name them by absolute path.
+_FILE_FIELDS = frozenset({"certificate-authority", "client-certificate", "client-key", "tokenFile"})
+COPY_MODE = 0o400
+
+
+@contextlib.contextmanager
+def private_copies(listed: str | None) -> Iterator[str | None]:
+    """While the block runs, a KUBECONFIG value that names private, read-only copies of the files
+    `listed` names (in their order, each file's relative paths made absolute), in a folder of the
+    run's own (0700) that is removed after: whatever a server writes to its kubeconfig (a context
+    switched, a token refreshed), the user's files stay as they were. `listed` as it is when it
+    names no file."""
+    sources = [Path(part) for part in (listed or "").split(os.pathsep) if part and part != os.devnull]
+    sources = [path for path in sources if path.is_file()]
+    if not sources:
+        yield listed
+        return
+    folder = Path(tempfile.mkdtemp(prefix="k8s-agent-kubeconfig-"))  # 0700 by mkdtemp
+    try:
+        copies = []
+        for number, source in enumerate(sources, 1):
+            copy = folder / f"{number}-{source.name}"
+            write_private(copy, _relocated(source))
+            os.chmod(copy, COPY_MODE)
+            copies.append(str(copy))
+        yield os.pathsep.join(copies)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _relocated(source: Path) -> str:
+    """The kubeconfig's text, its relative file paths made absolute (as-is when it is not YAML)."""
+    text = source.read_text(encoding="utf-8", errors="replace")
+    try:
+        documents = list(yaml.safe_load_all(text))
+    except yaml.YAMLError:
+        return text
+    changed = False
+
+    def walk(node: Any) -> None:
+        nonlocal changed
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in _FILE_FIELDS and isinstance(value, str) and value:
+                    absolute = str(_relative_to(source, value))
+                    changed |= absolute != value
+                    node[key] = absolute
+                elif key == "command" and isinstance(value, str) and "/" in value:
+                    absolute = str(_relative_to(source, value))  # an exec plugin's relative command
+                    changed |= absolute != value
+                    node[key] = absolute
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    for document in documents:
+        walk(document)
+    if not changed:
+        return text
+    return yaml.safe_dump_all(documents, sort_keys=False)

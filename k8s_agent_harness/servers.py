@@ -26,12 +26,14 @@ just before it starts the server.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
 import os
 import shlex
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,6 +122,17 @@ class ServerLaunch:
     Streamable HTTP, falling back to SSE when the server answers its first POST with a 4xx."""
     http: HttpStart | None = None
     """Set when the run starts `command` as an HTTP server on loopback (`served.py`) instead of on stdio."""
+
+    @contextlib.contextmanager
+    def with_private_kubeconfig(self) -> Iterator[ServerLaunch]:
+        """This launch, its server given private read-only copies of the kubeconfig files it would
+        read (kubeconfig.private_copies) for as long as the block runs: a server that writes its
+        kubeconfig (mcp-server-kubernetes' `kubectl_context set`) never changes the user's."""
+        with kubeconfig.private_copies(self.env.get("KUBECONFIG")) as copies:
+            if copies == self.env.get("KUBECONFIG"):
+                yield self
+            else:
+                yield dataclasses.replace(self, env={**self.env, "KUBECONFIG": copies or ""})
 
     def prepare(self) -> None:
         """Write the files the command needs (atomically, only when their content or their mode
@@ -246,6 +259,8 @@ def _mock(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
 def _custom(config: Config, environ: Mapping[str, str]) -> ServerLaunch:
     env = dict(config.mcp_env)
     kubeconfigs = kubeconfig.kubeconfig_files(env, environ)
+    if kubeconfigs:  # named, so that the server is given copies of them (with_private_kubeconfig)
+        env["KUBECONFIG"] = os.pathsep.join(str(path) for path in kubeconfigs)
     files = _select_context(config, env, kubeconfigs, environ)
     return ServerLaunch(
         config.mcp_command,
