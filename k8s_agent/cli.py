@@ -369,8 +369,9 @@ def config_from(args: argparse.Namespace, environ: dict[str, str] | None = None)
             raise ConfigError(f"--mcp-header expects 'NAME: VALUE', got {item.partition(':')[0]!r}")
         headers[name.strip()] = value.strip()
     flags["mcp_header"] = headers or None
-    if flags["allow_write"] is not None:
-        flags["allow_write"] = tuple(flags["allow_write"])
+    for name in ("allow_write", "allow_read"):
+        if flags[name] is not None:
+            flags[name] = tuple(flags[name])
     env_file = getattr(args, "env_file", None)
     return load_config(flags, environ, env_file or Path(".env"), dotenv_required=env_file is not None)
 

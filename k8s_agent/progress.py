@@ -70,7 +70,7 @@ def outcome_words(outcome: Outcome) -> str:
         case Outcome.UNKNOWN:
             return "unknown tool, rejected"
         case Outcome.REFUSED:
-            return "not read-only, refused"
+            return "may write, refused"
         case Outcome.INVALID_JSON:
             return "arguments are not JSON, rejected"
         case Outcome.INVALID_ARGS:
@@ -255,7 +255,9 @@ class ProgressPrinter:
                 wire += " (streamed)" if event.stream else ""
                 return f"k8s-agent · {event.impl} agent · model {event.model}{wire} · question: {question}"
             case events.ToolsListed():
-                note = f" (refused, not read-only: {', '.join(event.refused)})" if event.refused else ""
+                note = f" (refused, may write: {', '.join(event.refused)})" if event.refused else ""
+                if event.tasks_only:
+                    note += f" (left out, run only as tasks: {', '.join(event.tasks_only)})"
                 server_names = {alias: real for real, alias in event.aliases.items()}
                 shown = [
                     f"{name} [{server_names[name]}]" if name in server_names else name

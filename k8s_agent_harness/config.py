@@ -230,9 +230,28 @@ class Config:
         metavar="NAME",
         show_default=False,
     )
+    allow_read: tuple[str, ...] = _setting(
+        (),
+        "offer a tool that you know only reads, of a server k8s-agent does not know (repeatable; in the "
+        "environment, names separated by commas): such a server's tools are possible writes until "
+        "allowed by name, whatever its hints say",
+        env=("K8S_AGENT_ALLOW_READ",),
+        group=CLUSTER,
+        metavar="TOOL",
+        repeatable=True,
+        show_default=False,
+    )
+    trust_server_hints: bool = _setting(
+        False,
+        "take a server's readOnlyHint as the truth for the tools k8s-agent has no vetted word on (yes or "
+        "no): you vouch for the server; a known server's vetted tools are judged by their table anyway",
+        env=("K8S_AGENT_TRUST_SERVER_HINTS",),
+        group=CLUSTER,
+        metavar="{yes,no}",
+    )
     allow_write: tuple[str, ...] = _setting(
         (),
-        "allow a tool that is not annotated read-only (repeatable; asks on the terminal before each call)",
+        "allow a tool that may write (repeatable; asks on the terminal before each call)",
         group=CLUSTER,
         metavar="TOOL",
         repeatable=True,
@@ -888,8 +907,9 @@ def _coerce(name: str, value: Any) -> Any:
         return command_words(value, label)
     if hint is Path or Path in typing.get_args(hint):
         return Path(value).expanduser()
-    if name == "allow_write":
-        return tuple(value)
+    if name in ("allow_write", "allow_read"):
+        names = value.split(",") if isinstance(value, str) else value
+        return tuple(str(item).strip() for item in names if str(item).strip())
     if name == "base_url":
         return str(value).rstrip("/") or None
     if name in ("mcp_url", "mcp_token"):

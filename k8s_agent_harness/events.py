@@ -88,10 +88,14 @@ class _Event(_Model):
 
 
 class ListedTool(_Model):
-    """A tool the MCP server listed, with its read-only annotation (None: the server did not say)."""
+    """A tool the MCP server listed, with its read-only annotation (None: the server did not say), and
+    what the run's read-only policy holds it does (read_policy.py), and why."""
 
     name: str
     read_only: bool | None = None
+    access: str | None = None
+    """`read`, `write`, `by-argument`, `withheld` or `unvetted`; absent in traces from before it."""
+    why: str | None = None
 
 
 class ProposedCall(_Model):
@@ -171,15 +175,23 @@ class RunStart(_Event):
 
 
 class ToolsListed(_Event):
-    """The server's tools, which the run offers the model, and which it refuses (not read-only)."""
+    """The server's tools, which the run offers the model, and which it refuses (possible writes).
+
+    Which tools are possible writes is the run's read-only policy (docs/real-clusters.md).
+    """
 
     kind: Literal["tools_listed"] = "tools_listed"
     tools: list[ListedTool]
     allowed: list[str]
     """The names the model is offered (an alias where the server's name cannot be a function name)."""
     refused: list[str] = Field(default_factory=list)
+    """The tools not offered: possible writes the run was not allowed, or tools withheld."""
     aliases: dict[str, str] = Field(default_factory=dict)
     """The server's name of each tool the model knows by another name, and that name (version 5)."""
+    tasks_only: list[str] = Field(default_factory=list)
+    """Tools left out because the server runs them only as tasks (`execution.taskSupport: required`)."""
+    server: str | None = None
+    """The name the server gave at initialize (what the read-only policy knows it by)."""
 
 
 class ModelRequest(_Event):

@@ -27,6 +27,7 @@ from k8s_agent_harness.context import SEARCH_TOOL, Budget, ResultStore, excerpt,
 from k8s_agent_harness.grounding import Evidence
 from k8s_agent_harness.mcp_client import ProgressListener, ToolFailure, ToolListing, ToolResult
 from k8s_agent_harness.mcp_listing import changes
+from k8s_agent_harness.read_policy import ReadPolicy
 from k8s_agent_harness.schemas import ArgumentValidator
 from k8s_agent_harness.supervisor import Supervisor, call_signature, fingerprint_of
 from k8s_agent_harness.tool_names import aliases, model_names
@@ -124,6 +125,7 @@ class ToolGateway:
         supervisor: Supervisor,
         evidence: Evidence,
         *,
+        policy: ReadPolicy | None = None,
         allow_write: Iterable[str] = (),
         approver: Approver = deny_all,
         retry: RetryPolicy | None = None,
@@ -134,7 +136,8 @@ class ToolGateway:
         source: ToolSource | None = None,
         generation: int = 0,
     ) -> None:
-        self._allow_write = set(allow_write)
+        self.policy = policy or ReadPolicy.of(None, allow_write=allow_write)
+        """Which tools only read (read_policy.py): the server's vetted table or what the user allowed."""
         self.budget = budget or Budget(0)
         self.store = store if store is not None else ResultStore()
         self._max_calls = max_calls_per_turn
@@ -178,15 +181,29 @@ class ToolGateway:
         )
         known = self._known_names
 
+        self.verdicts = {tool.name: self.policy.verdict(tool, known[tool.name]) for tool in listed}
+        """The read-only policy's word on each listed tool, by the server's name."""
+
+        def as_task(tool: ToolSpec) -> bool:
+            return tool.task_support == "required"
+
         def allowed(tool: ToolSpec) -> bool:
-            if tool.name in self._changed:
+            if tool.name in self._changed or as_task(tool):
                 return False
-            return tool.read_only is True or bool({tool.name, known[tool.name]} & self._allow_write)
+            return self.verdicts[tool.name].offered
 
         self.tools = [tool for tool in listed if allowed(tool)]
         """The tools the model may call, in the server's order."""
-        self.refused = sorted(known[t.name] for t in listed if not allowed(t) and t.name not in self._changed)
-        """The tools refused as not read-only, by the name the model knows them by."""
+        self.refused = sorted(
+            known[t.name] for t in listed if not self.verdicts[t.name].offered and t.name not in self._changed
+        )
+        """The tools refused as possible writes (read_policy.py), by the name the model knows them by."""
+        self.tasks_only = sorted(
+            known[t.name]
+            for t in listed
+            if as_task(t) and self.verdicts[t.name].offered and t.name not in self._changed
+        )
+        """The tools left out because the server runs them only as tasks, which this client does not."""
         self.changed = sorted(known[t.name] for t in listed if t.name in self._changed)
         """The tools refused because their definition changed after the model was offered them."""
         self._by_name = {known[tool.name]: tool for tool in self.tools}
@@ -202,9 +219,16 @@ class ToolGateway:
         return aliases({tool.name: self._known_names[tool.name] for tool in self._listed})
 
     def server_name(self, name: str) -> str:
-        """The server's name of the tool the model calls `name`."""
+        """The server's name of the tool the model calls (or would call) `name`."""
         tool = self._by_name.get(name)
-        return tool.name if tool is not None else name
+        if tool is not None:
+            return tool.name
+        return next((t.name for t in self._listed if self._known_names[t.name] == name), name)
+
+    def hinted_read_only(self, name: str) -> bool:
+        """Whether the server marks the tool the model knows as `name` read-only (a hint)."""
+        server = self.server_name(name)
+        return any(t.name == server and t.read_only is True for t in self._listed)
 
     @property
     def names(self) -> list[str]:
@@ -235,10 +259,20 @@ class ToolGateway:
     def listed_event(self) -> events.ToolsListed:
         """The trace event of the tool list the run starts with."""
         return events.ToolsListed(
-            tools=[events.ListedTool(name=t.name, read_only=t.read_only) for t in self._listed],
+            tools=[
+                events.ListedTool(
+                    name=t.name,
+                    read_only=t.read_only,
+                    access=str(self.verdicts[t.name].access),
+                    why=self.verdicts[t.name].why,
+                )
+                for t in self._listed
+            ],
             allowed=self.names,
             refused=self.refused,
             aliases=self.aliases,
+            tasks_only=self.tasks_only,
+            server=self.policy.server,
         )
 
     async def refresh(self) -> None:
@@ -274,10 +308,26 @@ class ToolGateway:
             )
         )
 
-    def needs_approval(self, name: str) -> bool:
-        """Whether calls of this tool ask the operator first (a write tool allowed by --allow-write)."""
+    def needs_approval(self, name: str, arguments: Mapping[str, Any] | None = None) -> bool:
+        """Whether this call asks the operator first: a possible write allowed by --allow-write (or a
+        tool that writes by its arguments, allowed so, called in its writing form)."""
         tool = self._by_name.get(name)
-        return tool is not None and tool.read_only is not True
+        if tool is None:
+            return False
+        if self.verdicts[tool.name].approval:
+            return True
+        return (
+            arguments is not None
+            and bool({tool.name, name} & self.policy.allow_write)
+            and (self.policy.writes(tool, arguments) is not None)
+        )
+
+    def _writes(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+        """Why this call writes when the run may not (a tool offered for reading, called to write)."""
+        tool = self._by_name.get(name)
+        if tool is None or self.needs_approval(name, arguments):
+            return None
+        return self.policy.writes(tool, arguments)
 
     async def approve(self, name: str, raw_arguments: str | None) -> bool:
         """Ask the operator about a call before it is made (for loops that ask first, like the SDK's).
@@ -285,10 +335,10 @@ class ToolGateway:
         A call that will be rejected anyway, or answered from cache, needs no approval. A refusal
         is remembered: the call itself then produces and records the refusal message.
         """
-        if not self.needs_approval(name):
-            return True
         arguments, problem = _parse_arguments(raw_arguments or "")
         if problem is not None or self._schema_errors(name, arguments):
+            return True
+        if not self.needs_approval(name, arguments):
             return True
         signature = call_signature(name, arguments)
         if signature in self._cache or signature in self._approved:
@@ -343,7 +393,11 @@ class ToolGateway:
                 call_id, name, Outcome.SKIPPED, prompts.over_time_budget(), fingerprint, arguments
             )
 
-        if self.needs_approval(name) and signature not in self._approved:
+        if (why := self._writes(name, arguments)) is not None:
+            return ToolOutcome(
+                call_id, name, Outcome.REFUSED, prompts.write_call_refused(name, why), fingerprint, arguments
+            )
+        if self.needs_approval(name, arguments) and signature not in self._approved:
             if signature in self._denied or not await self._approver(name, arguments):
                 self._cache[signature] = (prompts.not_approved(name), None)
                 return ToolOutcome(

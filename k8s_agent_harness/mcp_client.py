@@ -211,6 +211,17 @@ class _Connection:
     """Replaced after a failure: closing it need not say goodbye to the server."""
     session_id: str | None = None
     """The session a server over Streamable HTTP opened (its `Mcp-Session-Id` header)."""
+    server: tuple[str, str] | None = None
+    """The name and version the server gave (`serverInfo`), when it gave them."""
+    protocol: str | None = None
+    """The MCP protocol version the connection speaks."""
+
+
+def _identity(client: Client) -> tuple[tuple[str, str] | None, str | None]:
+    """The server's name and version as it gave them, and the protocol version in use."""
+    info = client.session.server_info
+    server = (str(info.name), str(info.version or "")) if info is not None and info.name else None
+    return server, client.session.protocol_version
 
 
 class McpClient:
@@ -269,6 +280,11 @@ class McpClient:
         """Why the listing must be read again before it is used, when it must."""
         self._listing_lock = anyio.Lock()
         self.restarts = 0
+        self.server: tuple[str, str] | None = None
+        """The name and version the server gave at its first start (`serverInfo`), when it gave them:
+        what the read-only policy knows it by (read_policy.py)."""
+        self.protocol: str | None = None
+        """The MCP protocol version the first connection negotiated."""
 
     @property
     def tools(self) -> list[ToolSpec]:
@@ -296,6 +312,7 @@ class McpClient:
             if connection.client is None:
                 raise client._start_error(connection)
             client.listing = ToolListing(1, connection.listing.tools, problems=connection.listing.problems)
+            client.server, client.protocol = connection.server, connection.protocol
             if client.url is not None:
                 client._tell(
                     events.McpConnected(
@@ -563,6 +580,7 @@ class McpClient:
                         bounded.deadline = anyio.current_time() + self.start_timeout
                     async with self._new_client(connection) as client:
                         connection.phase = TOOLS_LIST
+                        connection.server, connection.protocol = _identity(client)
                         connection.listing = await list_tools(self._page_fetcher(client))
                         connection.client = client
                         bounded.deadline = math.inf

@@ -108,6 +108,7 @@ def tool_spec(tool: mcp_types.Tool) -> ToolSpec:
         read_only=annotations.read_only_hint if annotations is not None else None,
         annotations=_annotations(annotations),
         output_schema=dict(tool.output_schema) if tool.output_schema is not None else None,
+        task_support=tool.execution.task_support if tool.execution is not None else None,
     )
 
 

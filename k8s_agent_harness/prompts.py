@@ -115,10 +115,18 @@ def unknown_tool(name: str, available: Iterable[str]) -> str:
 
 
 def refused_tool(name: str, available: Iterable[str]) -> str:
-    """The message for a tool the server offers but the run refuses (not read-only)."""
+    """The message for a tool the server offers but the run refuses (a possible write)."""
     return (
-        f"Tool '{name}' is refused: the server does not annotate it as read-only, and this run allows "
-        f"read-only tools only. Available tools: {', '.join(sorted(available))}"
+        f"Tool '{name}' is refused: it is not known to only read, and this run calls only tools that "
+        f"read. Available tools: {', '.join(sorted(available))}"
+    )
+
+
+def write_call_refused(name: str, why: str) -> str:
+    """The message for a call of a tool offered for reading, made in the form that writes."""
+    return (
+        f"Tool call refused ({name}): {why}, and this run only reads. Call it in a form that only reads, "
+        "or use another tool."
     )
 
 

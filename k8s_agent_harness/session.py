@@ -23,12 +23,13 @@ from k8s_agent_harness import events, interrupts, otel, prompts
 from k8s_agent_harness.approval import Approver, deny_all
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.context import Budget, ResultStore
-from k8s_agent_harness.errors import AgentError
+from k8s_agent_harness.errors import AgentError, ConfigError
 from k8s_agent_harness.findings import HealthReport, Shown, render_text, report_fields
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.grounding import Evidence, invented_names
 from k8s_agent_harness.mcp_client import McpClient
 from k8s_agent_harness.model_client import WireState, model_client
+from k8s_agent_harness.read_policy import KNOWN_AS, Access, ReadPolicy
 from k8s_agent_harness.redact import Redactor, one_line, public_url
 from k8s_agent_harness.review import Accept, Checked, PushBack, Verdict, review, review_report
 from k8s_agent_harness.served import started_over_http
@@ -357,6 +358,7 @@ async def open_session(
         async with AsyncExitStack() as stack:
             if mcp is None:
                 launch.prepare()  # the files the server's command reads (kubernetes-mcp-server's config)
+                launch = stack.enter_context(launch.with_private_kubeconfig())
                 command, url = launch.command, launch.url
                 if launch.http is not None:  # started listening on loopback, reached over HTTP
                     url = await stack.enter_async_context(started_over_http(launch, config.mcp_start_timeout))
@@ -386,7 +388,12 @@ async def open_session(
                 recorder,
                 supervisor,
                 Evidence(question),
-                allow_write=config.allow_write,
+                policy=ReadPolicy.of(
+                    mcp.server[0] if mcp.server else None,
+                    allow_read=config.allow_read,
+                    allow_write=config.allow_write,
+                    trust_hints=config.trust_server_hints,
+                ),
                 approver=approver,
                 budget=Budget(config.context_budget, config.max_calls_per_turn),
                 store=ResultStore(),
@@ -400,14 +407,7 @@ async def open_session(
             recorder.emit(gateway.listed_event())
             await gateway.refresh()  # a change the server announced while it started: the new list is used
             if not gateway.names:
-                raise AgentError(
-                    "the MCP server offers no usable tools"
-                    + (
-                        f" (refused as not read-only: {', '.join(gateway.refused)})"
-                        if gateway.refused
-                        else ""
-                    )
-                )
+                raise no_usable_tools(gateway)
             async with model_client(config, recorder, wire, on_text=recorder.show_text) as model:
                 yield Session(config, question, recorder, supervisor, gateway, model, mcp, wire)
     except AgentError as error:
@@ -437,4 +437,38 @@ def _record_failure(recorder: Recorder, error: BaseException) -> None:
             wall_seconds=round(recorder.elapsed(), 3),
             counts=recorder.stats.counts(),
         )
+    )
+
+
+def no_usable_tools(gateway: ToolGateway) -> AgentError:
+    """Why the run can offer the model no tool, and what the user can do about it."""
+    if not gateway.refused:
+        left = f" (each runs only as a task: {', '.join(gateway.tasks_only)})" if gateway.tasks_only else ""
+        return AgentError(f"the MCP server offers no usable tools{left}")
+    policy = gateway.policy
+    verdicts = [gateway.verdicts[gateway.server_name(name)] for name in gateway.refused]
+    hinted = [
+        name
+        for name, verdict in zip(gateway.refused, verdicts, strict=True)
+        if verdict.access is Access.UNVETTED and gateway.hinted_read_only(name)
+    ]
+    who = (
+        f"{KNOWN_AS[policy.server]}, whose tools k8s-agent has vetted"
+        if policy.known and policy.server
+        else f"`{policy.server}`, which k8s-agent does not know"
+        if policy.server
+        else "a server that gave no name"
+    )
+    advice = (
+        "allow the ones you know only read with --allow-read TOOL (repeatable; or K8S_AGENT_ALLOW_READ="
+        "TOOL,TOOL in the environment or .env)"
+        + (
+            f"; the server marks read-only: {', '.join(hinted)} (--trust-server-hints takes its word)"
+            if hinted
+            else ""
+        )
+    )
+    return ConfigError(
+        f"the MCP server offers no tool this run may call: it is {who}, and every tool it lists may write "
+        f"({', '.join(gateway.refused)}): {advice}"
     )

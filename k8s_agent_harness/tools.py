@@ -27,6 +27,8 @@ class ToolSpec:
     """Every annotation the server gave (hints and title), to notice one that changes."""
     output_schema: Mapping[str, Any] | None = None
     """The JSON Schema the tool's structured content must match, when it declares one."""
+    task_support: str | None = None
+    """The server's `execution.taskSupport`: `required` means it runs the tool only as a task."""
 
     def openai_tool(self, name: str | None = None) -> dict[str, Any]:
         """The tool in OpenAI Chat Completions `tools` form, the schema passed untouched; `name` is
@@ -50,6 +52,7 @@ class ToolSpec:
                 self.read_only,
                 self.annotations,
                 self.output_schema,
+                self.task_support,
             ],
             sort_keys=True,
             default=str,

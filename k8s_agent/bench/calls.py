@@ -13,6 +13,7 @@ from typing import Any
 from k8s_agent_harness.gateway import ToolGateway
 from k8s_agent_harness.grounding import Evidence
 from k8s_agent_harness.mcp_client import McpClient, ToolResult
+from k8s_agent_harness.read_policy import ReadPolicy
 from k8s_agent_harness.redact import Redactor
 from k8s_agent_harness.supervisor import Supervisor
 from k8s_agent_harness.trace import Recorder, TraceWriter
@@ -39,7 +40,10 @@ async def gateway_overhead_us(mcp: McpClient, calls: int, sample: str) -> float:
             writer, run_id="bench", impl=Impl.HANDWRITTEN, redactor=Redactor(["sk-bench-key-0000"])
         )
         supervisor = Supervisor(max_steps=10, max_repeats=calls + 1, max_seconds=3600)
-        gateway = ToolGateway(mcp.tools, InstantServer(sample), recorder, supervisor, Evidence())
+        policy = ReadPolicy.of(mcp.server[0] if mcp.server else None)
+        gateway = ToolGateway(
+            mcp.tools, InstantServer(sample), recorder, supervisor, Evidence(), policy=policy
+        )
         started = time.perf_counter()
         for n in range(calls):
             await gateway.call(

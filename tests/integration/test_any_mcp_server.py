@@ -92,7 +92,8 @@ def run_on(
     **overrides: Any,
 ) -> tuple[AgentRun, list[dict[str, Any]]]:
     """Run `impl` on a script against the server over `transport`; the run, and what the server
-    received from it."""
+    received from it. The server is the test's own: its read-only hints are the truth."""
+    overrides = {"trust_server_hints": True, **overrides}
     if transport == "stdio":
         log = workdir / "received.jsonl"
         workdir.mkdir(parents=True, exist_ok=True)

@@ -112,12 +112,15 @@ def test_write_tools_are_refused_even_when_the_server_offers_them(
     impl: str, kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
 ) -> None:
     # Started by hand without --read-only: the server offers its write tools, the harness does not.
+    # resources_scale reads a scale, or sets it when given one: offered, and refused in its writing form.
     launch = ServerLaunch(
         (str(kubernetes_mcp_server), "--toolsets", "core", "--disable-multi-cluster"),
         {"KUBECONFIG": str(kubeconfig)},
     )
+    scale = {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "shop", "name": "checkout"}
     script = [
         call("pods_delete", name=CRASHING, namespace="shop"),
+        call("resources_scale", **scale, scale=0),
         call("pods_list_in_namespace", namespace="shop"),
         text(f"{CRASHING} is in CrashLoopBackOff; it was not deleted."),
     ]
@@ -125,10 +128,15 @@ def test_write_tools_are_refused_even_when_the_server_offers_them(
     run = diagnose(impl, tmp_path, script, launch)
 
     [listed] = run.events("tools_listed")
-    assert set(listed["refused"]) == WRITE_TOOLS
-    assert not WRITE_TOOLS & set(offered(run))
+    assert set(listed["refused"]) == WRITE_TOOLS - {"resources_scale"}
+    assert set(offered(run)) & WRITE_TOOLS == {"resources_scale"}
+    access = {tool["name"]: tool["access"] for tool in listed["tools"]}
+    assert access["resources_scale"] == "by-argument" and access["pods_delete"] == "write"
     assert run.tool_messages(1)[0]["content"] == prompts.refused_tool("pods_delete", listed["allowed"])
-    assert CRASHING in run.tool_messages(2)[0]["content"]
+    assert run.tool_messages(2)[0]["content"] == prompts.write_call_refused(
+        "resources_scale", "with scale it sets the workload's replicas; without it, it only reads"
+    )
+    assert CRASHING in run.tool_messages(3)[0]["content"]
     assert cluster.mutating_requests() == []
     assert [r for r in cluster.requests if r.method == "DELETE"] == []
 
@@ -162,14 +170,18 @@ def test_configuration_view_never_shows_the_token(
     impl: str, kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
 ) -> None:
     # The preset leaves the config toolset out; started by hand with it, configuration_view prints
-    # the kubeconfig, token included, and the harness redacts it before the model sees it.
+    # the kubeconfig, token included. It is withheld unless allowed by name; allowed, the harness
+    # redacts the token before the model sees it.
     launch = ServerLaunch(
         (str(kubernetes_mcp_server), "--read-only", "--disable-multi-cluster"),
         {"KUBECONFIG": str(kubeconfig)},
     )
+    withheld = diagnose(impl, tmp_path / "withheld", [call("pods_list"), text("Listed.")], launch)
+    assert "configuration_view" in withheld.events("tools_listed")[0]["refused"]
+    assert "configuration_view" not in offered(withheld) and "pods_list" in offered(withheld)
     script = [call("configuration_view", minified=False), text("The kubeconfig has one context.")]
 
-    run = diagnose(impl, tmp_path, script, launch)
+    run = diagnose(impl, tmp_path, script, launch, allow_read=("configuration_view",))
 
     assert "configuration_view" in offered(run)
     view = run.tool_messages(1)[0]["content"]

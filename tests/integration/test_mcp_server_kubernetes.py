@@ -6,9 +6,16 @@ kubectl_logs: both shapes must reach the model as `Tool call failed (...)` and t
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import json
 import os
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from k8s_agent.implementations import ask_function
 from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.servers import (
@@ -18,8 +25,9 @@ from k8s_agent_harness.servers import (
     resolve_server,
 )
 from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
-from k8s_agent_scripted_llm import call, text
+from k8s_agent_scripted_llm import ScriptedModelServer, call, text
 from tests.integration.conftest import CRASHING, LOG_LINE, diagnose, leaked, offered
+from tests.processes import OUT_OF_REACH
 
 REPORT = (
     f"{CRASHING} in namespace shop is in CrashLoopBackOff: its previous log ends with '{LOG_LINE}' "
@@ -110,3 +118,89 @@ def test_tools_without_a_read_only_annotation_are_refused(
     assert run.tool_messages(1)[0]["content"] == prompts.refused_tool("kubectl_delete", listed["allowed"])
     assert CRASHING in run.tool_messages(2)[0]["content"]
     assert cluster.mutating_requests() == []
+
+
+def two_contexts(kubeconfig: Path) -> bytes:
+    """The fake API's kubeconfig with a second context beside the current one; the file's bytes."""
+    config = json.loads(kubeconfig.read_text())
+    config["contexts"].append(
+        {"name": "other-cluster", "context": {"cluster": "fake-cluster", "user": "fake-user"}}
+    )
+    kubeconfig.write_text(json.dumps(config))
+    return kubeconfig.read_bytes()
+
+
+def full_mode(script: Path, kubeconfig: Path, tmp_path: Path) -> ServerLaunch:
+    """mcp-server-kubernetes started by hand with every tool, as `--mcp-command` would start it,
+    with its own read-only switch on (which offers kubectl_context: the server marks it read-only)."""
+    read_only = preset(script, kubeconfig, tmp_path)
+    env = {
+        name: value for name, value in read_only.env.items() if name not in MCP_SERVER_KUBERNETES_ENVIRONMENT
+    }
+    return ServerLaunch(read_only.command, {**env, "ALLOW_ONLY_READONLY_TOOLS": "true"})
+
+
+def test_kubectl_context_set_is_refused_though_the_server_marks_it_read_only(
+    impl: str, mcp_server_kubernetes: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    before = two_contexts(kubeconfig)
+    script = [
+        call("kubectl_context", operation="set", name="other-cluster"),
+        call("kubectl_context", operation="get"),
+        text("The run reads the current context, fake-context (kubectl_context)."),
+    ]
+
+    run = diagnose(impl, tmp_path, script, full_mode(mcp_server_kubernetes, kubeconfig, tmp_path))
+
+    [listed] = run.events("tools_listed")
+    hinted = {tool["name"]: tool for tool in listed["tools"]}
+    assert hinted["kubectl_context"]["read_only"] is True  # the server's hint ...
+    assert hinted["kubectl_context"]["access"] == "by-argument"  # ... and what the run holds
+    assert "kubectl_context" in offered(run)
+    refused = run.tool_messages(1)[0]["content"]
+    assert refused.startswith("Tool call refused (kubectl_context): operation 'set' switches")
+    assert "fake-context" in run.tool_messages(2)[0]["content"]
+    [set_call, get_call] = run.events("tool_call")
+    assert (set_call["outcome"], get_call["outcome"]) == ("refused", "executed")
+    assert kubeconfig.read_bytes() == before
+
+
+def test_an_approved_context_switch_changes_the_server_s_copy_never_the_user_s_kubeconfig(
+    impl: str, mcp_server_kubernetes: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    before = hashlib.sha256(two_contexts(kubeconfig)).hexdigest()
+    asked: list[dict[str, Any]] = []
+
+    async def operator(tool: str, arguments: Mapping[str, Any]) -> bool:
+        asked.append(dict(arguments))
+        return True
+
+    script = [
+        call("kubectl_context", operation="set", name="other-cluster"),
+        call("kubectl_context", operation="get"),
+        text("The server's current context is other-cluster now (kubectl_context)."),
+    ]
+    launch = full_mode(mcp_server_kubernetes, kubeconfig, tmp_path)
+    with ScriptedModelServer(script) as model:
+        config = Config(
+            impl=impl,
+            model="scripted",
+            base_url=model.url,
+            api_key="k",
+            mcp_command=launch.command,
+            mcp_env=dict(launch.env),
+            allow_write=("kubectl_context",),
+            trace_dir=tmp_path / "traces",
+            max_retries=0,
+            report_format="prose",
+            **OUT_OF_REACH,
+        )
+        result = asyncio.run(ask_function(impl)(config, "Which context?", approver=operator))
+        model.assert_done()
+        answers = [m["content"] for m in model.requests[-1]["messages"] if m.get("role") == "tool"]
+
+    assert asked == [{"operation": "set", "name": "other-cluster"}]
+    assert result.stats.tool_calls_executed == 2
+    assert "other-cluster" in answers[1]  # the switch took effect, in the server's copy
+    assert hashlib.sha256(kubeconfig.read_bytes()).hexdigest() == before
+    assert not list(Path(tempfile.gettempdir()).glob("k8s-agent-kubeconfig-*/*-kubeconfig"))

@@ -32,6 +32,17 @@ SCRIPT = [
     ),
     text("Nothing in this cluster is unhealthy."),
 ]
+CALLED = (
+    "echo",
+    "get-sum",
+    "trigger-long-running-operation",
+    "get-structured-content",
+    "get-resource-links",
+    "get-tiny-image",
+    "get-annotated-message",
+    "get-resource-reference",
+)
+"""The tools the script calls: the reference server is not one k8s-agent knows, so each is allowed."""
 SUCCESS_FOR_USER = "Operation completed successfully"
 """get-annotated-message's text for `success`, addressed to the user only."""
 
@@ -64,7 +75,8 @@ def run_on(
         target = {"mcp_url": request.getfixturevalue("everything_sse_url"), "mcp_transport": "sse"}
     else:
         target = {"mcp_url": request.getfixturevalue("everything_url")}
-    return run_scenario(impl, SCRIPT, workdir, report_format="prose", **target)
+    # The reference server is not one k8s-agent knows: its tools are offered once allowed by name.
+    return run_scenario(impl, SCRIPT, workdir, report_format="prose", allow_read=CALLED, **target)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -123,3 +135,43 @@ def test_both_agents_use_the_reference_server_s_tools(
         changes = run.events("mcp_tools_changed")
         assert changes and all(change["refused"] == [] for change in changes)
         assert run.trace.index(changes[0]) < run.trace.index(run.events("model_request")[0])
+
+
+def test_an_unknown_server_s_tools_are_offered_only_as_allowed_and_a_task_only_tool_never(
+    impl: str, everything: Path, tmp_path: Path
+) -> None:
+    # The reference server marks echo read-only; it is not offered unless allowed. Its
+    # simulate-research-query runs only as a task (execution.taskSupport: required): left out even so.
+    script = [calls(tool("echo", message="hi")), text("Nothing in this cluster is unhealthy.")]
+    allowed = ("echo", "simulate-research-query")
+    run = run_scenario(
+        impl,
+        script,
+        tmp_path,
+        report_format="prose",
+        mcp_command=(str(everything), "stdio"),
+        allow_read=allowed,
+    )
+
+    assert run.error is None, run.error
+    assert {t["function"]["name"] for request in run.requests for t in request["tools"]} == {"echo"}
+    listed = {tool["name"] for tool in run.events("tools_listed")[0]["tools"]}
+    listed.update(name for change in run.events("mcp_tools_changed") for name in change["added"])
+    assert {"echo", "get-sum", "simulate-research-query"} <= listed  # the server did list them
+    assert [e["tool"] for e in run.events("tool_call")] == ["echo"]
+
+
+def test_an_unknown_server_with_nothing_allowed_ends_with_the_advice_to_allow_tools(
+    impl: str, everything: Path, tmp_path: Path
+) -> None:
+    run = run_scenario(
+        impl, [], tmp_path, report_format="prose", mcp_command=(str(everything), "stdio"), check_script=False
+    )
+
+    assert run.error is not None and run.error.exit_code == 2
+    message = str(run.error)
+    assert "which k8s-agent does not know" in message and "--allow-read TOOL" in message
+    assert (
+        "the server marks read-only: " in message
+        and "echo" in message.split("the server marks read-only: ")[1]
+    )

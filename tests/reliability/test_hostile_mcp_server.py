@@ -26,8 +26,10 @@ TOO_DEEP = f"the server's answer is nested deeper than {MAX_JSON_DEPTH} levels"
 
 
 def run_against(impl: str, mode: str, script: list[Any], tmp_path: Path, **overrides: Any) -> AgentRun:
-    """Run `impl` on `script` against the hostile server in `mode`."""
+    """Run `impl` on `script` against the hostile server in `mode` (its read-only hints taken as the
+    truth: what it attacks is the client, not the read-only policy)."""
     command = (sys.executable, str(HOSTILE), "--mode", mode)
+    overrides = {"trust_server_hints": True, **overrides}
     return run_scenario(impl, script, tmp_path / "run", mcp_command=command, **overrides)
 
 

@@ -26,7 +26,11 @@ def test_a_result_larger_than_a_trace_keeps_is_kept_cut_and_the_trace_still_read
     command = (sys.executable, str(CANNED_SERVER), str(spec), "--log", str(tmp_path / "calls.jsonl"))
 
     run = run_scenario(
-        impl, [call("pods_list"), text("Every pod runs.")], tmp_path / "run", mcp_command=command
+        impl,
+        [call("pods_list"), text("Every pod runs.")],
+        tmp_path / "run",
+        mcp_command=command,
+        allow_read=("pods_list",),
     )
 
     assert run.answer == "Every pod runs." and run.trace_path is not None

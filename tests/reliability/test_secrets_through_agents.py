@@ -81,6 +81,7 @@ def run(drawn: list[Planted], impl: str, workdir: Path, *flags: str) -> tuple[st
             "--impl", impl, "--mcp-command", server_command, "--base-url", model.url, "--model", "scripted",
             "--api-key", "sk-test-not-a-real-key-000", "--report-format", "prose", "--max-steps", "20",
             "--max-calls-per-turn", str(BATCH), "--context-budget", "400000", "--trace-dir", str(workdir / "traces"),
+            *(flag for name in names for flag in ("--allow-read", name)),  # the canned tools only read
             *flags,
             cwd=workdir,
         )  # fmt: skip

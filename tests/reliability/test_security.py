@@ -109,7 +109,7 @@ def test_a_model_that_obeys_an_injected_instruction_is_stopped_by_the_harness(
         m["tool_call_id"]: m["content"] for m in hostile.requests[-1]["messages"] if m["role"] == "tool"
     }
     for call_id in deletions:
-        assert answers[call_id].startswith("Tool 'delete_pod' is refused: the server does not annotate it")
+        assert answers[call_id].startswith("Tool 'delete_pod' is refused: it is not known to only read")
     assert hostile.result is not None and hostile.result.stats.rejected["refused"] == len(deletions)
 
 

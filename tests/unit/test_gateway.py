@@ -14,6 +14,7 @@ from k8s_agent_harness import prompts
 from k8s_agent_harness.gateway import RetryPolicy, ToolGateway, ToolOutcome
 from k8s_agent_harness.grounding import Evidence
 from k8s_agent_harness.mcp_client import ToolFailure, ToolResult
+from k8s_agent_harness.read_policy import ReadPolicy
 from k8s_agent_harness.redact import Redactor
 from k8s_agent_harness.supervisor import Supervisor
 from k8s_agent_harness.tools import ToolSpec
@@ -65,6 +66,11 @@ def make_gateway(tmp_path: Path, server: FakeServer, **options: Any) -> tuple[To
     OPEN.append(recorder)
     supervisor = Supervisor(max_steps=10, max_repeats=options.pop("max_repeats", 2), max_seconds=60)
     tools = options.pop("tools", TOOLS)
+    # These tools are the test's own: their read-only hints are taken as the truth (the policy itself
+    # is tested in test_read_policy.py).
+    options.setdefault(
+        "policy", ReadPolicy.of(None, trust_hints=True, allow_write=options.pop("allow_write", ()))
+    )
     return ToolGateway(tools, server, recorder, supervisor, Evidence(), **options), trace, supervisor
 
 

@@ -38,7 +38,11 @@ def test_structured_content_is_kept_in_the_trace_redacted_and_the_model_reads_th
     script = [call("list_pods", namespace="default"), text("api-7d9f8c-x1z2 is in CrashLoopBackOff.")]
 
     run = run_scenario(
-        impl, script, tmp_path / "run", mcp_command=(sys.executable, str(tmp_path / "server.py"))
+        impl,
+        script,
+        tmp_path / "run",
+        mcp_command=(sys.executable, str(tmp_path / "server.py")),
+        allow_read=("list_pods",),
     )
 
     assert run.error is None, run.error
@@ -102,6 +106,7 @@ def test_a_large_result_s_structured_content_is_outlined_searched_and_verifies_q
         script,
         tmp_path / "run",
         mcp_command=(sys.executable, str(tmp_path / "server.py")),
+        trust_server_hints=True,  # the test's own server: its read-only hints are the truth
         context_budget=4000,
         report_format="json_schema",
     )
