@@ -6,6 +6,10 @@
 #                                            HTTP, SSE); run its bin `mcp-server-everything`
 #   @modelcontextprotocol/inspector          the MCP Inspector; its CLI (`mcp-inspector --cli`)
 #                                            is a real client of the mock cluster
+#   @modelcontextprotocol/server (+ /node,   the TypeScript SDK v2, in a folder of its own
+#   zod)                                     ($DIR/ts-sdk): tests/integration/modern_server.mjs
+#                                            builds a server on it that speaks only the 2026
+#                                            protocol
 #
 # They go to a folder of their own ($DIR/reference), beside the Kubernetes servers of
 # install-k8s-mcp-servers.sh, so that neither install changes the other's dependency tree. Both
@@ -22,7 +26,8 @@
 #         K8S_MCP_NPM_TIMEOUT  seconds allowed for `npm install` (default 300)
 #
 # Prints KEY=VALUE lines (also written to $DIR/reference/mcp-reference-servers.env):
-#   MCP_SERVER_EVERYTHING_BIN, MCP_SERVER_EVERYTHING_VERSION, MCP_INSPECTOR_BIN, MCP_INSPECTOR_VERSION
+#   MCP_SERVER_EVERYTHING_BIN, MCP_SERVER_EVERYTHING_VERSION, MCP_INSPECTOR_BIN, MCP_INSPECTOR_VERSION,
+#   MCP_TS_SDK_MODULES (the TypeScript SDK's node_modules folder), MCP_TS_SDK_VERSION
 # A package that could not be installed gets an empty path.
 #
 # Without --require it never fails: without npm or without the registry it warns on stderr and
@@ -42,11 +47,15 @@ done
 
 EVERYTHING_VERSION="2026.8.31"   # @modelcontextprotocol/server-everything
 INSPECTOR_VERSION="2.12.0"       # @modelcontextprotocol/inspector
+TS_SDK_VERSION="2.4.0"           # @modelcontextprotocol/server (the TypeScript SDK v2)
+TS_NODE_VERSION="2.1.2"          # @modelcontextprotocol/node (its Node.js HTTP adapter)
+ZOD_VERSION="4.6.7"              # zod (the SDK's schemas)
 
 CACHE_ROOT="${K8S_AGENT_CACHE:-${HOME:-/root}/.cache/k8s-agent}"
 DIR="${K8S_MCP_NPM_DIR:-$CACHE_ROOT/npm}/reference"
 NPM_TIMEOUT="${K8S_MCP_NPM_TIMEOUT:-300}"
 ENV_FILE="$DIR/mcp-reference-servers.env"
+TS_DIR="$(dirname "$DIR")/ts-sdk"
 
 warn() { echo "install-mcp-reference-servers: WARNING: $*" >&2; }
 info() { echo "install-mcp-reference-servers: $*" >&2; }
@@ -73,8 +82,14 @@ inspector_ok() {
     [ -x "$(inspector_bin)" ] || return 1
 }
 
+ts_sdk_ok() {
+    [ "$(DIR="$TS_DIR" pkg_version @modelcontextprotocol/server)" = "$TS_SDK_VERSION" ] || return 1
+    [ "$(DIR="$TS_DIR" pkg_version @modelcontextprotocol/node)" = "$TS_NODE_VERSION" ] || return 1
+    [ "$(DIR="$TS_DIR" pkg_version zod)" = "$ZOD_VERSION" ] || return 1
+}
+
 report() {
-    local ebin="" ever="" ibin="" iver=""
+    local ebin="" ever="" ibin="" iver="" tsdir="" tsver=""
     if everything_ok; then
         ebin="$(everything_bin)"
         ever="$EVERYTHING_VERSION"
@@ -83,30 +98,37 @@ report() {
         ibin="$(inspector_bin)"
         iver="$INSPECTOR_VERSION"
     fi
+    if ts_sdk_ok; then
+        tsdir="$TS_DIR/node_modules"
+        tsver="$TS_SDK_VERSION"
+    fi
     local out
     out="MCP_SERVER_EVERYTHING_BIN=$ebin
 MCP_SERVER_EVERYTHING_VERSION=$ever
 MCP_INSPECTOR_BIN=$ibin
-MCP_INSPECTOR_VERSION=$iver"
+MCP_INSPECTOR_VERSION=$iver
+MCP_TS_SDK_MODULES=$tsdir
+MCP_TS_SDK_VERSION=$tsver"
     echo "$out"
     if [ -d "$DIR" ]; then
         printf '%s\n' "$out" >"$ENV_FILE.tmp" 2>/dev/null && mv -f "$ENV_FILE.tmp" "$ENV_FILE" 2>/dev/null
     fi
     [ -n "$ebin" ] || warn "server-everything $EVERYTHING_VERSION is not available (tests needing it will skip)"
     [ -n "$ibin" ] || warn "the MCP Inspector $INSPECTOR_VERSION is not available (tests needing it will skip)"
+    [ -n "$tsdir" ] || warn "the TypeScript SDK $TS_SDK_VERSION is not available (tests needing it will skip)"
     if [ -n "$ebin$ibin" ] && ! command -v node >/dev/null 2>&1; then
         warn "node is not on PATH: neither can run"
     fi
-    if [ "$REQUIRE" -eq 1 ] && { [ -z "$ebin" ] || [ -z "$ibin" ]; }; then
-        echo "install-mcp-reference-servers: ERROR: server-everything and the MCP Inspector are required" >&2
+    if [ "$REQUIRE" -eq 1 ] && { [ -z "$ebin" ] || [ -z "$ibin" ] || [ -z "$tsdir" ]; }; then
+        echo "install-mcp-reference-servers: ERROR: server-everything, the MCP Inspector and the TypeScript SDK are required" >&2
         return 1
     fi
     return 0
 }
 
 # --- fast path: everything pinned is already there ---------------------------
-if everything_ok && inspector_ok; then
-    info "cached in $DIR (server-everything $EVERYTHING_VERSION, inspector $INSPECTOR_VERSION)"
+if everything_ok && inspector_ok && ts_sdk_ok; then
+    info "cached in $DIR (server-everything $EVERYTHING_VERSION, inspector $INSPECTOR_VERSION, TypeScript SDK $TS_SDK_VERSION)"
     report
     exit $?
 fi
@@ -117,7 +139,7 @@ if ! command -v npm >/dev/null 2>&1; then
     report
     exit $?
 fi
-if ! mkdir -p "$DIR" 2>/dev/null; then
+if ! mkdir -p "$DIR" "$TS_DIR" 2>/dev/null; then
     warn "cannot create $DIR; skipping install"
     report
     exit $?
@@ -131,6 +153,9 @@ fi
 # a minimal package.json keeps npm from walking up to some other project
 if [ ! -f "$DIR/package.json" ]; then
     printf '{\n  "name": "k8s-agent-mcp-reference-servers",\n  "private": true\n}\n' >"$DIR/package.json"
+fi
+if [ ! -f "$TS_DIR/package.json" ]; then
+    printf '{\n  "name": "k8s-agent-mcp-ts-sdk",\n  "private": true\n}\n' >"$TS_DIR/package.json"
 fi
 
 timeout_cmd=()
@@ -148,22 +173,34 @@ if ! "${preflight_cmd[@]}" npm view "@modelcontextprotocol/server-everything@$EV
     exit $?
 fi
 
-info "installing @modelcontextprotocol/server-everything@$EVERYTHING_VERSION @modelcontextprotocol/inspector@$INSPECTOR_VERSION into $DIR"
-start=$(date +%s)
-log="$DIR/npm-install.log"
-# --ignore-scripts: neither needs an install script (both ship built JavaScript).
-if "${timeout_cmd[@]}" npm install --prefix "$DIR" \
-    --save-exact --no-audit --no-fund --no-progress --ignore-scripts \
-    --fetch-retries=2 --fetch-timeout=60000 \
-    --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=10000 \
-    "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" \
-    "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" \
-    >"$log" 2>&1; then
-    info "npm install took $(($(date +%s) - start))s"
-else
-    rc=$?
-    warn "npm install failed (exit $rc after $(($(date +%s) - start))s); last lines of $log:"
-    tail -n 15 "$log" >&2 2>/dev/null
+# npm_install FOLDER PACKAGE...: one pinned install into FOLDER, its log beside it.
+# --ignore-scripts: none of them needs an install script (all ship built JavaScript).
+npm_install() {
+    local folder="$1" start rc log
+    shift
+    log="$folder/npm-install.log"
+    info "installing $* into $folder"
+    start=$(date +%s)
+    if "${timeout_cmd[@]}" npm install --prefix "$folder" \
+        --save-exact --no-audit --no-fund --no-progress --ignore-scripts \
+        --fetch-retries=2 --fetch-timeout=60000 \
+        --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=10000 \
+        "$@" >"$log" 2>&1; then
+        info "npm install took $(($(date +%s) - start))s"
+    else
+        rc=$?
+        warn "npm install failed (exit $rc after $(($(date +%s) - start))s); last lines of $log:"
+        tail -n 15 "$log" >&2 2>/dev/null
+    fi
+}
+
+if ! { everything_ok && inspector_ok; }; then
+    npm_install "$DIR" "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" \
+        "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
+fi
+if ! ts_sdk_ok; then
+    npm_install "$TS_DIR" "@modelcontextprotocol/server@$TS_SDK_VERSION" \
+        "@modelcontextprotocol/node@$TS_NODE_VERSION" "zod@$ZOD_VERSION"
 fi
 
 report

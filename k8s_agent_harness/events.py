@@ -192,6 +192,9 @@ class ToolsListed(_Event):
     """Tools left out because the server runs them only as tasks (`execution.taskSupport: required`)."""
     server: str | None = None
     """The name the server gave at initialize (what the read-only policy knows it by)."""
+    protocol: str | None = None
+    """The MCP protocol version the connection speaks (`2026-07-28`: a server that refused the
+    initialize handshake, opened with `server/discover`)."""
 
 
 class ModelRequest(_Event):

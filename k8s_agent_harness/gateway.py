@@ -256,8 +256,8 @@ class ToolGateway:
         self._turn_offer = (self._supervisor.turns, self.names, self.offers_search)
         return self.tool_definitions()
 
-    def listed_event(self) -> events.ToolsListed:
-        """The trace event of the tool list the run starts with."""
+    def listed_event(self, protocol: str | None = None) -> events.ToolsListed:
+        """The trace event of the tool list the run starts with (on a connection speaking `protocol`)."""
         return events.ToolsListed(
             tools=[
                 events.ListedTool(
@@ -273,6 +273,7 @@ class ToolGateway:
             aliases=self.aliases,
             tasks_only=self.tasks_only,
             server=self.policy.server,
+            protocol=protocol,
         )
 
     async def refresh(self) -> None:

@@ -28,6 +28,8 @@ import anyio
 import mcp_types
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from k8s_agent_harness import events
@@ -285,6 +287,11 @@ class McpClient:
         what the read-only policy knows it by (read_policy.py)."""
         self.protocol: str | None = None
         """The MCP protocol version the first connection negotiated."""
+        self._mode = "legacy"
+        """How a connection opens: the initialize handshake every server in the field speaks, or (once
+        a server refused it, naming only modern versions) "auto": `server/discover`, the 2026 way."""
+        self.modern: str | None = None
+        """Why the modern protocol is spoken, when a server refused the handshake."""
 
     @property
     def tools(self) -> list[ToolSpec]:
@@ -599,6 +606,9 @@ class McpClient:
                     )
             except Exception as error:  # boundary: a failed start or a dead server is data for the caller
                 connection.error = error
+                if self._speaks_modern(connection):
+                    connection = self._connection = self._pending = _Connection(connection.generation)
+                    continue
                 if self._falls_back_to_sse(connection):
                     connection = self._connection = self._pending = _Connection(connection.generation)
                     continue
@@ -611,11 +621,28 @@ class McpClient:
             self._wake = anyio.Event()
             connection = self._connection = self._pending
 
+    def _speaks_modern(self, connection: _Connection) -> bool:
+        """A server that refused the initialize handshake as an unsupported protocol version, naming
+        only modern versions this client speaks (a TypeScript SDK v2 server with `legacy: 'reject'`):
+        open again with `server/discover`, on the same transport."""
+        refusal = _version_refusal(connection.error)
+        if self._mode != "legacy" or self._started.is_set() or refusal is None:
+            return False
+        supported = _supported_versions(refusal)
+        if not set(supported) & set(MODERN_PROTOCOL_VERSIONS):
+            return False
+        self._mode = "auto"
+        self.modern = f"the server refused the initialize handshake ({refusal.message}) and speaks {', '.join(supported)}"
+        return True
+
     def _falls_back_to_sse(self, connection: _Connection) -> bool:
         """The MCP spec's backwards compatibility: a server that answers the first Streamable HTTP
-        POST with a 4xx (404, 405, ...) may speak the older HTTP+SSE transport at the same URL."""
+        POST with a 4xx (404, 405, ...) may speak the older HTTP+SSE transport at the same URL. One
+        that answered with a protocol version it does not speak spoke Streamable HTTP: no fallback."""
         status = connection.refused
         if not self._auto or self._started.is_set() or self.transport != STREAMABLE_HTTP or status is None:
+            return False
+        if _version_refusal(connection.error) is not None:
             return False
         if not 400 <= status < 500 or status in (401, 403):
             return False  # 401/403: the credentials are wrong whatever the transport
@@ -633,7 +660,7 @@ class McpClient:
         # requests from the server are answered "not supported" at once.
         return Client(
             transport,
-            mode="legacy",
+            mode=self._mode,
             cache=None,
             read_timeout_seconds=self.start_timeout,
             message_handler=self._on_message,
@@ -740,6 +767,10 @@ class McpClient:
     ) -> str:
         if connection is not None:
             phase = connection.phase
+            if (
+                refusal := _version_refusal(error)
+            ) is not None:  # the server's own reason, whatever the status
+                return _version_refusal_text(refusal)
             if connection.refused is not None:
                 return _http_refusal_text(connection.refused)  # the transport reports a refusal as -32603
         if error is None:
@@ -767,6 +798,8 @@ class McpClient:
                 return "the server did not answer the initialize request in time (--mcp-start-timeout)"
             if error.data == UNREAD_MARK:
                 return error.message
+            if error.code == UNSUPPORTED_PROTOCOL_VERSION:
+                return _version_refusal_text(error)
             return f"{error.message} (JSON-RPC error {error.code})"
         return str(error) or type(error).__name__
 
@@ -809,6 +842,33 @@ async def _closing_http(transport: Any, http: Any) -> AsyncIterator[Any]:
     finally:
         with anyio.CancelScope(shield=True):  # also when closing was cut short: no socket left open
             await http.aclose()
+
+
+def _version_refusal(error: BaseException | None) -> MCPError | None:
+    """The server's "unsupported protocol version" answer (-32022) in a failed start, if that is what
+    ended it."""
+    if isinstance(error, BaseExceptionGroup):
+        return next((found for sub in error.exceptions if (found := _version_refusal(sub)) is not None), None)
+    if isinstance(error, MCPError) and error.code == UNSUPPORTED_PROTOCOL_VERSION:
+        return error
+    return None
+
+
+def _supported_versions(refusal: MCPError) -> list[str]:
+    """The versions a -32022 answer names (`data.supported`); none when it names none."""
+    data = refusal.error.data
+    supported = data.get("supported") if isinstance(data, dict) else None
+    return [str(version) for version in supported] if isinstance(supported, list) else []
+
+
+def _version_refusal_text(refusal: MCPError) -> str:
+    supported = _supported_versions(refusal)
+    speaks = f"; it speaks {', '.join(supported)}" if supported else ""
+    ours = ", ".join((*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS))
+    return (
+        f"the server refused the protocol version: {refusal.message} (JSON-RPC error {refusal.code}){speaks}; "
+        f"k8s-agent speaks {ours}"
+    )
 
 
 def _http_refusal_text(status: int) -> str:

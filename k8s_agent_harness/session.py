@@ -404,7 +404,7 @@ async def open_session(
             )
             for problem in listing.problems:
                 recorder.warn(problem)
-            recorder.emit(gateway.listed_event())
+            recorder.emit(gateway.listed_event(mcp.protocol))
             await gateway.refresh()  # a change the server announced while it started: the new list is used
             if not gateway.names:
                 raise no_usable_tools(gateway)

@@ -45,6 +45,18 @@ def inspector() -> Path:
     return installed("MCP_INSPECTOR_BIN", "mcp-inspector", "@modelcontextprotocol/inspector")
 
 
+def ts_sdk_modules() -> Path:
+    """The TypeScript SDK v2's node_modules folder (`@modelcontextprotocol/server` and what it needs)."""
+    found = os.environ.get("MCP_TS_SDK_MODULES") or str(
+        CACHE_BIN.parent.parent.parent / "ts-sdk" / "node_modules"
+    )
+    if not (Path(found) / "@modelcontextprotocol" / "server" / "package.json").exists():
+        pytest.skip(f"the TypeScript SDK v2 (@modelcontextprotocol/server) is not installed: {INSTALL}")
+    if shutil.which("node") is None:
+        pytest.skip("the TypeScript SDK v2 needs `node` on PATH, and there is none")
+    return Path(found)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -20,6 +20,8 @@ tools/call answers), and adds its misbehaviour:
   tools with no annotations.
 - `silent-tools-list`: answers initialize at once (it imports nothing that takes time), and never
   answers tools/list.
+- `future-protocol`: answers initialize, and any other opening, with -32022 "unsupported protocol
+  version", naming only FUTURE_PROTOCOL: a server no released client can speak to.
 """
 
 from __future__ import annotations
@@ -32,7 +34,17 @@ import sys
 import threading
 from typing import Any
 
-MODES = ("normal", "stderr-flood", "bad-utf8", "huge-line", "deep", "many-tools", "silent-tools-list")
+MODES = (
+    "normal",
+    "stderr-flood",
+    "bad-utf8",
+    "huge-line",
+    "deep",
+    "many-tools",
+    "silent-tools-list",
+    "future-protocol",
+)
+FUTURE_PROTOCOL = "2099-01-01"
 PODS = (
     "NAMESPACE   NAME    READY   STATUS             RESTARTS\n"
     "production  pod-a   1/1     Running            0\n"
@@ -117,7 +129,14 @@ class Server:
     def request(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
         if self.mode == "bad-utf8":
             self.send(BAD_LINE)
-        if method == "initialize":
+        if self.mode == "future-protocol" and request_id is not None:
+            error = {
+                "code": -32022,
+                "message": f"Unsupported protocol version: {params.get('protocolVersion')}",
+                "data": {"supported": [FUTURE_PROTOCOL], "requested": params.get("protocolVersion")},
+            }
+            self.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode() + b"\n")
+        elif method == "initialize":
             self.answer(
                 request_id,
                 {
