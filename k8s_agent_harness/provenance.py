@@ -258,7 +258,7 @@ class Source:
                 readings.append(_strings_reading(document, echoes))
             else:
                 named_pod = self.kind == "pod" and bool(self.named)
-                records = [*lined, *lines.read(self.text, hits_only=named_pod)]
+                records = [*lined, *lines.read(self.text, hits_only=named_pod, namespace=self.namespace)]
                 readings.append(_reading(self.text, records, echoes))
         if self.structured is not None and self.ok:
             readings.append(

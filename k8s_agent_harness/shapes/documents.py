@@ -196,9 +196,10 @@ def _nested_status(item: Any, label: str) -> Iterator[tuple[str, str]]:
         if lowered in _STATES:
             yield f"{label} state".strip(), str(key)
         if isinstance(value, dict | list):
-            yield from _nested_status(
-                value, f"{label} {key}" if lowered.startswith("last") or label.startswith("last") else ""
-            )
+            # Under `lastState` the labels keep saying so (`lastState terminated reason`): history,
+            # not how the resource is now.
+            history = lowered.startswith("last") or label.startswith("last")
+            yield from _nested_status(value, f"{label} {key}".strip() if history else "")
         elif (text := _scalar(value)) is not None and text != "":
             yield f"{label} {key}".strip(), text
 

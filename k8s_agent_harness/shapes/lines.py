@@ -1,9 +1,11 @@
-"""Lines that are a resource by themselves: a node's pods as `namespace/name` lines, and a log
-search's hits, `namespace/pod:N: text` (the prefix is the search tool's, the text the pod's).
+"""Lines that are a resource by themselves: a node's pods as `namespace/name` lines, a log
+search's hits, `namespace/pod:N: text` (the prefix is the search tool's, the text the pod's), and
+events printed one a line with no header (`kubectl get events --no-headers`: `[NAMESPACE] [LAST SEEN]
+TYPE REASON kind/name MESSAGE`), each about the object it names.
 
 In a pod's own log nothing is structure (a log line can print anything, `namespace/pod:3:`
 included): only a search's hits are read, and only from a tool that searches (its call names no
-pod)."""
+pod); a log's lines are never read as events."""
 
 from __future__ import annotations
 
@@ -14,17 +16,38 @@ from k8s_agent_harness.shapes.tables import lines_of
 
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _NAMESPACED = re.compile(rf"\s*({_LABEL})/({_LABEL}(?:\.{_LABEL})*)(:\d+:.*)?\s*")
+_AGE = r"(?:(?:\d+[smhdy])+|<unknown>|<invalid>)"
+_EVENT = re.compile(
+    rf"\s*(?:(?:(?P<namespace>{_LABEL})\s+)?{_AGE}(?:\s+\(x\d+ over {_AGE}\))?\s+)?"
+    rf"(?P<type>Normal|Warning)\s+(?P<reason>[A-Z][A-Za-z]*)\s+"
+    rf"(?P<kind>[A-Za-z]+)(?:\.[a-z0-9.]+)?/(?P<name>{_LABEL}(?:\.{_LABEL})*)(?:\s+.*?)?\s*"
+)
+"""An event's line: its NAMESPACE and LAST SEEN when printed (`5m`, `5m (x3 over 10m)`), its TYPE
+and REASON, the object (`job/x`, `statefulset.apps/x`), its message. Nothing else may come before
+the TYPE: a sentence that mentions `Warning` is no event."""
 
 
-def read(text: str, *, hits_only: bool) -> list[Record]:
+def read(text: str, *, hits_only: bool, namespace: str | None = None) -> list[Record]:
     """The lines of the text that are pods: `namespace/name` alone (unless `hits_only`), or a
-    search hit `namespace/pod:N: ...`."""
+    search hit `namespace/pod:N: ...`; and (unless `hits_only`) the events printed one a line, in
+    their NAMESPACE column's namespace, else `namespace` (the one the call declared)."""
     records = []
     for start, end in lines_of(text):
         match = _NAMESPACED.fullmatch(text, start, end)
         if match is None or kind_of(match[1]) is not None or not is_name(match[2]):
+            if not hits_only and (event := _event(text, start, end, namespace)) is not None:
+                records.append(event)
             continue  # `pod/x`, `deployment/y` are references, not a namespace's pods
         if hits_only and match[3] is None:
             continue
         records.append(Record(Resource("pod", match[2], match[1]), start, end))
     return records
+
+
+def _event(text: str, start: int, end: int, namespace: str | None) -> Record | None:
+    match = _EVENT.fullmatch(text, start, end)
+    if match is None or kind_of(match["kind"]) in (None, "event") or not is_name(match["name"]):
+        return None
+    resource = Resource(kind_of(match["kind"]), match["name"], match["namespace"] or namespace)
+    status = (("TYPE", match["type"]), ("REASON", match["reason"]))
+    return Record(resource, start, end, status, event=True)

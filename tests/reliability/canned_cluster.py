@@ -420,6 +420,11 @@ def events_table() -> str:
     return table(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], [list(e) for e in EVENTS])
 
 
+def events_lines() -> str:
+    """`kubectl get events -n production --no-headers`: one event a line, no header."""
+    return events_table().split("\n", 1)[1]
+
+
 def events_json() -> str:
     """mcp-server-kubernetes's kubectl_get for events: each with its involvedObject, indented."""
     kinds = {"pod": "Pod", "deployment": "Deployment", "replicaset": "ReplicaSet", "job": "Job",
@@ -526,6 +531,8 @@ TOOLS = [
          {"resourceType": string("Resource type"), "name": NAME, "namespace": NAMESPACE},
          results=[when(describe(p), resourceType="pods", name=p.name, namespace=p.namespace) for p in PODS]),
     # tools other servers have
+    tool("kubectl_get_events", "`kubectl get events --no-headers` in a namespace.", {"namespace": NAMESPACE},
+         results=[when(events_lines(), namespace=PRODUCTION)]),
     tool("kubectl_get_pods", "`kubectl get pods` in a namespace.", {"namespace": NAMESPACE},
          results=[when(plain_table(pods(ns)), namespace=ns) for ns in (PRODUCTION, STAGING)]),
     tool("pods_list_current_namespace", "`kubectl get pods` in the kubeconfig context's namespace.",

@@ -339,6 +339,18 @@ def test_a_sibling_json_item_s_line_is_not_evidence_about_another_pod(rig: Rig) 
     blames(out, correction, INVENTORY, TERMINATION_MESSAGE)
 
 
+def test_an_event_line_with_no_header_is_not_evidence_about_another_pod(rig: Rig) -> None:
+    planted = report(
+        TRUE,
+        finding(INVENTORY, quote(READINESS, "kubectl_get_events"), status="Running, READY 1/1, 4 restarts"),
+    )
+
+    out, correction = kept_false(rig, planted, call("kubectl_get_events", namespace=PRODUCTION))
+
+    elsewhere(named(out, INVENTORY)["evidence"][0], PAYMENTS)
+    blames(out, correction, INVENTORY)
+
+
 # -- 2. a quote about whatever record it touches ----------------------------------------------------
 
 
@@ -611,6 +623,22 @@ def test_a_crash_looping_pod_is_no_healthy_example(rig: Rig) -> None:
     blames(out, correction, ORDERS)
 
 
+POD_SHAPES = {
+    "describe": call("kubectl_describe", resourceType="pods", name=INVENTORY, namespace=PRODUCTION),
+    "yaml": call("pods_get", namespace=PRODUCTION, name=INVENTORY),
+    "json": call("kubectl_get", resourceType="pods", namespace=PRODUCTION, output="json"),
+}
+"""Inventory (Running, READY 1/1, its last termination an OOM kill) as describe, YAML and JSON show it."""
+
+
+@pytest.mark.parametrize("shape", POD_SHAPES)
+def test_a_running_ready_pod_whose_last_state_was_an_oom_kill_is_a_healthy_example(
+    rig: Rig, shape: str
+) -> None:
+    # Its last state is history: in every shape it is a pod that runs and is ready now.
+    honest(rig, report(TRUE, examples=(CART, INVENTORY)), *investigate(POD_SHAPES[shape]))
+
+
 HPA_SHAPES = {
     "yaml": call(
         "resources_get",
@@ -774,6 +802,35 @@ def test_pods_read_through_their_deployment_replica_set_and_job_stay_verified(ri
         ),
         call("pods_list_in_namespace", namespace=PRODUCTION),
         call("events_list", namespace=PRODUCTION),
+    )
+
+
+def test_events_printed_one_a_line_with_no_header_stay_verified(rig: Rig) -> None:
+    # `kubectl get events --no-headers`: each line is about the object it names, as a row under OBJECT is.
+    back_off = f"Back-off restarting failed container checkout in pod {CHECKOUT}"
+    honest(
+        rig,
+        report(
+            finding(
+                CHECKOUT,
+                quote(LOG_LINE, "pods_log"),
+                quote(back_off, "kubectl_get_events"),
+                status=CHECKOUT_STATUS,
+            ),
+            finding(
+                WORKER,
+                quote(BACKOFF_LIMIT, "kubectl_get_events"),
+                status="Error, READY 0/1",
+                cause="job_backoff_limit",
+            ),
+            finding(
+                PAYMENTS,
+                quote(READINESS, "kubectl_get_events"),
+                status="Running, READY 0/1",
+                cause="readiness_probe_failure",
+            ),
+        ),
+        *investigate(call("kubectl_get_events", namespace=PRODUCTION)),
     )
 
 

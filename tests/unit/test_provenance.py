@@ -220,6 +220,22 @@ def test_a_yaml_event_is_about_its_object_and_a_replicaset_event_about_the_repli
     assert not about(events, "exceeded quota: compute", CRASHING)
 
 
+def test_an_event_line_with_no_header_is_about_its_object_and_a_sentence_is_no_event() -> None:
+    lines = (
+        "12m   Warning   BackoffLimitExceeded   job/importer         Job has reached the specified backoff limit\n"
+        "batch   3m (x4 over 9m)   Warning   BackOff   pod/worker-0   Back-off restarting failed container\n"
+        "The operator saw Warning BackOff pod/checkout-7d9f8c-x1z2 yesterday\n"
+    )
+    events = source("kubectl_get_events", lines, namespace="shop")
+
+    assert shown(events) == {Resource("job", "importer", "shop"), Resource("pod", "worker-0", "batch")}
+    assert all(record.event for record in events.records)  # what happened, not how it is
+    assert not about(events, "Warning BackOff pod/checkout-7d9f8c-x1z2", CRASHING)
+    # In a pod's own log the same lines are the workload's words: no event, no other resource.
+    log = source("pods_log", lines, name=CRASHING, namespace="shop")
+    assert shown(log) == set()
+
+
 def test_a_json_item_is_about_what_it_is() -> None:
     events = source("kubectl_get", json.dumps(MCP_SERVER_KUBERNETES_EVENTS), resourceType="events")
 
