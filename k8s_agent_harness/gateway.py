@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -126,7 +126,6 @@ class ToolGateway:
         evidence: Evidence,
         *,
         policy: ReadPolicy | None = None,
-        allow_write: Iterable[str] = (),
         approver: Approver = deny_all,
         retry: RetryPolicy | None = None,
         budget: Budget | None = None,
@@ -136,8 +135,9 @@ class ToolGateway:
         source: ToolSource | None = None,
         generation: int = 0,
     ) -> None:
-        self.policy = policy or ReadPolicy.of(None, allow_write=allow_write)
-        """Which tools only read (read_policy.py): the server's vetted table or what the user allowed."""
+        self.policy = policy or ReadPolicy.of(None)
+        """Which tools only read (read_policy.py): the server's vetted table and what the user allowed
+        (by default none: every tool of an unnamed server is a possible write)."""
         self.budget = budget or Budget(0)
         self.store = store if store is not None else ResultStore()
         self._max_calls = max_calls_per_turn

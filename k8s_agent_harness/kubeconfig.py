@@ -212,16 +212,16 @@ def _read(path: Path) -> str | None:
 # Fields that name a file, resolved (as kubectl and client-go resolve them) against the folder of
 # the kubeconfig that holds them: a copy elsewhere must name them by absolute path.
 _FILE_FIELDS = frozenset({"certificate-authority", "client-certificate", "client-key", "tokenFile"})
-COPY_MODE = 0o400
 
 
 @contextlib.contextmanager
 def private_copies(listed: str | None) -> Iterator[str | None]:
-    """While the block runs, a KUBECONFIG value that names private, read-only copies of the files
-    `listed` names (in their order, each file's relative paths made absolute), in a folder of the
-    run's own (0700) that is removed after: whatever a server writes to its kubeconfig (a context
-    switched, a token refreshed), the user's files stay as they were. `listed` as it is when it
-    names no file."""
+    """While the block runs, a KUBECONFIG value that names private copies of the files `listed` names
+    (in their order, each file's relative paths made absolute; 0600), in a folder of the run's own
+    (0700) that is removed after: whatever a server writes to its kubeconfig (a context switched, a
+    token refreshed), it writes the copy, and the user's files stay as they were. The copies are
+    writable so that a credential plugin that saves a refreshed token works as it would on the
+    user's file, for the run. `listed` as it is when it names no file."""
     sources = [Path(part) for part in (listed or "").split(os.pathsep) if part and part != os.devnull]
     sources = [path for path in sources if path.is_file()]
     if not sources:
@@ -233,7 +233,6 @@ def private_copies(listed: str | None) -> Iterator[str | None]:
         for number, source in enumerate(sources, 1):
             copy = folder / f"{number}-{source.name}"
             write_private(copy, _relocated(source))
-            os.chmod(copy, COPY_MODE)
             copies.append(str(copy))
         yield os.pathsep.join(copies)
     finally:

@@ -290,8 +290,6 @@ class McpClient:
         self._mode = "legacy"
         """How a connection opens: the initialize handshake every server in the field speaks, or (once
         a server refused it, naming only modern versions) "auto": `server/discover`, the 2026 way."""
-        self.modern: str | None = None
-        """Why the modern protocol is spoken, when a server refused the handshake."""
 
     @property
     def tools(self) -> list[ToolSpec]:
@@ -632,7 +630,6 @@ class McpClient:
         if not set(supported) & set(MODERN_PROTOCOL_VERSIONS):
             return False
         self._mode = "auto"
-        self.modern = f"the server refused the initialize handshake ({refusal.message}) and speaks {', '.join(supported)}"
         return True
 
     def _falls_back_to_sse(self, connection: _Connection) -> bool:
@@ -767,9 +764,8 @@ class McpClient:
     ) -> str:
         if connection is not None:
             phase = connection.phase
-            if (
-                refusal := _version_refusal(error)
-            ) is not None:  # the server's own reason, whatever the status
+            refusal = _version_refusal(error)
+            if refusal is not None:  # the server's own reason, whatever the HTTP status
                 return _version_refusal_text(refusal)
             if connection.refused is not None:
                 return _http_refusal_text(connection.refused)  # the transport reports a refusal as -32603

@@ -91,61 +91,52 @@ def _without(argument: str, what: str) -> WriteTest:
     return writes
 
 
-_READS = "reads the cluster"
-_WRITES = "changes the cluster"
+def _reading(*names: str) -> dict[str, Rule]:
+    return dict.fromkeys(names, Rule(Access.READ, "reads the cluster"))
+
+
+def _writing(*names: str) -> dict[str, Rule]:
+    return dict.fromkeys(names, Rule(Access.WRITE, "changes the cluster"))
+
 
 KUBERNETES_MCP_SERVER_RULES: dict[str, Rule] = {
-    **{
-        name: Rule(Access.READ, _READS)
-        for name in (
-            "events_list",
-            "namespaces_list",
-            "projects_list",
-            "nodes_log",
-            "nodes_stats_summary",
-            "nodes_top",
-            "pods_get",
-            "pods_list",
-            "pods_list_in_namespace",
-            "pods_log",
-            "pods_top",
-            "resources_get",
-            "resources_list",
-            "helm_list",
-        )
-    },
+    **_reading(
+        "events_list",
+        "namespaces_list",
+        "projects_list",
+        "nodes_log",
+        "nodes_stats_summary",
+        "nodes_top",
+        "pods_get",
+        "pods_list",
+        "pods_list_in_namespace",
+        "pods_log",
+        "pods_top",
+        "resources_get",
+        "resources_list",
+        "helm_list",
+    ),
     "resources_scale": Rule(
         Access.BY_ARGUMENT,
         "reads a workload's scale, or sets it when given one",
         _without("scale", "sets the workload's replicas"),
     ),
     "configuration_view": Rule(Access.WITHHELD, "prints the kubeconfig, its credentials included"),
-    **{
-        name: Rule(Access.WRITE, _WRITES)
-        for name in (
-            "pods_delete",
-            "pods_exec",
-            "pods_run",
-            "resources_create_or_update",
-            "resources_delete",
-            "helm_install",
-            "helm_uninstall",
-        )
-    },
+    **_writing(
+        "pods_delete",
+        "pods_exec",
+        "pods_run",
+        "resources_create_or_update",
+        "resources_delete",
+        "helm_install",
+        "helm_uninstall",
+    ),
 }
-"""containers/kubernetes-mcp-server (Go), every toolset (the preset starts `core` only, --read-only)."""
+"""containers/kubernetes-mcp-server (Go) 0.0.67, toolsets core, config and helm (the preset starts `core`
+only, --read-only); its other toolsets' tools are unvetted."""
 
 MCP_SERVER_KUBERNETES_RULES: dict[str, Rule] = {
-    **{
-        name: Rule(Access.READ, _READS)
-        for name in (
-            "kubectl_get",
-            "kubectl_describe",
-            "kubectl_logs",
-            "list_api_resources",
-            "explain_resource",
-        )
-    },
+    **_reading("kubectl_get", "kubectl_describe", "kubectl_logs", "list_api_resources", "explain_resource"),
     "ping": Rule(Access.READ, "answers the client, reads nothing"),
     "kubectl_context": Rule(
         Access.BY_ARGUMENT,
@@ -157,44 +148,38 @@ MCP_SERVER_KUBERNETES_RULES: dict[str, Rule] = {
         "shows a rollout's status or history; its other subcommands restart, pause or undo it",
         _when("subCommand", ("status", "history"), "changes the rollout"),
     ),
-    **{
-        name: Rule(Access.WRITE, _WRITES)
-        for name in (
-            "cleanup",
-            "kubectl_apply",
-            "kubectl_delete",
-            "kubectl_create",
-            "kubectl_scale",
-            "kubectl_patch",
-            "kubectl_generic",
-            "kubectl_reconnect",
-            "install_helm_chart",
-            "upgrade_helm_chart",
-            "uninstall_helm_chart",
-            "node_management",
-            "port_forward",
-            "stop_port_forward",
-            "exec_in_pod",
-        )
-    },
+    **_writing(
+        "cleanup",
+        "kubectl_apply",
+        "kubectl_delete",
+        "kubectl_create",
+        "kubectl_scale",
+        "kubectl_patch",
+        "kubectl_generic",
+        "kubectl_reconnect",
+        "install_helm_chart",
+        "upgrade_helm_chart",
+        "uninstall_helm_chart",
+        "node_management",
+        "port_forward",
+        "stop_port_forward",
+        "exec_in_pod",
+    ),
 }
 """Flux159/mcp-server-kubernetes (Node.js). `kubectl_get` reads Secrets too; its MASK_SECRETS and the
 run's redaction keep their values from the model."""
 
 MOCK_CLUSTER_RULES: dict[str, Rule] = {
-    **{
-        name: Rule(Access.READ, _READS)
-        for name in (
-            "list_pods",
-            "describe_pod",
-            "get_pod_logs",
-            "get_events",
-            "list_nodes",
-            "describe_node",
-            "search_logs",
-        )
-    },
-    **{name: Rule(Access.WRITE, _WRITES) for name in ("delete_pod", "restart_pod")},
+    **_reading(
+        "list_pods",
+        "describe_pod",
+        "get_pod_logs",
+        "get_events",
+        "list_nodes",
+        "describe_node",
+        "search_logs",
+    ),
+    **_writing("delete_pod", "restart_pod"),
 }
 """k8s-agent's own mock cluster (k8s_agent_mock_cluster)."""
 

@@ -125,7 +125,7 @@ class ServerLaunch:
 
     @contextlib.contextmanager
     def with_private_kubeconfig(self) -> Iterator[ServerLaunch]:
-        """This launch, its server given private read-only copies of the kubeconfig files it would
+        """This launch, its server given private copies of the kubeconfig files it would
         read (kubeconfig.private_copies) for as long as the block runs: a server that writes its
         kubeconfig (mcp-server-kubernetes' `kubectl_context set`) never changes the user's."""
         with kubeconfig.private_copies(self.env.get("KUBECONFIG")) as copies:

@@ -14,6 +14,7 @@ from k8s_agent import scenarios
 from k8s_agent.scenarios import ANALYTICS, FABRICATED, INVENTED, LOG_LINE, PAYMENT, REPORT
 from k8s_agent_harness import findings, prompts
 from k8s_agent_scripted_llm import call, text
+from tests.clusters import MOCK_TOOLS
 from tests.conftest import RunAgent
 
 TOOLS = "describe_node, describe_pod, get_events, get_pod_logs, list_nodes, list_pods, search_logs"
@@ -37,15 +38,7 @@ def test_c1_first_request_forces_a_tool_and_later_ones_do_not(run_agent: RunAgen
 
     first, *later = run.requests
     assert first["tool_choice"] == "required"
-    assert [t["function"]["name"] for t in first["tools"]] == [
-        "list_pods",
-        "describe_pod",
-        "get_pod_logs",
-        "get_events",
-        "list_nodes",
-        "describe_node",
-        "search_logs",
-    ]
+    assert [t["function"]["name"] for t in first["tools"]] == list(MOCK_TOOLS)
     assert len(later) == 2
     for request in later:
         assert "tools" in request

@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -70,21 +70,30 @@ LISTENING = {"streamableHttp": ("listening on port", "/mcp"), "sse": ("Server is
 @contextmanager
 def everything_over_http(program: Path, mode: str = "streamableHttp") -> Iterator[str]:
     """The reference server over Streamable HTTP (or SSE) at a free loopback port (it takes its port
-    from $PORT, so one is picked, and picked again if another process took it first)."""
+    from $PORT)."""
     listening, endpoint = LISTENING[mode]
+    with on_a_free_port(
+        lambda port: ([str(program), mode], {**os.environ, "PORT": str(port)}), listening, endpoint
+    ) as url:
+        yield url
+
+
+@contextmanager
+def on_a_free_port(
+    started: Callable[[int], tuple[list[str], dict[str, str]]], listening: str, endpoint: str
+) -> Iterator[str]:
+    """A server started by `started(port)` (its command and environment) on a free loopback port,
+    picked again if another process took it first; its URL once its stderr says `listening`."""
     for _ in range(5):
         port = free_port()
+        command, env = started(port)
         process = subprocess.Popen(
-            [str(program), mode],
-            env={**os.environ, "PORT": str(port)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
         assert process.stderr is not None
         said = ""
         for said in process.stderr:  # ends when it listens, gives up, or exits
-            if listening in said or "already in use" in said:
+            if listening in said or "already in use" in said or "EADDRINUSE" in said:
                 break
         if listening not in said:
             process.kill()
@@ -96,16 +105,21 @@ def everything_over_http(program: Path, mode: str = "streamableHttp") -> Iterato
         try:
             yield f"http://127.0.0.1:{port}{endpoint}"
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=5)  # a grace period, not a check
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
             drain.join()
             process.stderr.close()
         return
-    raise AssertionError("no free port for the reference server after 5 tries")
+    raise AssertionError(f"no free port for {command[0]} after 5 tries")
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    """Stop a server the test started: terminate, a grace period (not a check), then kill."""
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 @contextmanager
@@ -123,10 +137,5 @@ def any_server_over_http(log: Path, *options: str) -> Iterator[str]:
         assert line.startswith("serving http://"), line
         yield line.removeprefix("serving ")
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)  # a grace period, not a check
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         process.stdout.close()

@@ -19,6 +19,7 @@ import pytest
 
 from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
+from k8s_agent_harness.read_policy import KUBERNETES_MCP_SERVER_RULES
 from k8s_agent_harness.servers import KUBERNETES_MCP_SERVER_ARGUMENTS, ServerLaunch, resolve_server
 from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
 from k8s_agent_scripted_llm import call, raw_call, text
@@ -139,6 +140,31 @@ def test_write_tools_are_refused_even_when_the_server_offers_them(
     assert CRASHING in run.tool_messages(3)[0]["content"]
     assert cluster.mutating_requests() == []
     assert [r for r in cluster.requests if r.method == "DELETE"] == []
+
+
+OTHER_TOOLSETS = ("kcp", "kiali", "kubevirt", "netobserv", "tekton")
+"""The server's toolsets beyond core, config and helm: not diagnosis of the cluster's own objects, and
+not vetted (their tools are offered only when allowed by name)."""
+
+
+def test_the_vetted_table_is_every_tool_of_core_config_and_helm_and_no_other_toolset_s(
+    impl: str, kubernetes_mcp_server: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    toolsets = ",".join(("core", "config", "helm", *OTHER_TOOLSETS))
+    launch = ServerLaunch(
+        (str(kubernetes_mcp_server), "--toolsets", toolsets, "--disable-multi-cluster"),
+        {"KUBECONFIG": str(kubeconfig)},
+    )
+
+    run = diagnose(impl, tmp_path, [call("pods_list"), text("Listed.")], launch)
+
+    [listed] = run.events("tools_listed")
+    access = {tool["name"]: tool["access"] for tool in listed["tools"]}
+    assert listed["server"] == "kubernetes-mcp-server"
+    assert {name for name, given in access.items() if given != "unvetted"} == set(KUBERNETES_MCP_SERVER_RULES)
+    unvetted = {name for name, given in access.items() if given == "unvetted"}
+    assert len(unvetted) > 10 and not unvetted & set(offered(run))  # whatever their hints say
+    assert any(tool["read_only"] is True for tool in listed["tools"] if tool["name"] in unvetted)
 
 
 def test_an_api_that_refuses_connections_becomes_tool_failures(

@@ -18,6 +18,7 @@ from typing import Any
 from k8s_agent.implementations import ask_function
 from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
+from k8s_agent_harness.read_policy import MCP_SERVER_KUBERNETES_RULES, Access
 from k8s_agent_harness.servers import (
     MCP_SERVER_KUBERNETES_ENVIRONMENT,
     MCP_SERVER_KUBERNETES_TOOLS,
@@ -93,10 +94,11 @@ def test_json_rpc_errors_and_error_results_both_become_tool_failures(
     assert run.result is not None and run.result.stats.tool_calls_failed == 2
 
 
-def test_tools_without_a_read_only_annotation_are_refused(
+def test_every_tool_of_the_full_server_is_vetted_and_the_writes_refused(
     impl: str, mcp_server_kubernetes: Path, cluster: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
 ) -> None:
-    # Started by hand in full mode: 23 tools, the write ones annotated destructive or not at all.
+    # Started by hand in full mode: 23 tools, the write ones annotated destructive or not at all. The
+    # vetted table names exactly the tools the pinned server lists.
     read_only = preset(mcp_server_kubernetes, kubeconfig, tmp_path)
     full = {
         name: value for name, value in read_only.env.items() if name not in MCP_SERVER_KUBERNETES_ENVIRONMENT
@@ -111,9 +113,11 @@ def test_tools_without_a_read_only_annotation_are_refused(
     run = diagnose(impl, tmp_path, script, launch)
 
     [listed] = run.events("tools_listed")
-    assert {"kubectl_delete", "kubectl_apply", "kubectl_create", "exec_in_pod", "kubectl_reconnect"} <= set(
-        listed["refused"]
-    )
+    assert listed["server"] == "kubernetes"
+    assert {tool["name"] for tool in listed["tools"]} == set(MCP_SERVER_KUBERNETES_RULES)
+    writes = {name for name, rule in MCP_SERVER_KUBERNETES_RULES.items() if rule.access is Access.WRITE}
+    assert set(listed["refused"]) == writes
+    assert {"kubectl_delete", "kubectl_apply", "kubectl_create", "exec_in_pod", "kubectl_reconnect"} <= writes
     assert set(offered(run)) == set(listed["allowed"]) and "kubectl_delete" not in offered(run)
     assert run.tool_messages(1)[0]["content"] == prompts.refused_tool("kubectl_delete", listed["allowed"])
     assert CRASHING in run.tool_messages(2)[0]["content"]

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +16,7 @@ import pytest
 from k8s_agent_scripted_llm import call, text
 from tests.cli.test_ask import ask
 from tests.conftest import AgentRun, run_scenario
-from tests.integration.reference import free_port, ts_sdk_modules
+from tests.integration.reference import on_a_free_port, ts_sdk_modules
 from tests.reliability.hostile_mcp_server import FUTURE_PROTOCOL
 
 MODERN_SERVER = Path(__file__).with_name("modern_server.mjs")
@@ -45,30 +43,10 @@ def server_script(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @contextmanager
 def over_http(script: Path) -> Iterator[str]:
     """The server on a free loopback port; its URL once it listens."""
-    port = free_port()
-    process = subprocess.Popen(
-        ["node", str(script), "http", str(port)],
-        env=dict(os.environ),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stderr is not None
-    said = process.stderr.readline()
-    drain = threading.Thread(target=process.stderr.read, daemon=True)
-    drain.start()
-    try:
-        assert said.startswith("listening on "), said
-        yield said.removeprefix("listening on ").strip()
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)  # a grace period, not a check
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        drain.join()
-        process.stderr.close()
+    with on_a_free_port(
+        lambda port: (["node", str(script), "http", str(port)], dict(os.environ)), "listening on ", "/mcp"
+    ) as url:
+        yield url
 
 
 def check(run: AgentRun) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_scripted_llm import calls, text, tool
+from k8s_agent_scripted_llm import Reply, calls, text, tool
 from tests.conftest import AgentRun, run_scenario
 from tests.integration.reference import everything_over_http, server_everything
 
@@ -32,16 +32,7 @@ SCRIPT = [
     ),
     text("Nothing in this cluster is unhealthy."),
 ]
-CALLED = (
-    "echo",
-    "get-sum",
-    "trigger-long-running-operation",
-    "get-structured-content",
-    "get-resource-links",
-    "get-tiny-image",
-    "get-annotated-message",
-    "get-resource-reference",
-)
+CALLED = tuple(c.name for step in SCRIPT if isinstance(step, Reply) for c in step.tool_calls)
 """The tools the script calls: the reference server is not one k8s-agent knows, so each is allowed."""
 SUCCESS_FOR_USER = "Operation completed successfully"
 """get-annotated-message's text for `success`, addressed to the user only."""
@@ -89,18 +80,7 @@ def test_both_agents_use_the_reference_server_s_tools(
     # Every call it asked for reached the server and was answered: none refused or lost.
     outcomes = {event["tool"]: event["outcome"] for event in run.events("tool_call")}
     assert outcomes == {
-        **dict.fromkeys(
-            [
-                "echo",
-                "get-sum",
-                "trigger-long-running-operation",
-                "get-structured-content",
-                "get-resource-links",
-                "get-tiny-image",
-                "get-annotated-message",
-            ],
-            "executed",
-        ),
+        **dict.fromkeys(CALLED, "executed"),
         "get-resource-reference": "failed",
     }
     counts = run.events("run_end")[0]["counts"]

@@ -19,6 +19,7 @@ from k8s_agent_harness.grounding import Evidence
 from k8s_agent_harness.read_policy import (
     KNOWN_SERVERS,
     MCP_SERVER_KUBERNETES_RULES,
+    MOCK_CLUSTER_RULES,
     Access,
     ReadPolicy,
 )
@@ -27,6 +28,7 @@ from k8s_agent_harness.supervisor import Supervisor
 from k8s_agent_harness.tools import ToolSpec
 from k8s_agent_harness.trace import Recorder, TraceWriter
 from k8s_agent_harness.vocabulary import Impl, Outcome
+from tests.clusters import MOCK_TOOLS
 from tests.unit.test_gateway import FakeServer
 
 OBJECT = {"type": "object"}
@@ -193,3 +195,27 @@ def test_no_call_reaches_the_server_unless_the_policy_allows_it_whatever_the_hin
                 assert rule.writes(arguments) is None, (name, arguments)
         else:  # nobody vetted it: the user allowed it by name, or vouched for its hint
             assert name in allow_read or (trust and tool.read_only is True), (name, tool.read_only)
+
+
+def test_the_mock_cluster_s_vetted_table_is_what_it_lists_under_the_name_it_gives() -> None:
+    # The table is the harness's own word on the mock cluster (the harness never imports it): it must
+    # name what the server really lists, or a tool added there would be offered to nobody.
+    from mcp import Client
+
+    from k8s_agent_mock_cluster.cluster import Cluster
+    from k8s_agent_mock_cluster.fixture import load_fixture
+    from k8s_agent_mock_cluster.server import build_server
+
+    async def listed() -> tuple[str, dict[str, bool | None]]:
+        server = build_server(Cluster(load_fixture()), None, write_tools=True)
+        async with Client(server) as client:
+            tools = (await client.list_tools()).tools
+            name = client.session.server_info.name if client.session.server_info else ""
+            return name, {t.name: t.annotations.read_only_hint if t.annotations else None for t in tools}
+
+    name, hints = asyncio.run(listed())
+
+    assert KNOWN_SERVERS[name] is MOCK_CLUSTER_RULES
+    assert set(hints) == set(MOCK_CLUSTER_RULES)
+    reads = {tool for tool, rule in MOCK_CLUSTER_RULES.items() if rule.access is Access.READ}
+    assert reads == {tool for tool, hint in hints.items() if hint is True} == set(MOCK_TOOLS)

@@ -516,3 +516,48 @@ def test_the_mock_started_in_http_mode_serves_on_loopback_and_announces_its_url(
     assert launch.http is not None and launch.http.transport == transport
     assert launch.command[3:5] == ("--http", "127.0.0.1:0") and launch.http.port_arguments == ()
     assert ("--sse" in launch.command) == (transport == "sse")
+
+
+def test_a_started_server_gets_private_copies_of_the_kubeconfig_with_its_relative_paths_made_absolute(
+    tmp_path: Path,
+) -> None:
+    from k8s_agent_harness.kubeconfig import private_copies
+
+    home = tmp_path / "kube"
+    home.mkdir()
+    (home / "ca.crt").write_text("a CA")
+    user = home / "config"
+    user.write_text(
+        "apiVersion: v1\nkind: Config\n"
+        "clusters: [{name: c, cluster: {server: 'https://10.0.0.1', certificate-authority: ca.crt}}]\n"
+        "users: [{name: u, user: {exec: {command: ./bin/login, apiVersion: v1}}}]\n"
+        "contexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"
+    )
+    other = tmp_path / "other.yaml"
+    other.write_text("not: [yaml")  # not YAML: copied as it is
+    before = user.read_bytes(), other.read_bytes()
+
+    with private_copies(f"{user}{os.pathsep}{other}{os.pathsep}{tmp_path / 'missing'}") as listed:
+        assert listed is not None
+        copies = [Path(part) for part in listed.split(os.pathsep)]
+        assert len(copies) == 2 and copies[0].parent == copies[1].parent
+        folder = copies[0].parent
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        assert all(stat.S_IMODE(copy.stat().st_mode) == 0o600 for copy in copies)
+        copied = yaml.safe_load(copies[0].read_text())
+        assert copied["clusters"][0]["cluster"]["certificate-authority"] == str(home / "ca.crt")
+        assert copied["users"][0]["user"]["exec"]["command"] == str(home / "bin" / "login")
+        assert copies[1].read_bytes() == before[1]
+        copies[0].write_text("current-context: elsewhere\n")  # what a server may write
+
+    assert not folder.exists()
+    assert (user.read_bytes(), other.read_bytes()) == before
+
+
+def test_a_kubeconfig_that_names_no_file_is_passed_on_as_it_is() -> None:
+    from k8s_agent_harness.kubeconfig import private_copies
+
+    with private_copies(os.devnull) as listed:
+        assert listed == os.devnull
+    with private_copies(None) as listed:
+        assert listed is None
