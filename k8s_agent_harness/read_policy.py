@@ -68,12 +68,18 @@ class Verdict:
 
 
 def _when(argument: str, reads: Iterable[str], what: str) -> WriteTest:
-    """A tool that writes unless `argument` is one of `reads` (case-insensitive; absent: the first)."""
+    """A tool that writes unless `argument` is exactly one of `reads`. A call that leaves it out is
+    judged a write: what the server then does is its default, which its schema may make a write."""
     allowed = tuple(reads)
 
     def writes(arguments: Mapping[str, Any]) -> str | None:
-        value = arguments.get(argument, allowed[0])
-        if isinstance(value, str) and value.strip().lower() in allowed:
+        if argument not in arguments:
+            return (
+                f"{argument} is missing (the server's default may be one that {what}); only "
+                f"{argument} {' or '.join(allowed)} reads"
+            )
+        value = arguments[argument]
+        if isinstance(value, str) and value in allowed:
             return None
         return f"{argument} {value!r} {what}; only {' or '.join(allowed)} reads"
 
