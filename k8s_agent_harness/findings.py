@@ -387,19 +387,24 @@ def verify(report: HealthReport, results: Sequence[Any]) -> Verification:
             problem = _check_quote(quote, finding, known, owners)
             if problem:
                 problems.append(problem)
-    examples = _healthy_examples(checked.healthy.examples, known)
+    examples = _healthy_examples(checked.healthy.examples, known, owners)
     checked.healthy.unverified_examples = [example for example, _ in examples]
     problems += [problem for _, problem in examples]
     return Verification(checked, problems, shown_resources(known))
 
 
-def _healthy_examples(examples: Sequence[str], sources: Sequence[Source]) -> list[tuple[str, str]]:
-    """The healthy examples that are not a resource a tool showed, and showed healthy, each with why."""
+def _healthy_examples(
+    examples: Sequence[str], sources: Sequence[Source], owners: Owners
+) -> list[tuple[str, str]]:
+    """The healthy examples that are not a resource a tool showed, and showed healthy, each with why
+    (a finished pod of a controller that keeps its pods running is not healthy)."""
     shown: dict[str, list[bool | None]] = {}
     for source in sources:
         for record in source.records:
-            if record.resource.kind != "namespace":
-                shown.setdefault(record.resource.name, []).append(healthy(record))
+            resource = record.resource
+            if resource.kind != "namespace":
+                keeps = resource.kind == "pod" and owners.long_running(resource.name, resource.namespace)
+                shown.setdefault(resource.name, []).append(healthy(record, keeps))
     found = []
     for example in examples:
         seen = shown.get(example.strip())
@@ -462,25 +467,50 @@ def _check_resource(finding: Finding, sources: Sequence[Source], owners: Owners)
             shown = f"only in namespace {', '.join(elsewhere)}" if elsewhere else "with no namespace"
             return [f"{label} says namespace {_clip(namespace)!r}, but the tools showed {name} {shown}"]
     finding.name_verified = True
-    return _check_status(finding, label, seen)
+    problems = _check_status(finding, label, seen)
+    if problems:
+        unread = [
+            record
+            for source in sources
+            for record in source.unread_records
+            if record.resource.name == name and kinds_match(finding.kind, record.resource.kind)
+        ]
+        checked = unshown(finding.status, unread) if unread else None
+        if checked is not None and checked.stated and not checked.missing and not checked.past:
+            problems.append(
+                f"the status {_clip(finding.status)!r} of {label} is what a result's structured content "
+                "says, but not its text, which is what the model was shown: the two views of that result "
+                "disagree; write what the text shows"
+            )
+    return problems
 
 
 def _check_status(finding: Finding, label: str, records: Sequence[Record]) -> list[str]:
-    """The status, word for word, against the status fields of the records that show the resource."""
-    missing, stated = unshown(finding.status, records)
-    finding.status_verified = stated and not missing
-    if not stated and not missing:
-        return [
+    """The status, field by field, against the status fields of the records that show the resource."""
+    checked = unshown(finding.status, records)
+    missing, stated = checked.missing, checked.stated
+    finding.status_verified = stated and not missing and not checked.past
+    problems = []
+    if not stated and not missing and not checked.past:
+        problems.append(
             f"the status {_clip(finding.status)!r} of {label} states nothing the tools showed: write it as "
             "they show it (e.g. CrashLoopBackOff, READY 0/1, 14 restarts)"
-        ]
+        )
     if missing:
         listed = ", ".join(repr(word) for word in missing)
-        return [
+        problems.append(
             f"the status {_clip(finding.status)!r} of {label} is not what the tools showed for it: {listed} "
-            f"in none of its status fields as the tools showed them for {finding.kind} {finding.name.strip()}"
-        ]
-    return []
+            f"in none of its status fields as the tools showed them for {finding.kind} {finding.name.strip()} "
+            "(a value written after a field's name must be that field's, a number beside the field it counts)"
+        )
+    if checked.past:
+        listed = ", ".join(repr(word) for word in checked.past)
+        problems.append(
+            f"the status {_clip(finding.status)!r} of {label} gives its history as its status: {listed} only "
+            f"in its last state or its events, while the tools show {finding.kind} {finding.name.strip()} healthy "
+            "now: write how it is now, and say 'last' of what it was"
+        )
+    return problems
 
 
 def _check_quote(quote: Quote, finding: Finding, sources: Sequence[Source], owners: Owners) -> str | None:
@@ -548,7 +578,7 @@ def _find(
             elif span_about(source, reading, start, end, subject, owners):
                 return QuoteCheck.VERIFIED, None
             else:
-                found = (QuoteCheck.OTHER_RESOURCE, span_subject(source, reading, start, end))
+                found = (QuoteCheck.OTHER_RESOURCE, span_subject(source, reading, start, end, owners))
             if best is None or _RANK[found[0]] < _RANK[best[0]] or (found[0] is best[0] and not best[1]):
                 best = found
     return best

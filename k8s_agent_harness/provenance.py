@@ -32,12 +32,21 @@ import bisect
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from k8s_agent_harness.redact import Redactor
 from k8s_agent_harness.shapes import Record, Resource, describe, documents, kind_of, lines, tables
-from k8s_agent_harness.shapes.naming import OWNER_KINDS, WORKLOAD_KINDS, owners, owns, pod_of
+from k8s_agent_harness.shapes.naming import (
+    OWNER_KINDS,
+    WORKLOAD_KINDS,
+    generated_name,
+    long_running,
+    owners,
+    owns,
+)
+from k8s_agent_harness.shapes.status import healthy
 
 __all__ = [
     "MIN_LINE_CHARACTERS",
@@ -52,7 +61,6 @@ __all__ = [
     "kind_of",
     "names_in",
     "normalised",
-    "pod_of",
     "sources_of",
 ]
 
@@ -244,7 +252,8 @@ class Source:
     @cached_property
     def readings(self) -> list[Reading]:
         """The text with its records, and for a JSON or YAML result its decoded strings with theirs;
-        the structured content's strings with theirs."""
+        the structured content's strings with theirs when the text shows no record (the model reads
+        the text: a structured content that says otherwise is not what it was shown)."""
         echoes = self._echo_strings
         readings: list[Reading] = []
         if self.reads_logs:
@@ -261,10 +270,26 @@ class Source:
                 records = [*lined, *lines.read(self.text, hits_only=named_pod, namespace=self.namespace)]
                 readings.append(_reading(self.text, records, echoes))
         if self.structured is not None and self.ok:
-            readings.append(
-                _strings_reading(documents.read_value(self.structured, self.kind, self.namespace), echoes)
+            structured = _strings_reading(
+                documents.read_value(self.structured, self.kind, self.namespace), echoes
             )
+            verdicts: dict[Resource, set[bool | None]] = {}
+            for reading in readings:
+                for record in reading.records:
+                    verdicts.setdefault(record.resource, set()).add(healthy(record))
+            structured.records = [
+                replace(record, disputed=True) if _disputes(record, verdicts) else record
+                for record in structured.records
+            ]
+            readings.append(structured)
         return readings
+
+    @cached_property
+    def unread_records(self) -> list[Record]:
+        """The records of the structured content that the text of the same result, which the model
+        reads, contradicts: evidence of nothing; they only explain a claim the text does not bear
+        out (the two views disagree)."""
+        return [record for reading in self.readings for record in reading.records if record.disputed]
 
     @cached_property
     def records(self) -> list[Record]:
@@ -275,6 +300,8 @@ class Source:
         found: dict[tuple[Any, ...], Record] = {}
         for reading in self.readings:
             for record in reading.records:
+                if record.disputed:
+                    continue
                 found.setdefault((record.resource, record.status, record.owners, record.event), record)
         return list(found.values())
 
@@ -283,11 +310,25 @@ class Source:
         """The call's argument strings, in the forms a server may repeat them (plain, repr, JSON)."""
         found: dict[str, None] = {}
         for value in _argument_strings(self.arguments):
-            for form in (value, repr(value)[1:-1], json.dumps(value)[1:-1]):
+            # The harness's own redaction changes an argument a server repeats (`password=...`).
+            for form in dict.fromkeys(
+                (value, repr(value)[1:-1], json.dumps(value)[1:-1], _REDACTOR.text(value))
+            ):
                 text = normalised(form).lower()
                 if len(text) >= 2:
                     found[text] = None
         return sorted(found, key=len, reverse=True)
+
+
+_REDACTOR = Redactor()
+
+
+def _disputes(record: Record, verdicts: dict[Resource, set[bool | None]]) -> bool:
+    """Whether the text shows the record's resource healthy where the record shows it unhealthy, or
+    the reverse."""
+    mine = healthy(record)
+    shown = verdicts.get(record.resource, set()) - {None}
+    return mine is not None and bool(shown) and mine not in shown
 
 
 def _tool_words(tool: str) -> list[str]:
@@ -331,11 +372,21 @@ def _strings_reading(document: documents.Document, echo_strings: Sequence[str]) 
     return _reading("\n".join(document.strings), records, echo_strings)
 
 
+MIN_CUT_ECHO = 12
+"""The fewest characters of an argument a server may repeat cut (`"checkout-api-7d9f8c6b..."`) that
+still count as the argument repeated."""
+_CUT = re.compile(r"\.\.\.|\u2026|[\"'`\]\)]|\s*$")
+"""What ends an argument a server repeats cut: an ellipsis, a closing quote or bracket, the line's end."""
+
+
 def _echo_spans(text: str, echo_strings: Sequence[str]) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
+    lowered = text.lower()
     for echo in echo_strings:
         pattern = _pattern(echo, re.IGNORECASE)
         spans += [(match.start(), match.end()) for match in pattern.finditer(text)]
+        if len(echo) > MIN_CUT_ECHO:
+            spans += _cut_echoes(text, lowered, echo)
     merged: list[tuple[int, int]] = []
     for low, high in sorted(spans):
         if merged and low <= merged[-1][1]:
@@ -343,6 +394,27 @@ def _echo_spans(text: str, echo_strings: Sequence[str]) -> list[tuple[int, int]]
         else:
             merged.append((low, high))
     return merged
+
+
+def _cut_echoes(text: str, lowered: str, echo: str) -> list[tuple[int, int]]:
+    """Where the text repeats the start of the argument, cut (at least `MIN_CUT_ECHO` characters of
+    it, then an ellipsis, a closing quote or the line's end)."""
+    spans = []
+    head = echo[:MIN_CUT_ECHO]
+    position = lowered.find(head)
+    while position >= 0:
+        length = MIN_CUT_ECHO
+        while (
+            length < len(echo)
+            and position + length < len(lowered)
+            and lowered[position + length] == echo[length]
+        ):
+            length += 1
+        end = position + length
+        if length < len(echo) and _CUT.match(text, end):
+            spans.append((position, end))
+        position = lowered.find(head, position + 1)
+    return spans
 
 
 def _argument_strings(item: Any) -> Iterator[str]:
@@ -420,32 +492,52 @@ def shows(resource: Resource, subject: Subject) -> bool:
 
 
 class Owners:
-    """The owners the run's results show for each pod (`ownerReferences`, `pod-template-hash`)."""
+    """The owners the run's results show for each pod (`ownerReferences`, `pod-template-hash`) and
+    for each ReplicaSet (a Deployment's, or another controller's: an Argo Rollout's), and the names
+    of every resource they show, by kind."""
 
     def __init__(self, sources: Sequence[Source]) -> None:
         self._shown: dict[tuple[str, str | None], tuple[list[tuple[str, str]], str | None]] = {}
+        self._replicasets: dict[str, list[tuple[str, str]]] = {}
+        self.names: dict[str, set[str]] = {}
+        """The names of the resources the results show, by kind (`pod`: the pods')."""
         for source in sources:
             for record in source.records:
-                if record.resource.kind == "pod" and (record.owners or record.template_hash):
-                    key = (record.resource.name, record.resource.namespace)
+                resource = record.resource
+                if resource.kind is not None:
+                    self.names.setdefault(resource.kind, set()).add(resource.name)
+                if resource.kind == "pod" and (record.owners or record.template_hash):
+                    key = (resource.name, resource.namespace)
                     shown, template_hash = self._shown.get(key, ([], None))
                     self._shown[key] = ([*shown, *record.owners], template_hash or record.template_hash)
+                if resource.kind == "replicaset" and record.owners and not record.event:
+                    self._replicasets.setdefault(resource.name, []).extend(record.owners)
 
-    def of(self, pod: str, namespace: str | None) -> list[tuple[str, str]]:
-        """The (kind, name) of the pod's controllers: as shown, else by the names Kubernetes generates."""
-        shown = self._shown.get((pod, namespace)) or next(
+    def _pod(self, pod: str, namespace: str | None) -> tuple[list[tuple[str, str]], str | None] | None:
+        return self._shown.get((pod, namespace)) or next(
             (value for (name, _), value in self._shown.items() if name == pod and namespace is None), None
         )
-        if shown is None:
-            return owners(pod)
-        return owners(pod, shown[0], shown[1])
+
+    def of(self, pod: str, namespace: str | None) -> list[tuple[str, str]]:
+        """The (kind, name) of the pod's controllers: as shown, else by the names Kubernetes generates;
+        a ReplicaSet's own owners, when a result shows them, in place of the Deployment its name says."""
+        shown = self._pod(pod, namespace)
+        found = owners(pod) if shown is None else owners(pod, shown[0], shown[1])
+        replicasets = [name for kind, name in found if kind == "replicaset" and name in self._replicasets]
+        if not replicasets:
+            return found
+        kept = [(kind, name) for kind, name in found if kind != "deployment"]
+        return kept + [owner for name in replicasets for owner in self._replicasets[name]]
+
+    def long_running(self, pod: str, namespace: str | None) -> bool:
+        """Whether the pod is one its controller keeps running (a finished one is not healthy)."""
+        shown = self._pod(pod, namespace)
+        return long_running(pod) if shown is None else long_running(pod, shown[0], shown[1])
 
     def pod_of(self, pod: str, namespace: str | None, subject: Subject) -> bool:
         """Whether the pod belongs to the workload the finding names."""
         if subject.kind not in WORKLOAD_KINDS:
             return False
-        if (pod, namespace) not in self._shown and not any(name == pod for name, _ in self._shown):
-            return pod_of(pod, subject.name, subject.kind)
         return any(
             name == subject.name and owns(kind, subject.kind) for kind, name in self.of(pod, namespace)
         )
@@ -470,18 +562,69 @@ def span_about(
     source: Source, reading: Reading, start: int, end: int, subject: Subject, known: Owners
 ) -> bool:
     """Whether text[start:end] of the result is about the finding's resource: by the record that
-    holds it, or, free text, by what the call named; never across records."""
+    holds it, or, free text, by what the call named; never across records, and never a line that
+    names another resource of that kind and not the finding's (a row of another pod in a listing
+    the record or the call does not parse, an annotation about another pod) unless it is a log's."""
     record, free = reading.place(start, end)
+    if record is not None and record.disputed:
+        return False
     if record is not None:
-        return about(record.resource, subject, known)
-    return free and source.called is not None and about(source.called, subject, known)
+        shown = record.resource
+    elif free and source.called is not None:
+        shown = source.called
+    else:
+        return False
+    if not about(shown, subject, known):
+        return False
+    return source.reads_logs or not _names_another(reading, start, end, shown, subject, known)
 
 
-def span_subject(source: Source, reading: Reading, start: int, end: int) -> str | None:
+_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?")
+
+
+def _names_another(
+    reading: Reading, start: int, end: int, shown: Resource, subject: Subject, known: Owners
+) -> bool:
+    """Whether the lines of the span name a resource of the kind shown (one the run's results show,
+    or, for pods, a name a controller generated) other than the finding's, and not the finding's."""
+    other = _other_named(reading, start, end, shown, known)
+    return (
+        other is not None
+        and other != subject.name
+        and not names_in(_lines_around(reading, start, end), subject.name)
+    )
+
+
+def _lines_around(reading: Reading, start: int, end: int) -> str:
+    low = reading.text.rfind("\n", 0, start) + 1
+    high = reading.text.find("\n", end)
+    return reading.text[low : high if high >= 0 else len(reading.text)]
+
+
+def _other_named(reading: Reading, start: int, end: int, shown: Resource, known: Owners) -> str | None:
+    """A resource of the kind shown, other than it, that the lines of the span name while they do not
+    name the one shown: one the run's results show, or, for pods, a name a controller generated."""
+    tokens = _TOKEN.findall(_lines_around(reading, start, end))
+    if shown.name in tokens:
+        return None
+    same_kind = known.names.get(shown.kind or "", set())
+    return next(
+        (token for token in tokens if token in same_kind or (shown.kind == "pod" and generated_name(token))),
+        None,
+    )
+
+
+def span_subject(source: Source, reading: Reading, start: int, end: int, known: Owners) -> str | None:
     """What text[start:end] is about, to say whose evidence a quote is (None: nothing one resource)."""
     record, free = reading.place(start, end)
-    if record is not None:
-        return str(record.resource)
-    if free and source.called is not None:
-        return str(source.called)
-    return None
+    if record is not None and record.disputed:
+        return f"{record.resource} as the structured content shows it, which the result's text contradicts"
+    shown = record.resource if record is not None else source.called if free else None
+    if shown is None:
+        return None
+    other = None if source.reads_logs else _other_named(reading, start, end, shown, known)
+    return (
+        f"{shown.kind or 'resource'} {other} (a line of a result about {shown} that names it)"
+        if other
+        else str(shown)
+    )

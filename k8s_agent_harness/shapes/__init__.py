@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # Kinds as the report names them, from what tools and kubectl call them.
 _KIND_ALIASES = {
@@ -134,7 +134,10 @@ class Record:
     not whether the resource is healthy now."""
     template_hash: str | None = None
     """The `pod-template-hash` label it shows, when it shows one."""
+    disputed: bool = False
+    """Shown otherwise by the text of the same result (structured content that says the resource
+    is unhealthy where the text the model read says healthy, or the reverse): evidence of nothing."""
 
     def moved(self, start: int, end: int) -> Record:
         """The same record over another span (of a normalised text)."""
-        return Record(self.resource, start, end, self.status, self.owners, self.event, self.template_hash)
+        return replace(self, start=start, end=end)

@@ -6,7 +6,8 @@ pods), or is an event (`involvedObject` / `regarding`: a record about that objec
 the documents of a `---` stream and the values of a wrapper's keys (`items`, `events`) are read in
 turn; what lies inside an object's `metadata`, `spec` and `status`, and the references one object
 makes to another (`ownerReferences`, `scaleTargetRef`, `claimRef`, volumes), are never records of
-their own: a name there is no sighting of that object.
+their own: a name there is no sighting of that object. An answer about an object is no object: an
+API `Status` body, a lookup that found nothing (`found: false`), an error.
 
 Each record's span is where its object is written in the text (JSON by the decoder's positions,
 YAML by the composer's marks), and where its strings lie among the result's decoded strings (a JSON
@@ -106,6 +107,7 @@ def _document(
     string_records: list[Record] = []
 
     def walk(value: Any, path: Path, inside: str | None, searching: bool) -> None:
+        searching = searching and not not_an_object(value)
         record = _record(value, kind, inside or namespace) if searching else None
         first = len(strings)
         if record is not None:
@@ -127,6 +129,27 @@ def _document(
     for path, value in roots:
         walk(value, path, None, True)
     return Document(records, strings, string_records)
+
+
+_ABSENT = frozenset({"found", "exists", "exist", "present"})
+
+
+def not_an_object(value: Any) -> bool:
+    """Whether a mapping is an answer about an object rather than the object: an API `Status` body
+    (a failure passed on as a result: its `details.name` is what was asked for), a lookup that says
+    it found nothing (`found: false`: the name it holds is the question's), an error. Nothing in it
+    is a record."""
+    if not isinstance(value, dict):
+        return False
+    if str(_field(value, "kind") or "").lower() == "status" and (
+        _field(value, "code") is not None or _field(value, "details") is not None or _field(value, "reason")
+    ):
+        return True
+    if any(
+        str(key).lower() in _ABSENT and _scalar(item) in ("false", "False") for key, item in value.items()
+    ):
+        return True
+    return _field(value, "error") not in (None, "", False, {}) and _field(value, "metadata") is None
 
 
 def _record(value: Any, call_kind: str | None, namespace: str | None) -> Record | None:

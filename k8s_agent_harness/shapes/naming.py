@@ -80,3 +80,26 @@ def pod_of(pod: str, workload: str, kind: str) -> bool:
     if kind not in WORKLOAD_KINDS or not workload:
         return False
     return any(name == workload and owns(owner_kind, kind) for owner_kind, name in owners(pod))
+
+
+LONG_RUNNING = frozenset({"replicaset", "deployment", "statefulset", "daemonset"})
+"""Controllers whose pods run until replaced: one of their pods that finished is not healthy."""
+
+
+def long_running(pod: str, shown: Sequence[tuple[str, str]] = (), template_hash: str | None = None) -> bool:
+    """Whether the pod is a pod that should keep running: its owners say so (`ownerReferences`), or,
+    shown none, its name is a Deployment's pod's (`<deployment>-<template hash>-<5 characters>`)."""
+    if shown:
+        return any(kind in LONG_RUNNING for kind, _ in shown)
+    if template_hash:
+        return f"-{template_hash}-" in pod
+    generated = _RANDOM_SUFFIX.fullmatch(pod)
+    # A CronJob's Job is `<cronjob>-<minutes>`: digits that may all be of the alphabet, no template hash.
+    return bool(
+        generated and _TEMPLATE_HASH.fullmatch(generated[1]) and not _SCHEDULED.fullmatch(generated[1])
+    )
+
+
+def generated_name(name: str) -> bool:
+    """Whether a name is one a controller generated for a pod (`<owner>-<5 characters of the alphabet>`)."""
+    return _RANDOM_SUFFIX.fullmatch(name) is not None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from k8s_agent_harness.shapes import Record, folded
 
@@ -52,40 +53,135 @@ def _written_words(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def shown_words(records: Iterable[Record]) -> tuple[set[str], set[str]]:
-    """The values and the labels the records' status fields show, as words."""
-    values: set[str] = set()
-    labels: set[str] = set()
+HISTORY_WORDS = frozenset("last previous previously before earlier was were ago history laststate".split())
+"""Words that say a claim tells what happened to a resource, not how it is now."""
+_FRACTION = re.compile(r"\d+/\d+")
+
+
+@dataclass(frozen=True)
+class _Field:
+    labels: frozenset[str]
+    values: frozenset[str]
+    now: bool
+    """How the resource is now (not an event about it, not its last state)."""
+
+
+def _fields(records: Iterable[Record]) -> list[_Field]:
+    found = []
     for record in records:
         for label, value in record.status:
-            values.update(words(value))
-            labels.update(words(label))
-    return values, labels
+            labels = frozenset(words(label))
+            now = not record.event and not any(word.startswith("last") for word in labels)
+            found.append(_Field(labels, frozenset(words(value)), now))
+    return found
 
 
-def unshown(claim: str, records: Sequence[Record]) -> tuple[list[str], bool]:
-    """The words of a status claim (as written) that the records do not show, and whether it states any
-    value at all (column labels alone, `READY STATUS`, state nothing)."""
-    values, labels = shown_words(records)
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def names_label(word: str, labels: Iterable[str]) -> bool:
+    """Whether a claim's word names a field by its label: the label's word itself, its plural, or a
+    part a compound label begins or ends with (`restarts`: `restartCount`; `state`: `lastState`)."""
+    stem = _stem(word)
+    for label in labels:
+        if label == word or _stem(label) == stem:
+            return True
+        if len(stem) >= 4 and (label.startswith(stem) or label.endswith(stem)):
+            return True
+    return False
+
+
+@dataclass
+class Unshown:
+    """What a status claim says that the records do not show (docs/report.md, "Status")."""
+
+    missing: list[str]
+    """Words (as written) no status field of the resource shows, or not in the field the claim names."""
+    stated: bool
+    """Whether it states a value at all (column labels alone, `READY STATUS`, state nothing)."""
+    past: list[str]
+    """Words only its history shows (its last state, an event), for a resource shown healthy now and
+    a claim that does not say it is history."""
+
+
+def unshown(claim: str, records: Sequence[Record]) -> Unshown:
+    """A status claim checked field by field against the records' status fields.
+
+    Each value the claim states must be a value of a field of the resource; a value written right
+    after a field's label (`MemoryPressure True`, `READY 0/1`, `Exit Code 2`) must be that field's;
+    a number must be in a field whose label the claim names beside it (`2 restarts`: the restart
+    count, not the exit code), or anywhere in the claim for a number alone (`READY 0/1` aside, a
+    bare number states nothing). A value only the resource's history shows (its last state, an
+    event) states how it is now only when the resource is shown unhealthy now, when nothing shows it
+    now but its events, or when the claim says it is history (`last`, `previously`)."""
+    fields = _fields(records)
+    values = {word for field in fields for word in field.values}
+    labels = {word for field in fields for word in field.labels}
+    claimed = [word for _, word in _written_words(claim)]
+    history_said = bool(HISTORY_WORDS & set(claimed))
+    shown_now = any(field.now for field in fields)
+    unhealthy_now = any(healthy(record) is False for record in records)
+    history_counts = history_said or unhealthy_now or not shown_now
     missing: list[str] = []
+    past: list[str] = []
     stated = False
-    for written, word in dict.fromkeys(_written_words(claim)):
+    for index, (written, word) in enumerate(_written_words(claim)):
         if not word.isascii():
             missing.append(written)
-        elif word in values:
+            continue
+        if word not in values:
+            if word not in labels and word not in CONNECTIVES and word not in HISTORY_WORDS:
+                missing.append(written)
+            continue
+        candidates = [field for field in fields if word in field.values]
+        before = claimed[index - 1] if index else None
+        after = claimed[index + 1] if index + 1 < len(claimed) else None
+        bound = False
+        if before is not None and before not in HISTORY_WORDS and names_label(before, labels):
+            named = [field for field in candidates if names_label(before, field.labels)]
+            if named:
+                candidates, bound = named, True
+            elif before not in values:
+                missing.append(written)  # `MemoryPressure True` where MemoryPressure is False
+                continue
+        if any(character.isdigit() for character in word) and not bound:
+            if after is not None and names_label(after, labels):
+                named = [field for field in candidates if names_label(after, field.labels)]
+                if not named:
+                    missing.append(written)  # `2 restarts` where only the exit code is 2
+                    continue
+                candidates = named
+            else:
+                named = [
+                    field
+                    for field in candidates
+                    if any(names_label(other, field.labels) for other in claimed)
+                ]
+                if not named and _FRACTION.fullmatch(word):
+                    named = [field for field in candidates if "ready" in field.labels]
+                if not named:
+                    missing.append(written)  # a number whose field the claim does not name
+                    continue
+                candidates = named
+        if any(field.now for field in candidates):
             stated = True
-        elif word not in labels and word not in CONNECTIVES:
-            missing.append(written)
-    return missing, stated
+        elif history_counts:
+            stated = True
+        else:
+            past.append(written)
+    return Unshown(list(dict.fromkeys(missing)), stated, list(dict.fromkeys(past)))
 
 
-def healthy(record: Record) -> bool | None:
-    """Whether the record shows its resource healthy (None: it shows no status, or is an event)."""
+def healthy(record: Record, long_running: bool = False) -> bool | None:
+    """Whether the record shows its resource healthy (None: it shows no status, or is an event).
+    A finished pod is healthy only when it may finish: not the pod of a controller that keeps its
+    pods running (`long_running`: a ReplicaSet's, a StatefulSet's, a DaemonSet's)."""
     if record.event or not record.status:
         return None
     shown = {word for _, value in record.status for word in words(value)}
     if shown & _DONE and "failed" not in shown:  # a finished pod's containers are not ready, and need not be
-        return True
+        return not long_running
     for label, value in record.status:
         label_words = set(words(label))
         if "event" in label_words or any(word.startswith("last") for word in label_words):

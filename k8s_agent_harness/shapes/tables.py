@@ -1,6 +1,7 @@
 """kubectl-style tables: a header line of upper-case column names (one of them NAME or OBJECT),
 then its rows up to a blank line. Each row is a record: the resource its NAME is (of its KIND
-column's kind, else the kind the call is about; `kind/name` as `kubectl get all` prints it; in its
+column's kind, else the kind the call is about; `kind/name` as `kubectl get all` prints it; the pod
+its POD column names when it has one, its NAME then a container's; in its
 NAMESPACE column's namespace, else the one the call declared), or the object its OBJECT column names (`pod/x`: an event's row). Its status
 fields are its other cells, but those that say where it is or what it is (NODE, IP, LABELS,
 MESSAGE...)."""
@@ -20,7 +21,7 @@ NOT_STATUS = frozenset(
         "NAMESPACE", "NAME", "OBJECT", "KIND", "APIVERSION", "NODE", "IP", "NOMINATED NODE", "READINESS GATES",
         "LABELS", "MESSAGE", "SOURCE", "FROM", "FIRST SEEN", "LAST SEEN", "IMAGES", "IMAGE", "CONTAINERS",
         "SELECTOR", "PORT(S)", "CLUSTER-IP", "EXTERNAL-IP", "INTERNAL-IP", "HOSTS", "ADDRESS", "CLASS",
-        "STORAGECLASS", "VOLUME", "ACCESS MODES", "CAPACITY", "REFERENCE", "CHART", "APP VERSION", "UPDATED",
+        "STORAGECLASS", "VOLUME", "ACCESS MODES", "CAPACITY", "REFERENCE", "CHART", "APP VERSION", "UPDATED", "POD",
     }
 )  # fmt: skip
 """Columns that say what or where a resource is, not its status."""
@@ -63,6 +64,10 @@ def _row(
 ) -> Record | None:
     where = cells.get("NAMESPACE") or namespace
     status = tuple((label, value) for label, value in cells.items() if label not in NOT_STATUS and value)
+    if "POD" in cells:
+        # A row of one of a pod's parts (`kubectl top pod --containers`: NAME is a container): the pod.
+        pod = cells["POD"]
+        return Record(Resource("pod", pod, where or None), *span, status) if is_name(pod) else None
     name = cells.get("NAME", "")
     if name and is_name(name):
         own_kind = kind_of(cells.get("KIND")) if cells.get("KIND") else kind

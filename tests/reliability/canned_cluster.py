@@ -497,6 +497,144 @@ def when(text: str, structured: Any = None, **arguments: Any) -> dict[str, Any]:
     return {"when": arguments, "text": text, "structured": structured}
 
 
+# -- what tools show that is not (only) a pod's status: nodes, answers that are no objects, parts of a
+#    result that name another resource, a Rollout's ReplicaSet, finished pods -----------------------
+
+PRESSURED_NODE = "worker-c"
+NODE_DESCRIBE = "\n".join(
+    [
+        f"Name:               {PRESSURED_NODE}",
+        "Roles:              <none>",
+        "Unschedulable:      false",
+        "Conditions:",
+        "  Type             Status  LastHeartbeatTime                 Reason                       Message",
+        "  ----             ------  -----------------                 ------                       -------",
+        "  MemoryPressure   False   Wed, 02 Dec 2026 09:20:00 +0000   KubeletHasSufficientMemory   kubelet has sufficient memory available",
+        "  DiskPressure     True    Wed, 02 Dec 2026 09:20:00 +0000   KubeletHasDiskPressure       kubelet has disk pressure",
+        "  PIDPressure      False   Wed, 02 Dec 2026 09:20:00 +0000   KubeletHasSufficientPID      kubelet has sufficient PID available",
+        "  Ready            True    Wed, 02 Dec 2026 09:20:00 +0000   KubeletReady                 kubelet is posting ready status",
+    ]
+)  # fmt: skip
+"""`kubectl describe node`: disk pressure; memory fine; ready."""
+NODE_OBJECT = {
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {"name": PRESSURED_NODE},
+    "status": {
+        "conditions": [
+            {"type": "MemoryPressure", "status": "False", "reason": "KubeletHasSufficientMemory"},
+            {"type": "DiskPressure", "status": "True", "reason": "KubeletHasDiskPressure"},
+            {"type": "PIDPressure", "status": "False", "reason": "KubeletHasSufficientPID"},
+            {"type": "Ready", "status": "True", "reason": "KubeletReady"},
+        ]
+    },
+}
+GHOST = "checkout-5b7d9f6c8-gh2st"
+"""A pod nothing shows: asked for, answered with an API Status body or a lookup that found nothing."""
+GHOST_STATUS = {
+    "kind": "Status",
+    "apiVersion": "v1",
+    "metadata": {},
+    "status": "Failure",
+    "message": f'pods "{GHOST}" not found',
+    "reason": "NotFound",
+    "details": {"name": GHOST, "kind": "pods"},
+    "code": 404,
+}
+GHOST_LOOKUP = {"kind": "Pod", "name": GHOST, "namespace": PRODUCTION, "found": False}
+SIDECAR = "istio-proxy"
+TOP_CONTAINERS = "\n".join(
+    [
+        "POD                        NAME          CPU(cores)   MEMORY(bytes)",
+        f"{CART}       cart          3m           61Mi",
+        f"{CART}       {SIDECAR}   2m           40Mi",
+        f"{CHECKOUT}   checkout      0m           0Mi",
+    ]
+)
+"""`kubectl top pod --containers`: NAME holds containers, POD the pods."""
+STALE_STATUS = "CrashLoopBackOff"
+"""What a stale structured content says of redis-0, which the text shows Running and ready."""
+CSV_LISTING = "\n".join(
+    [
+        "name,ready,status,restarts",
+        f"{CART},1/1,Running,0",
+        f"{ORDERS},0/1,CrashLoopBackOff,6",
+        f"{INVENTORY},1/1,Running,4",
+    ]
+)
+"""A pod's neighbours as CSV (the call names cart): rows of other pods in text no parser reads."""
+ANNOTATION = f"on-call note: {ORDERS} exits with code 2 after the upstream timeout"
+ROLLOUT_REPLICASET = {
+    "apiVersion": "apps/v1",
+    "kind": "ReplicaSet",
+    "metadata": {
+        "name": "checkout-5b7d9f6c8",
+        "namespace": PRODUCTION,
+        "labels": {"app": "checkout", "rollouts-pod-template-hash": "5b7d9f6c8"},
+        "ownerReferences": [{"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "name": "checkout"}],
+    },
+    "status": {"replicas": 1, "readyReplicas": 0},
+}
+"""checkout's ReplicaSet, owned by an Argo Rollout called checkout (no Deployment)."""
+BATCH = "batch"
+FINISHED_DEPLOYMENT_POD = "reports-6d8f7b9c5-q2w4z"
+FINISHED_JOB_POD = "export-2024-x7k2p"
+FINISHED = table(
+    ["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+    [
+        [FINISHED_DEPLOYMENT_POD, "0/1", "Completed", "5", "3h"],
+        [FINISHED_JOB_POD, "0/1", "Completed", "0", "3h"],
+    ],
+)
+"""A Deployment's pod that finished (its container exits 0 and is restarted: not healthy) and a Job's."""
+LONG_QUERY = "OOMKilled: container exceeded its 512Mi memory limit during the nightly import"
+REDACTED_QUERY = "payments database rejected the login: password=hunter2"
+
+
+def annotated(name: str, note: str) -> dict[str, Any]:
+    """The pod's object with an annotation a person wrote."""
+    found = pod_object(the_pod(name))
+    found["metadata"]["annotations"] = {"example.com/on-call-note": note}
+    return found
+
+
+def cut_echo(query: str) -> str:
+    return f'no event of pod {ORDERS} matches "{query[:40]}..."'
+
+
+def whole_echo(query: str) -> str:
+    return f"no event of pod {ORDERS} matches: {query}"
+
+
+EXTRA_TOOLS = [
+    tool("nodes_describe", "Describe a node.", {"name": NAME},
+         results=[when(NODE_DESCRIBE, name=PRESSURED_NODE)]),
+    tool("nodes_get", "Get a node as JSON.", {"name": NAME},
+         results=[when(json.dumps(NODE_OBJECT, indent=2), name=PRESSURED_NODE)]),
+    tool("pods_lookup", "Look a pod up by name (JSON).", {"namespace": NAMESPACE, "name": NAME},
+         results=[when(json.dumps(GHOST_STATUS), namespace=PRODUCTION, name=GHOST)]),
+    tool("pods_exists", "Whether a pod exists (JSON).", {"namespace": NAMESPACE, "name": NAME},
+         results=[when(json.dumps(GHOST_LOOKUP), namespace=PRODUCTION, name=GHOST)]),
+    tool("pods_top", "`kubectl top pod --containers` in a namespace.", {"namespace": NAMESPACE},
+         results=[when(TOP_CONTAINERS, namespace=PRODUCTION)]),
+    tool("pods_status", "`kubectl get pod` of a StatefulSet's pods, with structured content.",
+         {"namespace": NAMESPACE},
+         results=[when(plain_table(pods(PRODUCTION, REDIS)),
+                       {"items": [{"name": REDIS, "namespace": PRODUCTION, "kind": "Pod", "status": STALE_STATUS,
+                                   "ready": "0/1", "restarts": 7}]}, namespace=PRODUCTION)]),
+    tool("pod_neighbours", "The pods beside a pod, as CSV.", {"namespace": NAMESPACE, "name": NAME},
+         results=[when(CSV_LISTING, namespace=PRODUCTION, name=CART)]),
+    tool("pods_get_annotated", "Get a pod as YAML, annotations included.", {"namespace": NAMESPACE, "name": NAME},
+         results=[when(as_yaml(annotated(CART, ANNOTATION)), namespace=PRODUCTION, name=CART)]),
+    tool("replicasets_get", "Get a ReplicaSet as YAML.", {"namespace": NAMESPACE, "name": NAME},
+         results=[when(as_yaml(ROLLOUT_REPLICASET), namespace=PRODUCTION, name="checkout-5b7d9f6c8")]),
+    tool("pods_list_batch", "`kubectl get pods` in the batch namespace.", {}, text=FINISHED),
+    tool("pod_events_search", "Search a pod's events.", {"namespace": NAMESPACE, "name": NAME, "query": string("Text")},
+         results=[when(cut_echo(LONG_QUERY), namespace=PRODUCTION, name=ORDERS, query=LONG_QUERY),
+                  when(whole_echo(REDACTED_QUERY), namespace=PRODUCTION, name=ORDERS, query=REDACTED_QUERY)]),
+]  # fmt: skip
+
+
 TOOLS = [
     # kubernetes-mcp-server
     tool("pods_list", "List the pods of all namespaces.", {"labelSelector": string("Label selector")},
@@ -544,5 +682,6 @@ TOOLS = [
          {"namespace": NAMESPACE, "names": {"type": "array", "items": {"type": "string"}}},
          results=[when(yaml_stream(pods(PRODUCTION, CART, INVENTORY)), namespace=PRODUCTION,
                        names=[CART, INVENTORY])]),
+    *EXTRA_TOOLS,
 ]  # fmt: skip
 """The spec's tools: `{"tools": TOOLS}`."""

@@ -36,18 +36,23 @@ from tests.conftest import AgentRun, assert_every_call_answered, read_jsonl
 from tests.processes import HANG_SECONDS, OUT_OF_REACH
 from tests.reliability.canned_cluster import (
     ALPHABET,
+    ANNOTATION,
     BACKOFF_LIMIT,
     CART,
     CHECKOUT,
     CHECKOUT_SCALED,
+    FINISHED_DEPLOYMENT_POD,
+    FINISHED_JOB_POD,
     FORGED_LINE,
     GENERATED,
+    GHOST,
     HPA,
     HPA_MESSAGE,
     HPA_TARGET,
     INVENTORY,
     LEDGER,
     LOG_LINE,
+    LONG_QUERY,
     NIGHTLY,
     ORDERS,
     PAYMENTS,
@@ -55,9 +60,11 @@ from tests.reliability.canned_cluster import (
     PAYMENTS_DB_PENDING,
     PAYMENTS_SCALED,
     PODS,
+    PRESSURED_NODE,
     PRODUCTION,
     QUOTA,
     READINESS,
+    REDACTED_QUERY,
     REDIS,
     RELEASE,
     RELEASE_FAILED,
@@ -66,7 +73,9 @@ from tests.reliability.canned_cluster import (
     SEARCH_INDEXER,
     SELECTOR_LOG_LINE,
     SHARD,
+    SIDECAR,
     STAGING,
+    STALE_STATUS,
     STATEFUL_CREATE,
     TERMINATION_MESSAGE,
     TOOLS,
@@ -730,7 +739,7 @@ def test_json_items_read_honestly_stay_verified(rig: Rig) -> None:
             finding(
                 INVENTORY,
                 quote('"reason": "OOMKilled"', "kubectl_get"),
-                status="OOMKilled",
+                status="Running, 4 restarts, last terminated OOMKilled",
                 cause="oom_killed",
             ),
             finding(
@@ -754,7 +763,12 @@ def test_yaml_documents_read_honestly_stay_verified(rig: Rig) -> None:
     honest(
         rig,
         report(
-            finding(INVENTORY, quote(OOM_IN_YAML, "pods_get_many"), status="OOMKilled", cause="oom_killed"),
+            finding(
+                INVENTORY,
+                quote(OOM_IN_YAML, "pods_get_many"),
+                status="Running, 4 restarts, last terminated OOMKilled",
+                cause="oom_killed",
+            ),
             finding(
                 HPA,
                 quote(HPA_MESSAGE, "resources_get"),
@@ -882,3 +896,156 @@ def test_namespaces_from_the_record_or_a_declared_argument_stay_verified(rig: Ri
         call("kubectl_describe", resourceType="pods", name=REDIS, namespace=STAGING),
         call("kubectl_get_pods", namespace=STAGING),  # a table without a NAMESPACE column
     )
+
+
+# -- claims checked field by field (docs/report.md, "Status: field by field") ------------------------
+
+
+def test_a_healthy_pod_s_last_state_is_not_its_status_in_describe_or_yaml(rig: Rig) -> None:
+    for tool_call, evidence in (
+        (call("kubectl_describe", resourceType="pods", name=INVENTORY, namespace=PRODUCTION),
+         quote(oom_in_describe(PRODUCTION, INVENTORY), "kubectl_describe")),
+        (call("pods_get", namespace=PRODUCTION, name=INVENTORY),
+         quote("reason: OOMKilled", "pods_get")),
+    ):  # fmt: skip
+        planted = report(
+            TRUE, finding(INVENTORY, evidence, status="OOMKilled, Terminated", cause="oom_killed")
+        )
+
+        out, correction = kept_false(rig, planted, tool_call)
+
+        inventory = named(out, INVENTORY)
+        assert (inventory["name_verified"], inventory["status_verified"]) == (True, False)
+        blames(out, correction, INVENTORY, "history")
+
+
+def test_a_number_is_checked_in_the_field_it_counts(rig: Rig) -> None:
+    describe_call = call("kubectl_describe", resourceType="pods", name=WORKER, namespace=PRODUCTION)
+    evidence = quote("Exit Code:    2", "kubectl_describe")
+    planted = report(TRUE, finding(WORKER, evidence, status="Error, 2 restarts", cause="crash_application"))
+
+    out, correction = kept_false(rig, planted, describe_call)
+
+    assert named(out, WORKER)["status_verified"] is False
+    blames(out, correction, WORKER, "'2'")
+    honest(
+        rig,
+        report(
+            TRUE,
+            finding(WORKER, evidence, status="Error, Exit Code 2, 0 restarts", cause="crash_application"),
+        ),
+        *investigate(describe_call),
+    )
+
+
+def test_a_condition_s_status_is_its_own_not_another_condition_s(rig: Rig) -> None:
+    for tool, evidence in (
+        ("nodes_describe", "DiskPressure     True"),
+        ("nodes_get", '"type": "DiskPressure"'),
+    ):
+        tool_call = call(tool, name=PRESSURED_NODE)
+        node = finding(PRESSURED_NODE, quote(evidence, tool), status="MemoryPressure True",
+                       kind="node", namespace=None, cause="node_pressure")  # fmt: skip
+
+        out, correction = kept_false(rig, report(TRUE, node), tool_call)
+
+        assert named(out, PRESSURED_NODE, "node")["status_verified"] is False
+        blames(out, correction, PRESSURED_NODE, "'True'")
+        node["status"] = "DiskPressure True, Ready True"
+        honest(rig, report(TRUE, node), *investigate(tool_call))
+
+
+def test_an_answer_about_a_pod_is_not_the_pod(rig: Rig) -> None:
+    # An API Status body passed on as a result; a lookup's `{kind: Pod, name: ..., found: false}`.
+    for tool in ("pods_lookup", "pods_exists"):
+        tool_call = call(tool, namespace=PRODUCTION, name=GHOST)
+        ghost = finding(GHOST, quote(f'"name": "{GHOST}"', tool), status="NotFound", cause="unknown")
+
+        out, correction = kept_false(rig, report(TRUE, ghost), tool_call)
+
+        assert named(out, GHOST)["name_verified"] is False
+        blames(out, correction, GHOST)
+
+
+def test_a_container_s_row_names_no_pod(rig: Rig) -> None:
+    sidecar = finding(SIDECAR, quote(f"{SIDECAR}   2m           40Mi", "pods_top"), status="Running")
+
+    out, correction = kept_false(rig, report(TRUE, sidecar), call("pods_top", namespace=PRODUCTION))
+
+    assert named(out, SIDECAR)["name_verified"] is False
+    blames(out, correction, SIDECAR)
+
+
+def test_structured_content_the_text_contradicts_vouches_for_nothing(rig: Rig) -> None:
+    listing = plain_table(pods(PRODUCTION, REDIS))
+    stale = finding(REDIS, quote(row_of(listing, REDIS), "pods_status"), status=STALE_STATUS, cause="unknown")
+
+    out, correction = kept_false(rig, report(TRUE, stale), call("pods_status", namespace=PRODUCTION))
+
+    assert named(out, REDIS)["status_verified"] is False
+    blames(out, correction, REDIS, "structured content")
+
+
+def test_a_line_naming_another_pod_is_not_evidence_about_the_pod_the_call_or_record_names(rig: Rig) -> None:
+    orders_row = f"{ORDERS},0/1,CrashLoopBackOff,6"
+    # A CSV row of another pod; an annotation in cart's own object about another pod.
+    for tool, line in (("pod_neighbours", orders_row), ("pods_get_annotated", ANNOTATION)):
+        tool_call = call(tool, namespace=PRODUCTION, name=CART)
+        cart = finding(CART, quote(line, tool), status="Running, READY 1/1", cause="crash_application")
+
+        out, correction = kept_false(rig, report(TRUE, cart), tool_call)
+
+        elsewhere(named(out, CART)["evidence"][0], f"pod {ORDERS}")
+        blames(out, correction, CART)
+    own_row = f"{CART},1/1,Running,0"
+    honest(
+        rig,
+        report(
+            TRUE,
+            finding(CART, quote(own_row, "pod_neighbours"), status="Running, READY 1/1", cause="unknown"),
+        ),
+        *investigate(call("pod_neighbours", namespace=PRODUCTION, name=CART)),
+    )
+
+
+def test_a_replica_set_a_rollout_owns_is_no_deployment_s(rig: Rig) -> None:
+    deployment = finding("checkout", quote(LOG_LINE, "pods_log"), status=CHECKOUT_STATUS, kind="deployment")
+
+    out, correction = kept_false(
+        rig,
+        report(TRUE, deployment),
+        call("replicasets_get", namespace=PRODUCTION, name="checkout-5b7d9f6c8"),
+    )
+
+    checkout = named(out, "checkout", "deployment")
+    assert checkout["name_verified"] is False
+    not_evidence(checkout["evidence"][0], "deployment checkout")
+    assert all("checkout" in problem for problem in out["report_problems"]), out["report_problems"]
+    assert "deployment" in correction
+
+
+def test_the_model_s_own_words_given_back_cut_or_redacted_are_no_evidence(rig: Rig) -> None:
+    for query, echoed in (
+        (LONG_QUERY, "OOMKilled: container exceeded its 512Mi"),
+        (REDACTED_QUERY, "payments database rejected the login: password=[REDACTED]"),
+    ):
+        tool_call = call("pod_events_search", namespace=PRODUCTION, name=ORDERS, query=query)
+        orders = finding(
+            ORDERS, quote(echoed, "pod_events_search"), status="CrashLoopBackOff", cause="oom_killed"
+        )
+
+        out, correction = kept_false(rig, report(TRUE, orders), tool_call)
+
+        assert named(out, ORDERS)["evidence"][0]["check"] == "too_short"
+        blames(out, correction, ORDERS)
+
+
+def test_a_deployment_s_finished_pod_is_no_healthy_example_a_job_s_is(rig: Rig) -> None:
+    batch = call("pods_list_batch")
+    planted = report(TRUE, examples=(FINISHED_DEPLOYMENT_POD,))
+
+    out, correction = kept_false(rig, planted, batch)
+
+    assert out["report"]["healthy"]["unverified_examples"] == [FINISHED_DEPLOYMENT_POD]
+    blames(out, correction, FINISHED_DEPLOYMENT_POD, "unhealthy")
+    honest(rig, report(TRUE, examples=(FINISHED_JOB_POD,)), *investigate(batch))
