@@ -399,10 +399,11 @@ def _healthy_examples(
     """The healthy examples that are not a resource a tool showed, and showed healthy, each with why
     (a finished pod of a controller that keeps its pods running is not healthy)."""
     shown: dict[str, list[bool | None]] = {}
+    wanted = {example.strip() for example in examples}
     for source in sources:
         for record in source.records:
             resource = record.resource
-            if resource.kind != "namespace":
+            if resource.kind != "namespace" and resource.name in wanted:
                 keeps = resource.kind == "pod" and owners.long_running(resource.name, resource.namespace)
                 shown.setdefault(resource.name, []).append(healthy(record, keeps))
     found = []
@@ -591,9 +592,21 @@ def _informative_line(line: str) -> bool:
     return informative(line) >= MIN_QUOTE_CHARACTERS
 
 
+_KEY = re.compile(r"\s*-?\s*\"?[A-Za-z][\w .-]*\"?\s*[:=]")
+"""A field's name at the start of a line (`Name:`, `"name":`, `- name:`)."""
+
+
 def _informative(reading: Reading, start: int, end: int) -> bool:
+    """Whether text[start:end] says more than the call asked: enough letters or digits of its own, or a
+    whole line with a few of its own, where a field's value is not just the argument given back
+    (`Name: web-1` for a call about web-1 says nothing)."""
     own = reading.own_characters(start, end)
-    return own >= MIN_QUOTE_CHARACTERS or (own >= MIN_LINE_CHARACTERS and reading.whole_line(start, end))
+    if own >= MIN_QUOTE_CHARACTERS:
+        return True
+    if own < MIN_LINE_CHARACTERS or not reading.whole_line(start, end):
+        return False
+    key = _KEY.match(reading.text, start, end)
+    return key is None or reading.own_characters(key.end(), end) > 0
 
 
 def _clip(text: str, width: int = 160) -> str:

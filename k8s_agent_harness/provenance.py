@@ -37,7 +37,7 @@ from functools import cached_property
 from typing import Any
 
 from k8s_agent_harness.redact import Redactor
-from k8s_agent_harness.shapes import Record, Resource, describe, documents, kind_of, lines, tables
+from k8s_agent_harness.shapes import Record, Resource, describe, documents, is_name, kind_of, lines, tables
 from k8s_agent_harness.shapes.naming import (
     OWNER_KINDS,
     WORKLOAD_KINDS,
@@ -267,7 +267,10 @@ class Source:
                 readings.append(_strings_reading(document, echoes))
             else:
                 named_pod = self.kind == "pod" and bool(self.named)
-                records = [*lined, *lines.read(self.text, hits_only=named_pod, namespace=self.namespace)]
+                records = [
+                    *lined,
+                    *lines.read(self.text, hits_only=named_pod, namespace=self.namespace, pod_rows=not lined),
+                ]
                 readings.append(_reading(self.text, records, echoes))
         if self.structured is not None and self.ok:
             structured = _strings_reading(
@@ -387,6 +390,8 @@ def _echo_spans(text: str, echo_strings: Sequence[str]) -> list[tuple[int, int]]
         spans += [(match.start(), match.end()) for match in pattern.finditer(text)]
         if len(echo) > MIN_CUT_ECHO:
             spans += _cut_echoes(text, lowered, echo)
+            if not is_name(echo):
+                spans += _echoed_parts(lowered, echo)
     merged: list[tuple[int, int]] = []
     for low, high in sorted(spans):
         if merged and low <= merged[-1][1]:
@@ -415,6 +420,37 @@ def _cut_echoes(text: str, lowered: str, echo: str) -> list[tuple[int, int]]:
             spans.append((position, end))
         position = lowered.find(head, position + 1)
     return spans
+
+
+def _echoed_parts(lowered: str, echo: str) -> list[tuple[int, int]]:
+    """Where the text repeats a part of a free-text argument (not a name) of at least `MIN_CUT_ECHO`
+    characters: its end, its middle, the parts left around what a server masked or cut."""
+    spans = []
+    covered = -1
+    grams: dict[str, int] = {}
+    for index in range(len(echo) - MIN_CUT_ECHO + 1):
+        grams.setdefault(echo[index : index + MIN_CUT_ECHO], index)
+    found = sorted((position, index) for gram, index in grams.items() for position in _all(lowered, gram))
+    for position, index in found:
+        if position < covered:
+            continue
+        length = MIN_CUT_ECHO
+        while (
+            index + length < len(echo)
+            and position + length < len(lowered)
+            and lowered[position + length] == echo[index + length]
+        ):
+            length += 1
+        spans.append((position, position + length))
+        covered = position + length
+    return spans
+
+
+def _all(text: str, part: str) -> Iterator[int]:
+    position = text.find(part)
+    while position >= 0:
+        yield position
+        position = text.find(part, position + 1)
 
 
 def _argument_strings(item: Any) -> Iterator[str]:
@@ -510,7 +546,8 @@ class Owners:
                     key = (resource.name, resource.namespace)
                     shown, template_hash = self._shown.get(key, ([], None))
                     self._shown[key] = ([*shown, *record.owners], template_hash or record.template_hash)
-                if resource.kind == "replicaset" and record.owners and not record.event:
+                if resource.kind == "replicaset" and not record.event and _shows_metadata(record):
+                    # As the result shows it: its owners, or none (a ReplicaSet of its own).
                     self._replicasets.setdefault(resource.name, []).extend(record.owners)
 
     def _pod(self, pod: str, namespace: str | None) -> tuple[list[tuple[str, str]], str | None] | None:
@@ -541,6 +578,12 @@ class Owners:
         return any(
             name == subject.name and owns(kind, subject.kind) for kind, name in self.of(pod, namespace)
         )
+
+
+def _shows_metadata(record: Record) -> bool:
+    """Whether a record is an object that would show its owners if it had any (an API object, a
+    describe block), not a table row, which never shows them."""
+    return bool(record.owners) or record.template_hash is not None or record.whole_object
 
 
 def about(resource: Resource, subject: Subject, known: Owners) -> bool:

@@ -84,9 +84,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     ),
     (re.compile(r'("AUTH") "[^"\n]*"(?: "(?![A-Z]+")[^"\n]*")?'), rf'\1 "{REDACTED}"', ('"auth"',)),
     # The password of a URL with credentials (postgres://app:pw@db/x, redis://:pw@cache); the user
-    # name stays.
+    # name stays, and so does a password the server already masked (`app:*****@`): it is no secret,
+    # and a quote of the line as shown must still be found.
     (
-        re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*+://[^\s:/@\"'<>]*+):[^\s/@\"'<>]++@"),
+        re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*+://[^\s:/@\"'<>]*+):(?!\*++@)[^\s/@\"'<>]++@"),
         rf"\1:{REDACTED}@",
         ("://",),
     ),

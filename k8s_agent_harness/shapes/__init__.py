@@ -134,6 +134,9 @@ class Record:
     not whether the resource is healthy now."""
     template_hash: str | None = None
     """The `pod-template-hash` label it shows, when it shows one."""
+    whole_object: bool = False
+    """The whole object (an API object with its metadata, a describe block): it would show its
+    owners had it any. A table row shows none whatever it has."""
     disputed: bool = False
     """Shown otherwise by the text of the same result (structured content that says the resource
     is unhealthy where the text the model read says healthy, or the reverse): evidence of nothing."""

@@ -48,7 +48,12 @@ def read(text: str, kind: str | None) -> list[Record]:
         owner = _OWNER.fullmatch(top.get("Controlled By", ""))
         owners = ((kind_of(owner[1]) or owner[1].lower(), owner[2]),) if owner else ()
         record = Record(
-            resource, spans[first][0], spans[last - 1][1], _status(lines[first + 1 : last]), owners
+            resource,
+            spans[first][0],
+            spans[last - 1][1],
+            _status(lines[first + 1 : last]),
+            owners,
+            whole_object=True,
         )
         records.append(record)
     return records

@@ -187,6 +187,7 @@ def _record(value: Any, call_kind: str | None, namespace: str | None) -> Record 
         tuple(_status(value)),
         tuple(_owners(_field(metadata, "ownerreferences"))),
         template_hash=template_hash,
+        whole_object=bool(metadata),
     )
 
 

@@ -1,6 +1,7 @@
 """Lines that are a resource by themselves: a node's pods as `namespace/name` lines, a log
-search's hits, `namespace/pod:N: text` (the prefix is the search tool's, the text the pod's), and
-events printed one a line with no header (`kubectl get events --no-headers`: `[NAMESPACE] [LAST SEEN]
+search's hits, `namespace/pod:N: text` (the prefix is the search tool's, the text the pod's), pods
+printed one a row with no header (`kubectl get pods --no-headers`: `[NAMESPACE] NAME READY STATUS
+RESTARTS AGE`), and events printed one a line with no header (`kubectl get events --no-headers`: `[NAMESPACE] [LAST SEEN]
 TYPE REASON kind/name MESSAGE`), each about the object it names.
 
 In a pod's own log nothing is structure (a log line can print anything, `namespace/pod:3:`
@@ -25,18 +26,28 @@ _EVENT = re.compile(
 """An event's line: its NAMESPACE and LAST SEEN when printed (`5m`, `5m (x3 over 10m)`), its TYPE
 and REASON, the object (`job/x`, `statefulset.apps/x`), its message. Nothing else may come before
 the TYPE: a sentence that mentions `Warning` is no event."""
+_POD_ROW = re.compile(
+    rf"\s*(?:(?P<namespace>{_LABEL})\s+)?(?P<name>{_LABEL}(?:\.{_LABEL})*)\s+(?P<ready>\d+/\d+)\s+"
+    rf"(?P<status>[A-Z][\w:/.-]*)\s+(?P<restarts>\d+(?:\s+\({_AGE} ago\))?)\s+(?P<age>{_AGE})(?:\s+.*)?"
+)
+"""A pod's row printed with no header (`kubectl get pods --no-headers`, `-A`, `-o wide`): [NAMESPACE]
+NAME READY STATUS RESTARTS AGE [IP NODE ...]; its cells are what those columns are."""
 
 
-def read(text: str, *, hits_only: bool, namespace: str | None = None) -> list[Record]:
+def read(text: str, *, hits_only: bool, namespace: str | None = None, pod_rows: bool = True) -> list[Record]:
     """The lines of the text that are pods: `namespace/name` alone (unless `hits_only`), or a
     search hit `namespace/pod:N: ...`; and (unless `hits_only`) the events printed one a line, in
-    their NAMESPACE column's namespace, else `namespace` (the one the call declared)."""
+    their NAMESPACE column's namespace, else `namespace` (the one the call declared), and the pods
+    printed one a row with no header (unless `pod_rows` is False: the text has tables of its own)."""
     records = []
     for start, end in lines_of(text):
         match = _NAMESPACED.fullmatch(text, start, end)
         if match is None or kind_of(match[1]) is not None or not is_name(match[2]):
-            if not hits_only and (event := _event(text, start, end, namespace)) is not None:
-                records.append(event)
+            found = None if hits_only else _event(text, start, end, namespace)
+            if found is None and pod_rows and not hits_only:
+                found = _pod_row(text, start, end, namespace)
+            if found is not None:
+                records.append(found)
             continue  # `pod/x`, `deployment/y` are references, not a namespace's pods
         if hits_only and match[3] is None:
             continue
@@ -51,3 +62,11 @@ def _event(text: str, start: int, end: int, namespace: str | None) -> Record | N
     resource = Resource(kind_of(match["kind"]), match["name"], match["namespace"] or namespace)
     status = (("TYPE", match["type"]), ("REASON", match["reason"]))
     return Record(resource, start, end, status, event=True)
+
+
+def _pod_row(text: str, start: int, end: int, namespace: str | None) -> Record | None:
+    match = _POD_ROW.fullmatch(text, start, end)
+    if match is None or not is_name(match["name"]):
+        return None
+    status = tuple((label, match[label.lower()]) for label in ("READY", "STATUS", "RESTARTS"))
+    return Record(Resource("pod", match["name"], match["namespace"] or namespace), start, end, status)

@@ -36,9 +36,11 @@ _OTHER_WORKLOADS = frozenset({"statefulset", "daemonset"})
 
 
 def owns(owner_kind: str, finding_kind: str) -> bool:
-    """Whether a controller of this kind is what a workload finding of this kind names."""
+    """Whether a controller of this kind is what a workload finding of this kind names (`other`: a
+    StatefulSet, a DaemonSet, or a controller of a kind Kubernetes itself has none of, an Argo
+    Rollout's)."""
     if finding_kind == "other":
-        return owner_kind in _OTHER_WORKLOADS
+        return owner_kind in _OTHER_WORKLOADS or owner_kind not in OWNER_KINDS
     return owner_kind == finding_kind
 
 
@@ -53,6 +55,12 @@ def owners(
         found[(kind, name)] = None
         if kind == "replicaset" and template_hash and name.endswith(f"-{template_hash}"):
             found[("deployment", name[: -len(template_hash) - 1])] = None
+        elif (
+            kind == "replicaset" and pod.startswith(f"{name}-") and (hashed := _TEMPLATE_HASH.fullmatch(name))
+        ):
+            found[("deployment", hashed[1])] = (
+                None  # `Controlled By: ReplicaSet/web-7d9f8c6b5`, no label shown
+            )
         if kind == "job" and (scheduled := _SCHEDULED.fullmatch(name)):
             found[("cronjob", scheduled[1])] = None
     if shown:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from k8s_agent_harness.shapes import Record, folded
 
@@ -37,10 +38,11 @@ _DONE = frozenset({"completed", "succeeded"})
 _READY_LABELS = frozenset({"ready", "containersready"})
 
 
-def words(text: str) -> list[str]:
+@lru_cache(maxsize=65_536)
+def words(text: str) -> tuple[str, ...]:
     """The words of a text as a status is compared: NFKC, lowercase, hyphens dropped, edge
     punctuation stripped (`Running.`); a word left with non-ASCII characters is kept as it is, to fail."""
-    return [word for _, word in _written_words(text)]
+    return tuple(word for _, word in _written_words(text))
 
 
 def _written_words(text: str) -> list[tuple[str, str]]:
@@ -71,7 +73,7 @@ def _fields(records: Iterable[Record]) -> list[_Field]:
     for record in records:
         for label, value in record.status:
             labels = frozenset(words(label))
-            now = not record.event and not any(word.startswith("last") for word in labels)
+            now = not record.event and not any(word.startswith("last") or word == "event" for word in labels)
             found.append(_Field(labels, frozenset(words(value)), now))
     return found
 
@@ -112,65 +114,102 @@ def unshown(claim: str, records: Sequence[Record]) -> Unshown:
     after a field's label (`MemoryPressure True`, `READY 0/1`, `Exit Code 2`) must be that field's;
     a number must be in a field whose label the claim names beside it (`2 restarts`: the restart
     count, not the exit code), or anywhere in the claim for a number alone (`READY 0/1` aside, a
-    bare number states nothing). A value only the resource's history shows (its last state, an
-    event) states how it is now only when the resource is shown unhealthy now, when nothing shows it
-    now but its events, or when the claim says it is history (`last`, `previously`)."""
+    bare number states nothing). A label written with no value of its own claims that the condition
+    holds (`Running, Ready`: a Ready condition True, a READY 1/1; `not Ready`: the reverse).
+
+    The claim must state how the resource is now: a value only its history shows (its last state,
+    an event) counts beside a value it shows now, for a resource shown unhealthy now, or when the
+    claim says it is history (`last`, `previously`); alone, only for a resource nothing shows but
+    its history."""
     fields = _fields(records)
     values = {word for field in fields for word in field.values}
     labels = {word for field in fields for word in field.labels}
-    claimed = [word for _, word in _written_words(claim)]
+    written_words = _written_words(claim)
+    claimed = [word for _, word in written_words]
     history_said = bool(HISTORY_WORDS & set(claimed))
     shown_now = any(field.now for field in fields)
     unhealthy_now = any(healthy(record) is False for record in records)
-    history_counts = history_said or unhealthy_now or not shown_now
     missing: list[str] = []
-    past: list[str] = []
-    stated = False
-    for index, (written, word) in enumerate(_written_words(claim)):
+    history: list[str] = []
+    stated_now = False
+    for index, (written, word) in enumerate(written_words):
+        before = claimed[index - 1] if index else None
         if not word.isascii():
             missing.append(written)
-            continue
-        if word not in values:
-            if word not in labels and word not in CONNECTIVES and word not in HISTORY_WORDS:
-                missing.append(written)
-            continue
-        candidates = [field for field in fields if word in field.values]
-        before = claimed[index - 1] if index else None
-        after = claimed[index + 1] if index + 1 < len(claimed) else None
-        bound = False
-        if before is not None and before not in HISTORY_WORDS and names_label(before, labels):
-            named = [field for field in candidates if names_label(before, field.labels)]
-            if named:
-                candidates, bound = named, True
-            elif before not in values:
-                missing.append(written)  # `MemoryPressure True` where MemoryPressure is False
+        elif word not in values:
+            if word in CONNECTIVES or word in HISTORY_WORDS or word in _NEGATIONS:
                 continue
-        if any(character.isdigit() for character in word) and not bound:
-            if after is not None and names_label(after, labels):
-                named = [field for field in candidates if names_label(after, field.labels)]
-                if not named:
-                    missing.append(written)  # `2 restarts` where only the exit code is 2
-                    continue
-                candidates = named
-            else:
-                named = [
-                    field
-                    for field in candidates
-                    if any(names_label(other, field.labels) for other in claimed)
-                ]
-                if not named and _FRACTION.fullmatch(word):
-                    named = [field for field in candidates if "ready" in field.labels]
-                if not named:
-                    missing.append(written)  # a number whose field the claim does not name
-                    continue
-                candidates = named
-        if any(field.now for field in candidates):
-            stated = True
-        elif history_counts:
-            stated = True
+            if not names_label(word, labels):
+                missing.append(written)
+            elif not _holds(word, index, claimed, fields, negated=before in _NEGATIONS):
+                missing.append(written)  # `Ready` for a pod whose Ready is False
         else:
-            past.append(written)
-    return Unshown(list(dict.fromkeys(missing)), stated, list(dict.fromkeys(past)))
+            candidates = _bound(word, index, claimed, fields, values, labels)
+            if candidates is None:
+                missing.append(written)
+            elif any(field.now for field in candidates):
+                stated_now = True
+            else:
+                history.append(written)
+    if not shown_now:  # nothing shows it now but its history: that is what there is to say
+        return Unshown(list(dict.fromkeys(missing)), bool(history), [])
+    allowed = history_said or (stated_now and unhealthy_now)
+    past = [] if allowed else list(dict.fromkeys(history))
+    return Unshown(list(dict.fromkeys(missing)), stated_now or (allowed and bool(history)), past)
+
+
+_NEGATIONS = frozenset({"not", "no"})
+_TRUE = frozenset({"true", "yes"})
+
+
+def _bound(
+    word: str, index: int, claimed: list[str], fields: list[_Field], values: set[str], labels: set[str]
+) -> list[_Field] | None:
+    """The fields a value of the claim may be (None: none it may be): those whose label the word
+    before it names, if it names one; for a number, those whose label the claim names beside it."""
+    candidates = [field for field in fields if word in field.values]
+    before = claimed[index - 1] if index else None
+    after = claimed[index + 1] if index + 1 < len(claimed) else None
+    if before is not None and before not in HISTORY_WORDS and names_label(before, labels):
+        named = [field for field in candidates if names_label(before, field.labels)]
+        if named:
+            return named
+        if before not in values:
+            return None  # `MemoryPressure True` where MemoryPressure is False
+    if not word[:1].isdigit():  # a number (`14`, `0/1`, `3h`), not `init:0/1`
+        return candidates
+    if after is not None and names_label(after, labels):
+        named = [field for field in candidates if names_label(after, field.labels)]
+        return named or None  # `2 restarts` where only the exit code is 2
+    named = [field for field in candidates if any(names_label(other, field.labels) for other in claimed)]
+    if not named and _FRACTION.fullmatch(word):
+        named = [field for field in candidates if "ready" in field.labels]
+    return named or None  # a number whose field the claim does not name
+
+
+def _holds(label: str, index: int, claimed: list[str], fields: list[_Field], negated: bool) -> bool:
+    """Whether a label the claim writes holds as the claim says: a label followed by a value is that
+    value's (checked with it); a label of true/false or N/M fields written alone claims True / N of N
+    (`not` before it: the reverse); any other label is a name, no claim."""
+    following = next((word for word in claimed[index + 1 :] if word not in CONNECTIVES), None)
+    named = [field for field in fields if names_label(label, field.labels) and field.now]
+    if following is not None and any(following in field.values for field in named):
+        return True
+    kinds = [_truth(field) for field in named]
+    if not kinds or None in kinds:
+        return True
+    return any(kind is not negated for kind in kinds)
+
+
+def _truth(field: _Field) -> bool | None:
+    """Whether a true/false or N/M field holds (None: it is neither)."""
+    if field.values <= _TRUE | {"false", "no"} and field.values:
+        return bool(field.values & _TRUE)
+    fraction = next((value for value in field.values if _FRACTION.fullmatch(value)), None)
+    if fraction is not None and len(field.values) == 1:
+        ready, total = fraction.split("/")
+        return ready == total
+    return None
 
 
 def healthy(record: Record, long_running: bool = False) -> bool | None:
