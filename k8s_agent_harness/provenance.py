@@ -237,6 +237,14 @@ class Source:
         return any(word in ("log", "logs") for word in _tool_words(self.tool))
 
     @cached_property
+    def _searched(self) -> list[str]:
+        """What a searching tool (`grep`, `search`, `find` in its name) was asked for: its argument
+        strings, which its lines quote when they speak of the search itself."""
+        if not _SEARCH_WORDS & set(_tool_words(self.tool)):
+            return []
+        return [value for value in _argument_strings(self.arguments) if len(value.strip()) >= 2]
+
+    @cached_property
     def searches(self) -> bool:
         """Whether the result is a log search's hits (a logs tool that searches, or names no pod)."""
         return self.reads_logs and (bool(_SEARCH_WORDS & set(_tool_words(self.tool))) or not self.named)
@@ -258,7 +266,7 @@ class Source:
         readings: list[Reading] = []
         if self.reads_logs:
             records = lines.read(self.text, hits_only=True) if self.searches else []
-            readings.append(_reading(self.text, records, echoes))
+            readings.append(_reading(self.text, records, echoes, self._searched))
         else:
             lined = [*tables.read(self.text, self.kind, self.namespace), *describe.read(self.text, self.kind)]
             document = None if lined else _document(self.text, self.kind, self.namespace)
@@ -270,8 +278,9 @@ class Source:
                 records = [
                     *lined,
                     *lines.read(self.text, hits_only=named_pod, namespace=self.namespace, pod_rows=not lined),
+                    *lines.blocks(self.text),
                 ]
-                readings.append(_reading(self.text, records, echoes))
+                readings.append(_reading(self.text, records, echoes, self._searched))
         if self.structured is not None and self.ok:
             structured = _strings_reading(
                 documents.read_value(self.structured, self.kind, self.namespace), echoes
@@ -357,8 +366,23 @@ def _document(text: str, kind: str | None, namespace: str | None) -> documents.D
     return documents.read_yaml(text, kind, namespace)
 
 
-def _reading(text: str, records: list[Record], echo_strings: Sequence[str]) -> Reading:
-    return Reading(text, sorted(records, key=lambda r: (r.start, -r.end)), _echo_spans(text, echo_strings))
+def _reading(
+    text: str, records: list[Record], echo_strings: Sequence[str], searched: Sequence[str] = ()
+) -> Reading:
+    spans = _echo_spans(text, echo_strings) + _lines_quoting(text, searched)
+    return Reading(text, sorted(records, key=lambda r: (r.start, -r.end)), _merged(spans))
+
+
+def _lines_quoting(text: str, searched: Sequence[str]) -> list[tuple[int, int]]:
+    """A search's lines that quote what it was asked for (`No lines matching 'OOMKilled' were
+    found`): the tool's words about the search, not what it found, all of them echo."""
+    spans = []
+    for pattern in searched:
+        quoted = re.compile(rf"""["'`\u2018\u201c]{re.escape(pattern)}["'`\u2019\u201d]""", re.IGNORECASE)
+        for start, end in tables.lines_of(text):
+            if quoted.search(text, start, end):
+                spans.append((start, end))
+    return spans
 
 
 def _strings_reading(document: documents.Document, echo_strings: Sequence[str]) -> Reading:
@@ -392,6 +416,10 @@ def _echo_spans(text: str, echo_strings: Sequence[str]) -> list[tuple[int, int]]
             spans += _cut_echoes(text, lowered, echo)
             if not is_name(echo):
                 spans += _echoed_parts(lowered, echo)
+    return _merged(spans)
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     for low, high in sorted(spans):
         if merged and low <= merged[-1][1]:

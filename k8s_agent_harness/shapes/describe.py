@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from k8s_agent_harness.shapes import Record, Resource, is_name, kind_of
+from k8s_agent_harness.shapes import Record, Resource, is_name, kind_of, tables
 from k8s_agent_harness.shapes.tables import lines_of
 
 _HEADER = re.compile(r"Name:\s+(\S+)\s*")
@@ -64,15 +64,23 @@ def _status(block: list[str]) -> tuple[tuple[str, str], ...]:
     section: str | None = None
     last_state: int | None = None
     """The indentation of the `Last State:` line whose fields follow (a container's history)."""
+    columns: list[tuple[str, int]] = []
+    """The Conditions header's columns, when it prints one (`Type  Status  ...  Reason  Message`)."""
     for line in block:
         indent = len(line) - len(line.lstrip())
         if line[:1].strip():
             heading = _SECTION.fullmatch(line)
             section = heading[1] if heading else None
+            columns = []
         if section is not None and line[:1].isspace():
             cells = line.split()
+            if cells and cells[0] == "Type":
+                columns = [(m[0], m.start()) for m in re.finditer(r"\S+(?: \S+)*", line)]
             if len(cells) >= 2 and cells[0] not in ("Type", "----"):
                 found.append((f"Event {cells[0]}" if section == "Events" else cells[0], cells[1]))
+                reason = tables.cells(line, columns).get("Reason", "") if section == "Conditions" else ""
+                if reason and " " not in reason:  # a condition's reason: `Ready False KubeletNotReady`
+                    found.append((f"{cells[0]} Reason", reason))
             continue
         field = _FIELD.fullmatch(line)
         if last_state is not None and line.strip() and indent <= last_state:
@@ -81,4 +89,9 @@ def _status(block: list[str]) -> tuple[tuple[str, str], ...]:
             found.append((f"Last State {field[1]}" if last_state is not None else field[1], field[2]))
         if field and field[1] == "Last State":
             last_state = indent
+    counts = [value for label, value in found if label == "Restart Count"]
+    if len(counts) > 1 and all(value.isdigit() for value in counts):
+        # A pod's restarts are its containers' summed, as kubectl's RESTARTS counts them.
+        found = [field for field in found if field[0] != "Restart Count"]
+        found.append(("Restart Count", str(sum(int(value) for value in counts))))
     return tuple(found)

@@ -141,10 +141,17 @@ def not_an_object(value: Any) -> bool:
     is a record."""
     if not isinstance(value, dict):
         return False
-    if str(_field(value, "kind") or "").lower() == "status" and (
+    failure = (
         _field(value, "code") is not None or _field(value, "details") is not None or _field(value, "reason")
-    ):
+    )
+    if str(_field(value, "kind") or "").lower() == "status" and failure:
         return True
+    if (
+        _field(value, "status") in ("Failure", "Success")
+        and failure
+        and _field(value, "metadata") in (None, {})
+    ):
+        return True  # a Status body printed without its kind
     if any(
         str(key).lower() in _ABSENT and _scalar(item) in ("false", "False") for key, item in value.items()
     ):
@@ -193,11 +200,23 @@ def _record(value: Any, call_kind: str | None, namespace: str | None) -> Record 
 
 def _status(value: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """An object's status fields: its flat ones (`status`, `ready`, `restarts`) and what its
-    `status` holds (phase, conditions, container states and reasons, restart counts, readiness)."""
+    `status` holds (phase, conditions, container states and reasons, readiness); for a pod, its
+    READY and RESTARTS as kubectl counts them over its containers (ready of all, restarts summed),
+    in place of each container's restart count when it has several."""
     for key, item in value.items():
         lowered = str(key).lower()
         if lowered == "status" and isinstance(item, dict | list):
-            yield from _nested_status(item, "")
+            containers = _field(item, "containerstatuses") if isinstance(item, dict) else None
+            several = isinstance(containers, list) and len(containers) > 1
+            for label, shown in _nested_status(item, ""):
+                if not (several and label == "restartCount"):
+                    yield label, shown
+            if isinstance(containers, list) and containers and all(isinstance(c, dict) for c in containers):
+                ready = sum(1 for c in containers if _scalar(_field(c, "ready")) == "true")
+                yield "READY", f"{ready}/{len(containers)}"
+                counts = [str(_scalar(_field(c, "restartcount"))) for c in containers]
+                if all(count.isdigit() for count in counts):
+                    yield "RESTARTS", str(sum(int(count) for count in counts))
         elif lowered not in _NOT_STATUS and _scalar(item) is not None:
             yield str(key), _scalar(item) or ""
 

@@ -11,6 +11,7 @@ pod); a log's lines are never read as events."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from k8s_agent_harness.shapes import Record, Resource, is_name, kind_of
 from k8s_agent_harness.shapes.tables import lines_of
@@ -70,3 +71,50 @@ def _pod_row(text: str, start: int, end: int, namespace: str | None) -> Record |
         return None
     status = tuple((label, match[label.lower()]) for label in ("READY", "STATUS", "RESTARTS"))
     return Record(Resource("pod", match["name"], match["namespace"] or namespace), start, end, status)
+
+
+_LINK = re.compile(r"\[resource link .*; URI \S+(?: \([^()]*\))?\]")
+_EMBEDDED = re.compile(r"\[embedded resource (?P<uri>\S+?)(?: \([^()]*\))?(?:: [^\]]*)?\]")
+LINK = Resource("link", "[resource link]", None)
+"""What a resource link's line is about: its server's description of a link, no resource."""
+
+
+def blocks(text: str) -> list[Record]:
+    """The parts of a result that are not the cluster's text (as the harness writes MCP content
+    blocks): a resource link's line (its name and description are the server's words about a
+    link: about no resource), and an embedded resource, from its `[embedded resource URI]` line to
+    the next block, about the object its URI names (`.../namespaces/shop/pods/web-1`), when it names
+    one."""
+    records = []
+    spans = lines_of(text)
+    for number, (start, end) in enumerate(spans):
+        if _LINK.fullmatch(text, start, end):
+            records.append(Record(LINK, start, end))
+            continue
+        embedded = _EMBEDDED.fullmatch(text, start, end)
+        if embedded is None or (named := _named_by(embedded["uri"])) is None:
+            continue
+        last = next(
+            (
+                spans[other - 1][1]
+                for other in range(number + 1, len(spans))
+                if _LINK.fullmatch(text, *spans[other]) or _EMBEDDED.fullmatch(text, *spans[other])
+            ),
+            len(text),
+        )
+        records.append(Record(named, start, last))
+    return records
+
+
+def _named_by(uri: str) -> Resource | None:
+    """The object a URI's path names: its last `kind/name` pair, in the namespace it names."""
+    parts = [part for part in re.split(r"[/:?#=&]+", uri) if part]
+    found = None
+    namespace = None
+    for kind_word, name in pairwise(parts):
+        kind = kind_of(kind_word)
+        if kind == "namespace" and is_name(name):
+            namespace = name
+        elif kind is not None and kind != "event" and is_name(name):
+            found = (kind, name)
+    return Resource(found[0], found[1], namespace) if found else None

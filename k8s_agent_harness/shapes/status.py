@@ -36,6 +36,8 @@ UNHEALTHY = frozenset(
 _READY = re.compile(r"(\d+)/(\d+)")
 _DONE = frozenset({"completed", "succeeded"})
 _READY_LABELS = frozenset({"ready", "containersready"})
+_PRESSURE_LABELS = frozenset({"memorypressure", "diskpressure", "pidpressure", "networkunavailable"})
+"""A node's conditions that say it is in trouble when True."""
 
 
 @lru_cache(maxsize=65_536)
@@ -47,11 +49,32 @@ def words(text: str) -> tuple[str, ...]:
 
 def _written_words(text: str) -> list[tuple[str, str]]:
     """Each word as written, with its compared form."""
-    found = []
-    for raw in _WORD.findall(folded(text)):
+    return [(written, word) for written, word, _ in _phrased_words(text)]
+
+
+_BREAK = re.compile(r"[,;()\[\]{}|]")
+
+
+def _phrased_words(text: str) -> list[tuple[str, str, bool]]:
+    """Each word as written, its compared form, and whether it is joined to the word before it (no
+    comma, semicolon, bracket or full stop between them: `Ready False` are joined, `not Ready,
+    OOMKilled` are not)."""
+    found: list[tuple[str, str, bool]] = []
+    text = folded(text)
+    previous_end = 0
+    previous_raw = ""
+    for match in _WORD.finditer(text):
+        raw = match[0]
         word = raw.lower().replace("-", "").strip(_EDGE)
         if word:
-            found.append((raw.strip(_EDGE), word))
+            joined = (
+                bool(found)
+                and not _BREAK.search(text, previous_end, match.start())
+                and not previous_raw.endswith((".", "!", "?"))
+            )
+            found.append((raw.strip(_EDGE), word, joined))
+            previous_raw = raw
+        previous_end = match.end()
     return found
 
 
@@ -68,6 +91,10 @@ class _Field:
     """How the resource is now (not an event about it, not its last state)."""
 
 
+_COUNTED = re.compile(r"(\d+)\s+([A-Za-z][A-Za-z-]*(?: [A-Za-z][A-Za-z-]*)?)")
+_PARTS = re.compile(r"\s*[|/]\s*")
+
+
 def _fields(records: Iterable[Record]) -> list[_Field]:
     found = []
     for record in records:
@@ -75,6 +102,14 @@ def _fields(records: Iterable[Record]) -> list[_Field]:
             labels = frozenset(words(label))
             now = not record.event and not any(word.startswith("last") or word == "event" for word in labels)
             found.append(_Field(labels, frozenset(words(value)), now))
+            # A value that is counts with their names (`3 desired | 1 updated | 2 unavailable`,
+            # `0 Active / 1 Failed`): each count is a field of its own, labelled by its name.
+            parts = _PARTS.split(value.strip())
+            counted = [_COUNTED.fullmatch(part) for part in parts]
+            if len(parts) >= 2 and all(counted):
+                for match in counted:
+                    assert match is not None
+                    found.append(_Field(labels | frozenset(words(match[2])), frozenset({match[1]}), now))
     return found
 
 
@@ -124,8 +159,10 @@ def unshown(claim: str, records: Sequence[Record]) -> Unshown:
     fields = _fields(records)
     values = {word for field in fields for word in field.values}
     labels = {word for field in fields for word in field.labels}
-    written_words = _written_words(claim)
+    phrased = _phrased_words(claim)
+    written_words = [(written, word) for written, word, _ in phrased]
     claimed = [word for _, word in written_words]
+    joined = [together for _, _, together in phrased] + [False]
     history_said = bool(HISTORY_WORDS & set(claimed))
     shown_now = any(field.now for field in fields)
     unhealthy_now = any(healthy(record) is False for record in records)
@@ -133,18 +170,23 @@ def unshown(claim: str, records: Sequence[Record]) -> Unshown:
     history: list[str] = []
     stated_now = False
     for index, (written, word) in enumerate(written_words):
-        before = claimed[index - 1] if index else None
+        before = claimed[index - 1] if joined[index] else None
         if not word.isascii():
             missing.append(written)
         elif word not in values:
             if word in CONNECTIVES or word in HISTORY_WORDS or word in _NEGATIONS:
                 continue
-            if not names_label(word, labels):
-                missing.append(written)
-            elif not _holds(word, index, claimed, fields, negated=before in _NEGATIONS):
-                missing.append(written)  # `Ready` for a pod whose Ready is False
+            holds = (
+                _holds(word, index, claimed, joined, fields, negated=before in _NEGATIONS)
+                if names_label(word, labels)
+                else False
+            )
+            if holds is False:
+                missing.append(written)  # not a label, or `Ready` for a pod whose Ready is False
+            elif holds:
+                stated_now = True  # `Ready` for a node whose Ready condition is True
         else:
-            candidates = _bound(word, index, claimed, fields, values, labels)
+            candidates = _bound(word, index, claimed, joined, fields, values, labels)
             if candidates is None:
                 missing.append(written)
             elif any(field.now for field in candidates):
@@ -163,13 +205,19 @@ _TRUE = frozenset({"true", "yes"})
 
 
 def _bound(
-    word: str, index: int, claimed: list[str], fields: list[_Field], values: set[str], labels: set[str]
+    word: str,
+    index: int,
+    claimed: list[str],
+    joined: list[bool],
+    fields: list[_Field],
+    values: set[str],
+    labels: set[str],
 ) -> list[_Field] | None:
     """The fields a value of the claim may be (None: none it may be): those whose label the word
     before it names, if it names one; for a number, those whose label the claim names beside it."""
     candidates = [field for field in fields if word in field.values]
-    before = claimed[index - 1] if index else None
-    after = claimed[index + 1] if index + 1 < len(claimed) else None
+    before = claimed[index - 1] if joined[index] else None
+    after = claimed[index + 1] if joined[index + 1] else None
     if before is not None and before not in HISTORY_WORDS and names_label(before, labels):
         named = [field for field in candidates if names_label(before, field.labels)]
         if named:
@@ -187,18 +235,32 @@ def _bound(
     return named or None  # a number whose field the claim does not name
 
 
-def _holds(label: str, index: int, claimed: list[str], fields: list[_Field], negated: bool) -> bool:
-    """Whether a label the claim writes holds as the claim says: a label followed by a value is that
-    value's (checked with it); a label of true/false or N/M fields written alone claims True / N of N
-    (`not` before it: the reverse); any other label is a name, no claim."""
-    following = next((word for word in claimed[index + 1 :] if word not in CONNECTIVES), None)
+def _holds(
+    label: str, index: int, claimed: list[str], joined: list[bool], fields: list[_Field], negated: bool
+) -> bool | None:
+    """Whether a label the claim writes holds as the claim says (None: it claims nothing by itself).
+    A label followed by a value of its fields is that value's (checked with it); a label of
+    true/false or N/M fields written alone claims True / N of N (`not` before it: the reverse); any
+    other label is a name."""
+    following = None
+    for at in range(index + 1, len(claimed)):
+        if not joined[at]:
+            break
+        if claimed[at] not in CONNECTIVES:
+            following = claimed[at]
+            break
     named = [field for field in fields if names_label(label, field.labels) and field.now]
     if following is not None and any(following in field.values for field in named):
-        return True
+        return None
+    labels = {word for field in fields for word in field.labels}
+    if following is not None and following not in _NEGATIONS and names_label(following, labels):
+        return None  # labels in a row (`READY STATUS`): a header, no claim
     kinds = [_truth(field) for field in named]
     if not kinds or None in kinds:
-        return True
-    return any(kind is not negated for kind in kinds)
+        return None
+    # Every readiness field must hold for `Ready` (a pod is ready when all its containers are); one
+    # that does not is enough for `not Ready`.
+    return any(not kind for kind in kinds) if negated else all(kinds)
 
 
 def _truth(field: _Field) -> bool | None:
@@ -229,6 +291,8 @@ def healthy(record: Record, long_running: bool = False) -> bool | None:
             if word in UNHEALTHY:
                 return False
             if label_words & _READY_LABELS and word == "false":
+                return False
+            if label_words & _PRESSURE_LABELS and word == "true":
                 return False
         ready = _READY.fullmatch(value.strip())
         if ready and label_words & {"ready"} and int(ready[1]) < int(ready[2]):

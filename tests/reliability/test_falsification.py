@@ -157,11 +157,13 @@ def _source(call_id: str, tool: str, text: str, **arguments: Any) -> Source:
 
 
 def _object_claim(pod: dict[str, Any]) -> Claim:
-    """What an API object shows: its phase, its first container's current reason, its restart count."""
+    """What an API object shows: its phase, its first container's current reason, its restarts (as
+    kubectl counts them: its containers' summed)."""
     statuses = pod["status"].get("containerStatuses") or []
     first = statuses[0] if statuses else {}
     reason = next((d.get("reason") for d in (first.get("state") or {}).values() if isinstance(d, dict)), None)
-    return Claim(pod["status"]["phase"], None, first.get("restartCount") if statuses else None, reason)
+    restarts = sum(int(status.get("restartCount", 0)) for status in statuses) if statuses else None
+    return Claim(pod["status"]["phase"], None, restarts, reason)
 
 
 def _table(rows: list[list[str]], header: bool) -> str:
@@ -215,7 +217,7 @@ def shapes(fixture: dict[str, Any]) -> Iterator[Shape]:
         shape.claims[(ns, name)] = Claim(
             str(pod.get("phase", pod["status"])),
             None,
-            t.counts[0] if t.counts else None,
+            t.restarts if t.counts else None,
             (t.reasons_now or (None,))[0],
         )
         shape.named[(ns, name)] = f"Name:         {name}"

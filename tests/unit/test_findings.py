@@ -356,3 +356,46 @@ def test_a_name_that_only_prefixes_pods_is_no_workload(name: str) -> None:
     assert [q.verified for q in checked.evidence] == [False]
     if name != "checkout-worker":
         assert checked.name_verified is False
+
+
+def test_a_resource_link_s_words_are_about_nothing_and_an_embedded_resource_is_about_its_uri_s_object() -> None:
+    import mcp_types
+
+    from k8s_agent_harness.mcp_content import describe_block
+
+    link = mcp_types.ResourceLink(
+        type="resource_link",
+        name="api-logs",
+        uri="k8s://shop/pods/api-7d9f8-x2x/logs",
+        description="api-7d9f8-x2x was OOMKilled with 14 restarts",
+    )
+    embedded = mcp_types.EmbeddedResource(
+        type="resource",
+        resource=mcp_types.TextResourceContents(
+            uri="k8s://namespaces/shop/pods/api-7d9f8-x2x/log",
+            mimeType="text/plain",
+            text="2026-11-30T04:12:02Z FATAL heap exhausted, exiting",
+        ),
+    )
+    bundle = ToolText(
+        "call_5",
+        "pod_bundle",
+        "\n".join(["bundle of pod web-5c6b4-k8m", describe_block(link), describe_block(embedded)]),
+        '{"name": "web-5c6b4-k8m", "namespace": "shop"}',
+        parameters=("name", "namespace"),
+    )
+    described = "api-7d9f8-x2x was OOMKilled with 14 restarts"
+    logged = "FATAL heap exhausted, exiting"
+
+    checked = verify(
+        report(
+            finding("web-5c6b4-k8m", described, logged, status="Running"),
+            finding("api-7d9f8-x2x", described, logged),
+        ),
+        [LISTING, bundle],
+    )
+
+    web, api = checked.report.findings
+    assert [(q.verified, q.check) for q in web.evidence] == [(False, "other_resource")] * 2
+    assert web.evidence[1].about == "pod api-7d9f8-x2x in namespace shop"
+    assert [(q.verified, q.check) for q in api.evidence] == [(False, "other_resource"), (True, "verified")]

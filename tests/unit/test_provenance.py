@@ -283,7 +283,9 @@ def test_text_that_repeats_the_call_s_arguments_carries_nothing_of_its_own(mock:
     quote = normalised(f"for '{planted[:40]}")
     [(start, end)] = list(reading.occurrences(quote))
 
-    assert reading.own_characters(start, end) == 3  # "for": the rest is the pattern, echoed
+    # A search's line that quotes its own pattern speaks of the search: all of it is echo ("for"
+    # included), and the pattern's words are the model's.
+    assert reading.own_characters(start, end) == 0
 
 
 def test_an_echo_is_found_in_its_repr_and_json_forms_and_in_any_case() -> None:
@@ -330,3 +332,57 @@ def test_a_describe_of_one_pod_shows_no_other_pod_by_a_bare_line(mock: Cluster) 
     described = source("describe_pod", text, name=pod["name"], namespace=pod["namespace"])
 
     assert shown(described) == {Resource("pod", pod["name"], pod["namespace"])}
+
+
+NODE_DESCRIBE = """\
+Name:         worker-c
+Conditions:
+  Ready             True
+  MemoryPressure    True
+  DiskPressure      False
+Events:
+  Normal  NodeHasInsufficientMemory  Node worker-c status is now: NodeHasInsufficientMemory
+"""
+POD_DESCRIBE = """\
+Name:         api-7d9f8c6b5-x2x4z
+Namespace:    shop
+Status:       Running
+Containers:
+  api:
+    State:          Running
+    Last State:     Terminated
+      Reason:       OOMKilled
+      Exit Code:    137
+    Ready:          False
+    Restart Count:  4
+Events:
+  Warning  Unhealthy  2m  kubelet  Readiness probe failed
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "claim", "holds"),
+    [
+        (NODE_DESCRIBE, "Ready", True),  # a condition named alone claims it holds
+        (NODE_DESCRIBE, "Ready True, MemoryPressure True", True),
+        (NODE_DESCRIBE, "MemoryPressure", True),
+        (NODE_DESCRIBE, "DiskPressure", False),
+        (NODE_DESCRIBE, "not Ready", False),
+        (NODE_DESCRIBE, "MemoryPressure False", False),  # False is DiskPressure's
+        (NODE_DESCRIBE, "NodeHasInsufficientMemory", False),  # an event alone says what happened, not how it is
+        (NODE_DESCRIBE, "MemoryPressure True, NodeHasInsufficientMemory", True),  # beside how it is now
+        (POD_DESCRIBE, "Running, 4 restarts, last terminated OOMKilled", True),
+        (POD_DESCRIBE, "Running, not Ready, OOMKilled (exit code 137)", True),  # unhealthy now: its history beside
+        (POD_DESCRIBE, "OOMKilled", False),  # history alone, for a pod that is Running
+        (POD_DESCRIBE, "Running, 137 restarts", False),  # the exit code counts no restarts
+        (POD_DESCRIBE, "Running, Ready", False),
+        (POD_DESCRIBE, "Unhealthy", False),  # an event alone
+    ],
+)
+def test_a_status_claim_is_checked_field_by_field(text: str, claim: str, holds: bool) -> None:
+    from k8s_agent_harness.shapes.status import unshown
+
+    kind = "node" if "worker-c" in text else "pod"
+    result = source(f"describe_{kind}", text)
+    checked = unshown(claim, result.records)
+    assert (checked.stated and not checked.missing and not checked.past) is holds, checked
