@@ -508,8 +508,8 @@ def _check_status(finding: Finding, label: str, records: Sequence[Record]) -> li
         listed = ", ".join(repr(word) for word in checked.past)
         problems.append(
             f"the status {_clip(finding.status)!r} of {label} gives its history as its status: {listed} only "
-            f"in its last state or its events, while the tools show {finding.kind} {finding.name.strip()} healthy "
-            "now: write how it is now, and say 'last' of what it was"
+            f"in its last state or its events, which say what {finding.kind} {finding.name.strip()} was, not how "
+            "it is now: write how it is now as the tools show it, and say 'last' of what it was"
         )
     return problems
 

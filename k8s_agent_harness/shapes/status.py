@@ -138,8 +138,8 @@ class Unshown:
     stated: bool
     """Whether it states a value at all (column labels alone, `READY STATUS`, state nothing)."""
     past: list[str]
-    """Words only its history shows (its last state, an event), for a resource shown healthy now and
-    a claim that does not say it is history."""
+    """Words only its history shows (its last state, an event), given as how it is now: no value of
+    now beside them (for a resource shown unhealthy), no word saying they are history."""
 
 
 def unshown(claim: str, records: Sequence[Record]) -> Unshown:

@@ -358,7 +358,9 @@ def test_a_name_that_only_prefixes_pods_is_no_workload(name: str) -> None:
         assert checked.name_verified is False
 
 
-def test_a_resource_link_s_words_are_about_nothing_and_an_embedded_resource_is_about_its_uri_s_object() -> None:
+def test_a_resource_link_s_words_are_about_nothing_and_an_embedded_resource_is_about_its_uri_s_object() -> (
+    None
+):
     import mcp_types
 
     from k8s_agent_harness.mcp_content import describe_block

@@ -369,10 +369,18 @@ Events:
         (NODE_DESCRIBE, "DiskPressure", False),
         (NODE_DESCRIBE, "not Ready", False),
         (NODE_DESCRIBE, "MemoryPressure False", False),  # False is DiskPressure's
-        (NODE_DESCRIBE, "NodeHasInsufficientMemory", False),  # an event alone says what happened, not how it is
+        (
+            NODE_DESCRIBE,
+            "NodeHasInsufficientMemory",
+            False,
+        ),  # an event alone says what happened, not how it is
         (NODE_DESCRIBE, "MemoryPressure True, NodeHasInsufficientMemory", True),  # beside how it is now
         (POD_DESCRIBE, "Running, 4 restarts, last terminated OOMKilled", True),
-        (POD_DESCRIBE, "Running, not Ready, OOMKilled (exit code 137)", True),  # unhealthy now: its history beside
+        (
+            POD_DESCRIBE,
+            "Running, not Ready, OOMKilled (exit code 137)",
+            True,
+        ),  # unhealthy now: its history beside
         (POD_DESCRIBE, "OOMKilled", False),  # history alone, for a pod that is Running
         (POD_DESCRIBE, "Running, 137 restarts", False),  # the exit code counts no restarts
         (POD_DESCRIBE, "Running, Ready", False),
