@@ -205,8 +205,9 @@ def read_yaml(path: Path) -> Any:
     """A YAML file's data; FixtureError naming the file when it cannot be read or parsed."""
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, ten times faster, when built
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
     except FileNotFoundError:
         raise FixtureError(f"file not found: {path}") from None
     except OSError as error:
