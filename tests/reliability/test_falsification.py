@@ -394,7 +394,7 @@ def run(chosen: Sequence[tuple[str, dict[str, Any]]], check: bool = True) -> Tal
 
 
 SHARDS = 6
-"""The clusters in slices, so that the suite's workers share them."""
+"""The clusters in slices: a failure names its slice, and each slice reports its own misses."""
 
 
 @pytest.mark.parametrize("shard", range(SHARDS))
