@@ -17,11 +17,11 @@ from functools import lru_cache
 
 from k8s_agent_harness.shapes import Record, folded
 
-_WORD = re.compile(r"[^\s,;()\[\]{}\"'`]+")
+_WORD = re.compile(r"[^\s,;()\[\]{}\"'`=]+")
 _EDGE = ".:!?"
 CONNECTIVES = frozenset(
     "and with in of the a an since for after at on by to or is are was its has have times restart restarts "
-    "restarted count container containers pod condition conditions".split()
+    "restarted count container containers pod condition conditions but yet currently now".split()
 )
 """Words a status may use beside the fields' labels and values (`14 restarts in 3h`)."""
 UNHEALTHY = frozenset(
@@ -81,6 +81,7 @@ def _phrased_words(text: str) -> list[tuple[str, str, bool]]:
 HISTORY_WORDS = frozenset("last previous previously before earlier was were ago history laststate".split())
 """Words that say a claim tells what happened to a resource, not how it is now."""
 _FRACTION = re.compile(r"\d+/\d+")
+_DURATION = re.compile(r"(?:\d+[smhdy])+")
 
 
 @dataclass(frozen=True)
@@ -173,18 +174,32 @@ def unshown(claim: str, records: Sequence[Record]) -> Unshown:
         before = claimed[index - 1] if joined[index] else None
         if not word.isascii():
             missing.append(written)
+        elif word in _NEGATIONS:
+            counted = _none_of(index, claimed, joined, fields, labels)
+            if counted is False:
+                missing.append(f"{written} {written_words[index + 1][0]}")  # `no restarts` for a pod with 9
+            elif counted:
+                stated_now = True
         elif word not in values:
-            if word in CONNECTIVES or word in HISTORY_WORDS or word in _NEGATIONS:
+            if word in CONNECTIVES or word in HISTORY_WORDS:
                 continue
+            negated = before in _NEGATIONS
+            label = word
+            if word.startswith("not") and not names_label(word, labels) and names_label(word[3:], labels):
+                label, negated = word[3:], True  # `NotReady`: not Ready
+            if before in _NEGATIONS and not names_label(label, labels):
+                continue  # `not Running` for a pod that shows no Running: true, and states nothing
             holds = (
-                _holds(word, index, claimed, joined, fields, negated=before in _NEGATIONS)
-                if names_label(word, labels)
+                _holds(label, index, claimed, joined, fields, negated=negated)
+                if names_label(label, labels)
                 else False
             )
             if holds is False:
                 missing.append(written)  # not a label, or `Ready` for a pod whose Ready is False
             elif holds:
                 stated_now = True  # `Ready` for a node whose Ready condition is True
+        elif before in _NEGATIONS and any(word in field.values for field in fields if field.now):
+            missing.append(f"{written_words[index - 1][0]} {written}")  # `not Running` for a Running pod
         else:
             candidates = _bound(word, index, claimed, joined, fields, values, labels)
             if candidates is None:
@@ -201,6 +216,29 @@ def unshown(claim: str, records: Sequence[Record]) -> Unshown:
 
 
 _NEGATIONS = frozenset({"not", "no"})
+
+
+def _none_of(
+    index: int, claimed: list[str], joined: list[bool], fields: list[_Field], labels: set[str]
+) -> bool | None:
+    """What `no` before a counted field's label claims (`no restarts`: a count of 0): whether it
+    holds; None when it is no count (`not Ready` is a label's negation, checked with the label)."""
+    if index + 1 >= len(claimed) or not joined[index + 1] or claimed[index] != "no":
+        return None
+    label = claimed[index + 1]
+    if not names_label(label, labels):
+        return None
+    counts = [
+        next((value for value in field.values if value.isdigit()), None)
+        for field in fields
+        if field.now and names_label(label, field.labels)
+    ]
+    counts = [count for count in counts if count is not None]
+    if not counts:
+        return None
+    return all(count == "0" for count in counts)
+
+
 _TRUE = frozenset({"true", "yes"})
 
 
@@ -232,6 +270,8 @@ def _bound(
     named = [field for field in candidates if any(names_label(other, field.labels) for other in claimed)]
     if not named and _FRACTION.fullmatch(word):
         named = [field for field in candidates if "ready" in field.labels]
+    if not named and _DURATION.fullmatch(word):
+        named = candidates  # `9 restarts in 41m`: a time the resource shows, whichever field
     return named or None  # a number whose field the claim does not name
 
 
@@ -252,11 +292,14 @@ def _holds(
     named = [field for field in fields if names_label(label, field.labels) and field.now]
     if following is not None and any(following in field.values for field in named):
         return None
+    preceding = claimed[index - 1] if joined[index] else None
+    if preceding is not None and any(preceding in field.values for field in named):
+        return None  # `0/1 ready`, `9 restarts`: the value's name, checked with the value
     labels = {word for field in fields for word in field.labels}
     if following is not None and following not in _NEGATIONS and names_label(following, labels):
         return None  # labels in a row (`READY STATUS`): a header, no claim
-    kinds = [_truth(field) for field in named]
-    if not kinds or None in kinds:
+    kinds = [kind for kind in (_truth(field) for field in named) if kind is not None]
+    if not kinds:  # no true/false or N/M field of that name (a reason, a count): a name, no claim
         return None
     # Every readiness field must hold for `Ready` (a pod is ready when all its containers are); one
     # that does not is enough for `not Ready`.

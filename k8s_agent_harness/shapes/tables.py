@@ -68,16 +68,18 @@ def _row(
         # A row of one of a pod's parts (`kubectl top pod --containers`: NAME is a container): the pod.
         pod = cells["POD"]
         return Record(Resource("pod", pod, where or None), *span, status) if is_name(pod) else None
+    # An event's row (an OBJECT column, as `kubectl get events -o wide` prints beside the event's own
+    # NAME) is about the object it names, not the event.
+    reference = _OBJECT_REFERENCE.fullmatch(cells.get("OBJECT", ""))
+    if reference and is_name(reference[2]):
+        return Record(Resource(kind_of(reference[1]), reference[2], where or None), *span, status, event=True)
     name = cells.get("NAME", "")
-    if name and is_name(name):
+    if name and is_name(name) and "OBJECT" not in cells:
         own_kind = kind_of(cells.get("KIND")) if cells.get("KIND") else kind
         return Record(Resource(own_kind, name, where or None), *span, status)
     qualified = _OBJECT_REFERENCE.fullmatch(name)  # `kubectl get all`: `pod/web-7d9f8c6b5-x7k2p`
     if qualified and is_name(qualified[2]) and kind_of(qualified[1]) is not None:
         return Record(Resource(kind_of(qualified[1]), qualified[2], where or None), *span, status)
-    reference = _OBJECT_REFERENCE.fullmatch(cells.get("OBJECT", ""))
-    if reference and is_name(reference[2]):
-        return Record(Resource(kind_of(reference[1]), reference[2], where or None), *span, status, event=True)
     return None
 
 
