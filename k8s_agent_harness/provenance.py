@@ -412,10 +412,8 @@ def _echo_spans(text: str, echo_strings: Sequence[str]) -> list[tuple[int, int]]
     for echo in echo_strings:
         pattern = _pattern(echo, re.IGNORECASE)
         spans += [(match.start(), match.end()) for match in pattern.finditer(text)]
-        if len(echo) > MIN_CUT_ECHO:
-            spans += _cut_echoes(text, lowered, echo)
-            if not is_name(echo):
-                spans += _echoed_parts(lowered, echo)
+        if len(echo) > MIN_CUT_ECHO:  # a name cut at its end; any long part of free text
+            spans += _cut_echoes(text, lowered, echo) if is_name(echo) else _echoed_parts(lowered, echo)
     return _merged(spans)
 
 
@@ -666,10 +664,22 @@ def _names_another(
     )
 
 
+AROUND = 400
+"""How far either side of a quote in free text its line is read for other names (a one-line result
+can be megabytes: only what is near the quote is its context)."""
+
+
 def _lines_around(reading: Reading, start: int, end: int) -> str:
-    low = reading.text.rfind("\n", 0, start) + 1
-    high = reading.text.find("\n", end)
-    return reading.text[low : high if high >= 0 else len(reading.text)]
+    """The lines of the span: within the record that holds it (a one-line JSON item is its own
+    context, not its neighbours'), or, in free text, at most `AROUND` characters either side."""
+    record, _ = reading.place(start, end)
+    if record is not None:
+        bottom, top = record.start, record.end
+    else:
+        bottom, top = max(0, start - AROUND), min(len(reading.text), end + AROUND)
+    low = max(reading.text.rfind("\n", bottom, start) + 1, bottom)
+    high = reading.text.find("\n", end, top)
+    return reading.text[low : high if high >= 0 else top]
 
 
 def _other_named(reading: Reading, start: int, end: int, shown: Resource, known: Owners) -> str | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 # Kinds as the report names them, from what tools and kubectl call them.
 _KIND_ALIASES = {
@@ -143,4 +143,7 @@ class Record:
 
     def moved(self, start: int, end: int) -> Record:
         """The same record over another span (of a normalised text)."""
-        return replace(self, start=start, end=end)
+        return Record(
+            self.resource, start, end, self.status, self.owners, self.event, self.template_hash,
+            self.whole_object, self.disputed,
+        )  # fmt: skip

@@ -141,22 +141,23 @@ def not_an_object(value: Any) -> bool:
     is a record."""
     if not isinstance(value, dict):
         return False
+    fields = {str(key).lower(): item for key, item in value.items()}  # one pass: this runs on every mapping
+    if not fields.keys() & _ANSWER_KEYS:
+        return False
     failure = (
-        _field(value, "code") is not None or _field(value, "details") is not None or _field(value, "reason")
+        fields.get("code") is not None or fields.get("details") is not None or bool(fields.get("reason"))
     )
-    if str(_field(value, "kind") or "").lower() == "status" and failure:
+    if str(fields.get("kind") or "").lower() == "status" and failure:
         return True
-    if (
-        _field(value, "status") in ("Failure", "Success")
-        and failure
-        and _field(value, "metadata") in (None, {})
-    ):
+    if fields.get("status") in ("Failure", "Success") and failure and fields.get("metadata") in (None, {}):
         return True  # a Status body printed without its kind
-    if any(
-        str(key).lower() in _ABSENT and _scalar(item) in ("false", "False") for key, item in value.items()
-    ):
+    if any(_scalar(fields.get(key)) == "false" for key in _ABSENT):
         return True
-    return _field(value, "error") not in (None, "", False, {}) and _field(value, "metadata") is None
+    return fields.get("error") not in (None, "", False, {}) and fields.get("metadata") is None
+
+
+_ANSWER_KEYS = frozenset({"kind", "status", "error"}) | _ABSENT
+"""The keys an answer about an object has (a mapping with none of them is no answer)."""
 
 
 def _record(value: Any, call_kind: str | None, namespace: str | None) -> Record | None:

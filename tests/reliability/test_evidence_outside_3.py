@@ -19,8 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from tests.reliability import test_evidence_outside as first
 from tests.reliability.test_evidence_outside import (
     CRASHLOOP_STATE,
@@ -47,20 +45,8 @@ from tests.reliability.test_evidence_outside import (
 from tests.reliability.test_evidence_outside_2 import assert_finding_ok
 
 Run = Callable[[Scenario], Outcome]
-
-
-@pytest.fixture
-def run(impl: Any, tmp_path_factory: pytest.TempPathFactory) -> Run:
-    """The first kit's runner and cache: one CLI run per scenario and implementation."""
-
-    def get(scenario: Scenario) -> Outcome:
-        key = (str(impl), scenario.name)
-        if key not in first._RUNS:
-            folder = tmp_path_factory.mktemp(f"{scenario.name}-{impl}")
-            first._RUNS[key] = first._run(str(impl), scenario, folder)
-        return first._RUNS[key]
-
-    return get
+run = first.run
+"""The first kit's fixture: one CLI run per scenario and implementation, cached."""
 
 
 def _get(call_id: str, name: str, text_: str, kind: str = "pods") -> Call:
