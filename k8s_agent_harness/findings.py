@@ -107,6 +107,12 @@ class Cause(StrEnum):
     """Memory, disk or PID pressure, or the network unavailable."""
     DEPENDENCY_DOWN = "dependency_down"
     """Healthy itself, failing because something it needs is down."""
+    SERVICE_NO_ENDPOINTS = "service_no_endpoints"
+    """A Service routes to no ready pod: its selector or port matches none, or none of them is ready."""
+    NETWORK_POLICY = "network_policy"
+    """A NetworkPolicy drops traffic the workload needs."""
+    AUTOSCALER_LIMIT = "autoscaler_limit"
+    """An autoscaler is held at its maximum replicas, or cannot read the metrics it scales on."""
     UNKNOWN = "unknown"
 
 

@@ -184,6 +184,8 @@ MOCK_CLUSTER_RULES: dict[str, Rule] = {
         "list_nodes",
         "describe_node",
         "search_logs",
+        "resources_list",
+        "resources_get",
     ),
     **_writing("delete_pod", "restart_pod"),
 }

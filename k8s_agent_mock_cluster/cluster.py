@@ -72,6 +72,32 @@ class Cluster:
         self.nodes: list[dict[str, Any]] = fixture.get("nodes", [])
         self.pods: list[dict[str, Any]] = fixture.get("pods", [])
         self.events: list[dict[str, Any]] = fixture.get("events", [])
+        self._resources: Any = None
+
+    # -- any kind ------------------------------------------------------------------------
+
+    @property
+    def resources(self) -> Any:
+        """Every object of the fixture as the API holds it (resources.py), built on first use."""
+        if self._resources is None:
+            from k8s_agent_mock_cluster.resources import Resources
+
+            self._resources = Resources(self.fixture)
+        return self._resources
+
+    def resources_list(
+        self,
+        kind: str,
+        api_version: str | None = None,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+    ) -> str:
+        return str(self.resources.list(kind, api_version, namespace, label_selector))
+
+    def resources_get(
+        self, kind: str, name: str, namespace: str | None = None, api_version: str | None = None
+    ) -> str:
+        return str(self.resources.get(kind, name, namespace, api_version))
 
     # -- pods ---------------------------------------------------------------------------
 
@@ -106,6 +132,8 @@ class Cluster:
             f"Namespace:    {pod['namespace']}",
             f"Node:         {pod.get('node') or '<none>'}",
             f"Status:       {pod.get('phase', pod['status'])}",
+            *([f"Reason:       {pod['reason']}"] if pod.get("reason") else []),
+            *([f"Message:      {pod['message']}"] if pod.get("message") else []),
             f"IP:           {pod.get('ip') or '<none>'}",
             f"Labels:       {_pairs(pod.get('labels'))}",
             f"Annotations:  {_pairs(pod.get('annotations'))}",
@@ -264,6 +292,7 @@ class Cluster:
             f"Roles:        {','.join(node.get('roles') or ['<none>'])}",
             f"Labels:       {_pairs(node.get('labels'))}",
             f"InternalIP:   {node.get('internal_ip', '<none>')}",
+            f"Taints:       {_taints(node.get('taints'))}",
             "Conditions:",
             *[f"  {kind:<17} {status}" for kind, status in (node.get("conditions") or {}).items()],
             f"Capacity:     {_pairs(node.get('capacity'), ', ')}",
@@ -387,3 +416,13 @@ def _state_lines(label: str, state: dict[str, Any]) -> list[str]:
         if key in detail:
             lines.append(f"      {title + ':':<14}{detail[key]}")
     return lines
+
+
+def _taints(taints: Any) -> str:
+    """A node's taints as kubectl describe writes them (`key=value:Effect`, one after another)."""
+    shown = [
+        f"{t['key']}{'=' + str(t['value']) if t.get('value') else ''}:{t['effect']}"
+        for t in taints or []
+        if isinstance(t, dict)
+    ]
+    return "\n              ".join(shown) or "<none>"

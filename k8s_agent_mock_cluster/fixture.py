@@ -44,6 +44,18 @@ SCHEMA: dict[str, Any] = {
                     "allocatable": _STRING_MAP,
                     "conditions": _STRING_MAP,
                     "labels": _STRING_MAP,
+                    "taints": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["key", "effect"],
+                            "properties": {
+                                "key": {"type": "string", "minLength": 1},
+                                "value": {"type": "string"},
+                                "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute"]},
+                            },
+                        },
+                    },
                 },
             },
         },
@@ -57,6 +69,8 @@ SCHEMA: dict[str, Any] = {
                     "namespace": _LABEL_NAME,
                     "status": {"type": "string"},
                     "phase": {"type": "string"},
+                    "reason": {"type": "string"},
+                    "message": {"type": "string"},
                     "node": {"type": ["string", "null"]},
                     "labels": _STRING_MAP,
                     "annotations": _STRING_MAP,
@@ -147,6 +161,8 @@ def load_fixture(path: Path | None = None) -> dict[str, Any]:
     )
     if not errors:
         errors = _unknown_kinds(data)
+    if not errors:
+        errors = _object_errors(data)
     if errors:
         first = errors[0]
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path) or "<root>"
@@ -179,6 +195,229 @@ def _unknown_kinds(data: Any) -> list[Any]:
             api_key(obj)
         except ValueError as error:
             problems.append(ValidationError(str(error), path=["objects", number, "kind"]))
+    return problems
+
+
+_LABELS = {"type": "object", "additionalProperties": {"type": "string"}}
+_SELECTOR = {
+    "type": "object",
+    "properties": {
+        "matchLabels": _LABELS,
+        "matchExpressions": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["key", "operator"],
+                "properties": {
+                    "key": {"type": "string"},
+                    "operator": {"enum": ["In", "NotIn", "Exists", "DoesNotExist"]},
+                    "values": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        },
+    },
+}
+_COUNT = {"type": "integer", "minimum": 0}
+_CONDITIONS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["type", "status"],
+        "properties": {"type": {"type": "string"}, "status": {"enum": ["True", "False", "Unknown"]}},
+    },
+}
+_WORKLOAD = {
+    "properties": {
+        "spec": {
+            "type": "object",
+            "properties": {"replicas": _COUNT, "selector": _SELECTOR, "template": {"type": "object"}},
+        },
+        "status": {
+            "type": "object",
+            "properties": {
+                "replicas": _COUNT,
+                "readyReplicas": _COUNT,
+                "availableReplicas": _COUNT,
+                "updatedReplicas": _COUNT,
+                "unavailableReplicas": _COUNT,
+                "conditions": _CONDITIONS,
+            },
+        },
+    }
+}
+_QUANTITIES = {"type": "object", "additionalProperties": {"type": ["string", "integer"]}}
+OBJECT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "Deployment": _WORKLOAD,
+    "ReplicaSet": _WORKLOAD,
+    "StatefulSet": _WORKLOAD,
+    "DaemonSet": {"properties": {"spec": {"type": "object", "properties": {"selector": _SELECTOR}}}},
+    "Job": {
+        "properties": {
+            "spec": {"type": "object", "properties": {"backoffLimit": _COUNT, "completions": _COUNT}},
+            "status": {
+                "type": "object",
+                "properties": {
+                    "succeeded": _COUNT,
+                    "failed": _COUNT,
+                    "active": _COUNT,
+                    "conditions": _CONDITIONS,
+                },
+            },
+        }
+    },
+    "CronJob": {
+        "required": ["spec"],
+        "properties": {
+            "spec": {
+                "type": "object",
+                "required": ["schedule"],
+                "properties": {"schedule": {"type": "string"}},
+            }
+        },
+    },
+    "Service": {
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {
+                    "type": {"enum": ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"]},
+                    "selector": _LABELS,
+                    "ports": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["port"],
+                            "properties": {
+                                "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+                                "targetPort": {"type": ["integer", "string"]},
+                            },
+                        },
+                    },
+                },
+            }
+        }
+    },
+    "Endpoints": {"properties": {"subsets": {"type": "array", "items": {"type": "object"}}}},
+    "Ingress": {
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {"rules": {"type": "array", "items": {"type": "object"}}},
+            }
+        }
+    },
+    "NetworkPolicy": {
+        "required": ["spec"],
+        "properties": {
+            "spec": {
+                "type": "object",
+                "required": ["podSelector"],
+                "properties": {
+                    "podSelector": _SELECTOR,
+                    "policyTypes": {"type": "array", "items": {"enum": ["Ingress", "Egress"]}},
+                    "ingress": {"type": "array", "items": {"type": "object"}},
+                    "egress": {"type": "array", "items": {"type": "object"}},
+                },
+            }
+        },
+    },
+    "PersistentVolumeClaim": {
+        "properties": {
+            "spec": {"type": "object", "properties": {"storageClassName": {"type": "string"}}},
+            "status": {"type": "object", "properties": {"phase": {"enum": ["Pending", "Bound", "Lost"]}}},
+        }
+    },
+    "PersistentVolume": {
+        "properties": {
+            "status": {
+                "type": "object",
+                "properties": {"phase": {"enum": ["Pending", "Available", "Bound", "Released", "Failed"]}},
+            }
+        }
+    },
+    "StorageClass": {"required": ["provisioner"], "properties": {"provisioner": {"type": "string"}}},
+    "ResourceQuota": {
+        "properties": {
+            "spec": {"type": "object", "properties": {"hard": _QUANTITIES}},
+            "status": {"type": "object", "properties": {"hard": _QUANTITIES, "used": _QUANTITIES}},
+        }
+    },
+    "HorizontalPodAutoscaler": {
+        "required": ["spec"],
+        "properties": {
+            "spec": {
+                "type": "object",
+                "required": ["scaleTargetRef", "maxReplicas"],
+                "properties": {
+                    "scaleTargetRef": {
+                        "type": "object",
+                        "required": ["kind", "name"],
+                        "properties": {"kind": {"type": "string"}, "name": {"type": "string"}},
+                    },
+                    "minReplicas": {"type": "integer", "minimum": 1},
+                    "maxReplicas": {"type": "integer", "minimum": 1},
+                },
+            },
+            "status": {
+                "type": "object",
+                "properties": {
+                    "currentReplicas": _COUNT,
+                    "desiredReplicas": _COUNT,
+                    "conditions": _CONDITIONS,
+                },
+            },
+        },
+    },
+    "ConfigMap": {"properties": {"data": {"type": "object", "additionalProperties": {"type": "string"}}}},
+    "Secret": {"properties": {"data": {"type": "object", "additionalProperties": {"type": "string"}}}},
+}
+"""What each kind's fields must be where a fixture writes them (a Service's ports, a claim's phase, an
+autoscaler's bounds): the fields the tools print and the offline model reads. Other fields are free."""
+
+
+def _object_errors(data: Any) -> list[Any]:
+    """An object whose namespace does not fit its kind (a namespaced kind without one, a cluster-wide
+    kind with one), or whose fields are not its kind's, as validation errors."""
+    from jsonschema import ValidationError
+
+    from k8s_agent_mock_cluster.kube_api import RESOURCES
+
+    namespaced = {r.kind: r.namespaced for r in RESOURCES}
+    problems: list[Any] = []
+    seen: set[tuple[str, str | None, str]] = set()
+    for number, obj in enumerate(data.get("objects") or []):
+        kind, metadata = str(obj["kind"]), obj["metadata"]
+        namespace = metadata.get("namespace")
+        key = (kind, namespace, str(metadata["name"]))
+        if key in seen:
+            problems.append(
+                ValidationError(
+                    f"a second {kind} named {key[2]!r}", path=["objects", number, "metadata", "name"]
+                )
+            )
+        seen.add(key)
+        if namespaced.get(kind) and not namespace:
+            problems.append(
+                ValidationError(
+                    f"a {kind} lives in a namespace: give metadata.namespace",
+                    path=["objects", number, "metadata"],
+                )
+            )
+        elif namespaced.get(kind) is False and namespace:
+            problems.append(
+                ValidationError(
+                    f"a {kind} is cluster-wide: it has no namespace",
+                    path=["objects", number, "metadata", "namespace"],
+                )
+            )
+        schema = OBJECT_SCHEMAS.get(kind)
+        if schema:
+            for error in Draft202012Validator({"type": "object", **schema}).iter_errors(obj):
+                problems.append(
+                    ValidationError(
+                        f"{kind} {key[2]}: {error.message}", path=["objects", number, *error.absolute_path]
+                    )
+                )
     return problems
 
 
@@ -272,8 +511,8 @@ def compose_incident(path: Path) -> dict[str, Any]:
     for pod in pods:
         where.setdefault(pod.get("name"), set()).add(pod.get("namespace"))
     fixture: dict[str, Any] = {}
-    if section.get("name") or version:
-        fixture["cluster"] = {k: section[k] for k in ("name", "version") if section.get(k)}
+    if section.get("name") or version or now:
+        fixture["cluster"] = {k: section[k] for k in ("name", "version", "now") if section.get(k)}
     fixture["nodes"] = nodes
     fixture["pods"] = pods
     fixture["events"] = [_event(event, where) for event in events]

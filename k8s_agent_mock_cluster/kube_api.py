@@ -65,6 +65,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from k8s_agent_mock_cluster.printers import columns
+
 __all__ = [
     "FAKE_TOKEN",
     "FakeKubeAPI",
@@ -142,6 +144,11 @@ RESOURCES: tuple[_Res, ...] = (
     _Res("events.k8s.io", "v1", "events", "Event", True, ("ev",)),
     _Res("networking.k8s.io", "v1", "ingresses", "Ingress", True, ("ing",)),
     _Res("coordination.k8s.io", "v1", "leases", "Lease", True),
+    _Res("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", True),
+    _Res("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", True, ("netpol",)),
+    _Res("storage.k8s.io", "v1", "storageclasses", "StorageClass", False, ("sc",)),
+    _Res("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", True, ("hpa",)),
+    _Res("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, ("pdb",)),
     # Create-only review resources: client-go based servers look them up in the
     # RESTMapper before POSTing (kubernetes-mcp-server's access-control round
     # tripper fails the request client-side when they are not discovered).
@@ -758,9 +765,7 @@ def _table_for(res: _Res, items: list[JSON], now: _dt.datetime) -> tuple[list[JS
             for n in items
         ]
         return cols, rows
-    cols = [_col("Name", fmt="name"), _col("Age")]
-    rows = [[o["metadata"]["name"], _age(o["metadata"].get("creationTimestamp"), now)] for o in items]
-    return cols, rows
+    return columns(res.kind, items, lambda o: _age(o["metadata"].get("creationTimestamp"), now))
 
 
 def _as_table(res: _Res, items: list[JSON], include: str, rv: str, now: _dt.datetime) -> JSON:

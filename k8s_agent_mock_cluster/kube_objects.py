@@ -95,11 +95,83 @@ def kube_objects(fixture: JSON, now: datetime) -> JSON:
         served = dict(obj)
         served["metadata"] = {"creationTimestamp": _before(now, "5d"), **dict(obj["metadata"])}
         objects.setdefault(api_key(obj), []).append(served)
+    objects["endpoints"] = objects.get("endpoints", []) + derived_endpoints(objects, now)
+    if not objects["endpoints"]:
+        del objects["endpoints"]
     version = str((fixture.get("cluster") or {}).get("version") or "")
     match = re.match(r"v(\d+)\.(\d+)", version)
     if match:
         objects["version"] = {"major": match[1], "minor": match[2], "gitVersion": version}
     return objects
+
+
+def derived_endpoints(objects: JSON, now: datetime) -> list[JSON]:
+    """The Endpoints the endpoints controller keeps for each Service with a selector whose Endpoints
+    the fixture does not give: the IPs of the pods in its namespace its selector matches, ready ones
+    under `addresses`, the others under `notReadyAddresses` (a Service whose selector matches no pod
+    has an Endpoints object with no subsets, which kubectl shows as `<none>`)."""
+    given = {(e["metadata"].get("namespace"), e["metadata"]["name"]) for e in objects.get("endpoints") or []}
+    pods = objects.get("pods") or []
+    derived = []
+    for service in objects.get("services") or []:
+        meta, spec = service["metadata"], service.get("spec") or {}
+        namespace = meta.get("namespace") or "default"
+        selector = spec.get("selector")
+        if not isinstance(selector, dict) or not selector or (namespace, meta["name"]) in given:
+            continue
+        ready, waiting = [], []
+        for pod in pods:
+            labels = pod["metadata"].get("labels") or {}
+            ip = (pod.get("status") or {}).get("podIP")
+            if pod["metadata"].get("namespace") != namespace or not ip:
+                continue
+            if any(labels.get(key) != str(value) for key, value in selector.items()):
+                continue
+            address = {
+                "ip": ip,
+                "nodeName": (pod.get("spec") or {}).get("nodeName"),
+                "targetRef": {"kind": "Pod", "namespace": namespace, "name": pod["metadata"]["name"]},
+            }
+            conditions = {c["type"]: c["status"] for c in (pod.get("status") or {}).get("conditions") or []}
+            statuses = (pod.get("status") or {}).get("containerStatuses") or []
+            is_ready = conditions.get(
+                "Ready", "True" if statuses and all(c.get("ready") for c in statuses) else "False"
+            )
+            (ready if is_ready == "True" else waiting).append(address)
+        ports = [
+            {
+                k: v
+                for k, v in {
+                    "name": port.get("name"),
+                    "port": port.get("targetPort")
+                    if isinstance(port.get("targetPort"), int)
+                    else port.get("port"),
+                    "protocol": port.get("protocol") or "TCP",
+                }.items()
+                if v is not None
+            }
+            for port in spec.get("ports") or []
+            if isinstance(port, dict)
+        ]
+        subset: JSON = {}
+        if ready:
+            subset["addresses"] = ready
+        if waiting:
+            subset["notReadyAddresses"] = waiting
+        endpoints: JSON = {
+            "apiVersion": "v1",
+            "kind": "Endpoints",
+            "metadata": {
+                "name": meta["name"],
+                "namespace": namespace,
+                **({"labels": dict(meta["labels"])} if meta.get("labels") else {}),
+                "creationTimestamp": meta.get("creationTimestamp") or _before(now, "5d"),
+            },
+        }
+        if subset:
+            endpoints["subsets"] = [{**subset, "ports": ports}] if ports else [subset]
+        derived.append(endpoints)
+    return derived
 
 
 def cluster_moment(fixture_now: Any, default: datetime) -> datetime:
@@ -152,6 +224,9 @@ def _pod(pod: JSON, now: datetime, addresses: dict[str, Any], events: list[JSON]
         )
         if told:
             status["message"] = told["message"]
+    for key in ("reason", "message"):  # as the fixture says them, over what the events tell
+        if pod.get(key):
+            status[key] = str(pod[key])
     if node:
         status["hostIP"] = addresses.get(str(node)) or "10.0.0.1"
         status["startTime"] = created
@@ -477,6 +552,11 @@ def _node(node: JSON, now: datetime) -> JSON:
     spec: JSON = {}
     if "SchedulingDisabled" in str(node.get("status", "")):
         spec["unschedulable"] = True
+    if node.get("taints"):
+        spec["taints"] = [
+            {k: taint[k] for k in ("key", "value", "effect") if taint.get(k) is not None}
+            for taint in node["taints"]
+        ]
     return {
         "apiVersion": "v1",
         "kind": "Node",

@@ -94,6 +94,9 @@ FIXES = {
     "evicted": "Give the pod the resources it uses (limits, ephemeral storage); delete the evicted pods.",
     "node_not_ready": "Bring the node back (kubelet, network), or drain it.",
     "node_pressure": "Free the node's resources or move workloads off it.",
+    "service_no_endpoints": "Make the Service's selector and target port match ready pods.",
+    "network_policy": "Allow the traffic in the NetworkPolicy that drops it.",
+    "autoscaler_limit": "Raise the autoscaler's maximum, or make its metrics readable.",
     "unknown": "Look at its events and logs.",
 }
 

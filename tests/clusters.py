@@ -460,6 +460,8 @@ MOCK_TOOLS = (
     "list_nodes",
     "describe_node",
     "search_logs",
+    "resources_list",
+    "resources_get",
 )
 """The mock cluster's read-only tools by name, in the order an agent offers them."""
 

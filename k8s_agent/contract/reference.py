@@ -40,7 +40,8 @@ CAUSES = frozenset(
     crash_config crash_application oom_killed image_not_found image_unauthorized image_pull_failed
     insufficient_resources node_selector_mismatch untolerated_taint unbound_volume unschedulable
     quota_exceeded missing_config_reference readiness_probe_failure liveness_probe_failure
-    init_container_failure job_backoff_limit evicted node_not_ready node_pressure dependency_down unknown
+    init_container_failure job_backoff_limit evicted node_not_ready node_pressure dependency_down
+    service_no_endpoints network_policy autoscaler_limit unknown
     """.split()
 )
 FINDING_FIELDS = ("name", "status", "cause", "explanation", "evidence", "fix")

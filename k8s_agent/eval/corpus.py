@@ -38,8 +38,16 @@ from k8s_agent_harness.findings import Cause
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 BACKGROUNDS = Path(__file__).resolve().parent / "backgrounds"
-KINDS = ("pod", "node", "job")
-NAMESPACED = ("pod", "job")
+KINDS = ("pod", "node", "job", "deployment", "service", "pvc", "other")
+NAMESPACED = ("pod", "job", "deployment", "service", "pvc")
+OBJECT_KINDS = {
+    "job": "Job",
+    "deployment": "Deployment",
+    "service": "Service",
+    "pvc": "PersistentVolumeClaim",
+}
+"""The Kubernetes kind a truth kind names; `other` is any kind the fixture's `objects` hold (a
+StatefulSet, an Ingress, an autoscaler, a NetworkPolicy ...), by name and namespace."""
 INCIDENT_KEYS = {"question", "summary", "tags", "scope", "unhealthy", "allowed", "looks_unhealthy", "cluster"}
 NODE_CAUSES = ("node_not_ready", "node_pressure")
 GIVEAWAYS = re.compile(
@@ -286,18 +294,27 @@ def check(incident: Incident, fixture: dict[str, Any], scope: str) -> list[str]:
             )
     words = [p["name"] for p in pods] + [n["name"] for n in nodes] + [p["namespace"] for p in pods]
     words += [c["name"] for p in pods for c in p["containers"]]
+    words += [str(o["metadata"]["name"]) for o in fixture.get("objects") or []]
     for word in dict.fromkeys(words):
         if GIVEAWAYS.search(word) or incident.id in word:
             problems.append(f"the name {word!r} gives the answer away")
     known = {("pod", p["namespace"], p["name"]) for p in pods} | {("node", None, n["name"]) for n in nodes}
+    objects = fixture.get("objects") or []
+    for obj in objects:
+        meta = obj["metadata"]
+        kind = next((k for k, v in OBJECT_KINDS.items() if v == obj["kind"]), None)
+        known.add((kind or "other", meta.get("namespace"), meta["name"]))
+        known.add(("other", meta.get("namespace"), meta["name"]))
     jobs = {(e["namespace"], e["object"].partition("/")[2]) for e in events if e["object"].startswith("job/")}
     for entry in incident.unhealthy + incident.allowed + incident.looks_unhealthy:
         if entry.kind == "job":
-            if (entry.namespace, entry.name) not in jobs and not any(
-                (p.get("labels") or {}).get("job-name") == entry.name for p in pods
+            if (
+                (entry.namespace, entry.name) not in jobs
+                and ("job", entry.namespace, entry.name) not in known
+                and not any((p.get("labels") or {}).get("job-name") == entry.name for p in pods)
             ):
                 problems.append(f"the truth names job {entry.name}, which the cluster does not have")
-        elif (entry.kind, entry.namespace if entry.kind == "pod" else None, entry.name) not in known:
+        elif (entry.kind, entry.namespace if entry.kind != "node" else None, entry.name) not in known:
             problems.append(f"the truth names {entry.kind} {entry.name}, which the cluster does not have")
     listed = {(e.kind, e.namespace, e.name) for e in incident.unhealthy + incident.looks_unhealthy}
     if scope == "nodes":
@@ -375,6 +392,19 @@ def tool_texts(cluster: Any) -> list[str]:
                     )
                 )
     texts += [cluster.describe_node(node["name"]) for node in cluster.nodes]
+    for (_group, plural), items in cluster.resources.store().items():  # any kind, listed and got
+        if not items or plural in ("pods", "nodes", "events", "namespaces"):
+            continue
+        kind = items[0]["kind"]
+        texts.append(cluster.resources_list(kind, namespace=None))
+        for namespace in sorted(
+            {str(o["metadata"].get("namespace")) for o in items if o["metadata"].get("namespace")}
+        ):
+            texts.append(cluster.resources_list(kind, namespace=namespace))
+        for obj in items:
+            texts.append(
+                answer(cluster.resources_get, kind, obj["metadata"]["name"], obj["metadata"].get("namespace"))
+            )
     return texts
 
 

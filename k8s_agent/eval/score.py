@@ -13,7 +13,10 @@ Matching. A finding matches a truth (or allowed) resource when:
   (a daemonset NAME-<5>, or a statefulset NAME-<ordinal digits>);
 - job resource: a finding of kind `job` with its name; or a finding of kind `pod` naming one of the
   Job's pods (NAME-<5>): the Job fails where its pods fail, and a pod finding must still hold the
-  verified fact to solve.
+  verified fact to solve; a deployment resource likewise (`deployment` with its name, or a pod
+  NAME-<hash>-<5>);
+- service, pvc and other resources: a finding of that kind with its exact name (a Service is not its
+  pods: a Service with no endpoints is reported as the Service).
 
 One finding may match several resources (a deployment finding matches each of its pods). A finding
 that matches a truth resource is graded; one that matches only allowed resources is neutral; one
@@ -112,10 +115,12 @@ def matches(finding: dict[str, Any], resource: Resource) -> bool:
         return kind == "node" and name == resource.name
     if resource.namespace is not None and finding.get("namespace") != resource.namespace:
         return False
-    if resource.kind == "job":
-        return (kind == "job" and name == resource.name) or (
-            kind == "pod" and pod_of(name, resource.name, "job")
+    if resource.kind in ("job", "deployment"):
+        return (kind == resource.kind and name == resource.name) or (
+            kind == "pod" and pod_of(name, resource.name, resource.kind)
         )
+    if resource.kind in ("service", "pvc", "other"):
+        return kind == resource.kind and name == resource.name
     if kind == "pod":
         return name == resource.name
     return pod_of(resource.name, name, kind)

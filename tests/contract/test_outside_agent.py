@@ -28,6 +28,7 @@ from k8s_agent.contract import run as contract_run
 from k8s_agent.contract.judge import FAILS, HOLDS, ITEMS, Judgement, Observed
 from k8s_agent.contract.run import API_KEY, run_contract, select_scenarios
 from k8s_agent.scenarios import FABRICATED, INVENTED, REPORT, SECRETS
+from tests.clusters import MOCK_TOOLS
 from tests.contract.outside_agent import BREAKS, VARIATIONS, OutsideAgent
 
 CORRECT = OutsideAgent()
@@ -176,11 +177,11 @@ WITNESSES: dict[str, Witness] = {
     "c6-unnamed-tool": ("c6-unknown-tool", lambda o: "delete_pod" not in answer_for(o, "delete_pod")),
     "c6-list-with-unknown": (
         "c6-unknown-tool",
-        lambda o: "search_logs, delete_pod" in answer_for(o, "delete_pod"),
+        lambda o: f"{MOCK_TOOLS[-1]}, delete_pod" in answer_for(o, "delete_pod"),
     ),
     "c6-semicolon-list-with-unknown": (
         "c6-unknown-tool",
-        lambda o: "search_logs; delete_pod" in answer_for(o, "delete_pod"),
+        lambda o: f"{MOCK_TOOLS[-1]}; delete_pod" in answer_for(o, "delete_pod"),
     ),
     "c7-summary-one-step-early": ("c7-step-budget", lambda o: "tools" not in o.requests[2]),
     "c7-budget-error": ("c7-step-budget", lambda o: o.error is not None),

@@ -29,6 +29,8 @@ READ_ONLY_TOOLS = {
     "list_nodes",
     "list_pods",
     "search_logs",
+    "resources_list",
+    "resources_get",
 }
 MOCK = (sys.executable, "-m", "k8s_agent_mock_cluster")
 
