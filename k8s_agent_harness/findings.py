@@ -31,6 +31,7 @@ from k8s_agent_harness.context import MAX_ANSWER_BYTES
 from k8s_agent_harness.provenance import (
     MIN_LINE_CHARACTERS,
     MIN_QUOTE_CHARACTERS,
+    NAMING_ARGUMENTS,
     WORKLOAD_KINDS,
     Owners,
     Reading,
@@ -598,8 +599,35 @@ def _informative_line(line: str) -> bool:
     return informative(line) >= MIN_QUOTE_CHARACTERS
 
 
-_KEY = re.compile(r"\s*-?\s*\"?[A-Za-z][\w .-]*\"?\s*[:=]")
+_KEY = re.compile(r"\s*-?\s*\"?([A-Za-z][\w ./-]*)\"?\s*[:=]")
 """A field's name at the start of a line (`Name:`, `"name":`, `- name:`)."""
+_NAMING_KEYS = frozenset(
+    {
+        *NAMING_ARGUMENTS,
+        "service",
+        "deployment",
+        "statefulset",
+        "daemonset",
+        "replicaset",
+        "job",
+        "cronjob",
+        "ingress",
+        "pvc",
+        "claim",
+        "claimname",
+        "id",
+        "uid",
+        "pattern",
+        "query",
+        "search",
+        "filter",
+        "target",
+        "host",
+        "hostname",
+    }
+)
+"""Keys that name what a line is about: a line of one of them whose value is only the argument given
+back says nothing (`Name: web-1`, `pod: web-1`)."""
 
 
 def _informative(reading: Reading, start: int, end: int) -> bool:
@@ -609,10 +637,16 @@ def _informative(reading: Reading, start: int, end: int) -> bool:
     own = reading.own_characters(start, end)
     if own >= MIN_QUOTE_CHARACTERS:
         return True
-    if own < MIN_LINE_CHARACTERS or not reading.whole_line(start, end):
+    if not reading.whole_line(start, end):
         return False
     key = _KEY.match(reading.text, start, end)
-    return key is None or reading.own_characters(key.end(), end) > 0
+    if key is not None and reading.own_characters(key.end(), end) == 0:
+        # The value is the argument given back: a field that names the object says nothing, one
+        # that relates the object to another (a Service selector's `app: payments-api`) says how.
+        label = key[1].strip()
+        word = re.sub(r"[_-]", "", label.rsplit("/", 1)[-1].rsplit(".", 1)[-1]).lower()
+        return own >= 3 and " " not in label and word not in _NAMING_KEYS
+    return own >= MIN_LINE_CHARACTERS
 
 
 def _clip(text: str, width: int = 160) -> str:

@@ -41,6 +41,7 @@ from k8s_agent_harness.shapes import Record, Resource, describe, documents, is_n
 from k8s_agent_harness.shapes.naming import (
     OWNER_KINDS,
     WORKLOAD_KINDS,
+    controllers_of,
     generated_name,
     long_running,
     owners,
@@ -74,6 +75,8 @@ MIN_LINE_CHARACTERS = 4
 _NAME_ARGUMENTS = frozenset({"name", "pod", "podname", "node", "nodename", "resourcename", "object"})
 _NAMESPACE_ARGUMENTS = frozenset({"namespace", "ns"})
 _KIND_ARGUMENTS = frozenset({"kind", "resourcetype", "resource", "type"})
+NAMING_ARGUMENTS = _NAME_ARGUMENTS | _NAMESPACE_ARGUMENTS | _KIND_ARGUMENTS
+"""Every argument name that says which resource a call is about."""
 _SEARCH_WORDS = frozenset({"search", "grep", "find"})
 
 
@@ -624,6 +627,11 @@ def about(resource: Resource, subject: Subject, known: Owners) -> bool:
         return (resource.kind, resource.name) in known.of(subject.name, subject.namespace)
     if resource.kind == "pod":
         return known.pod_of(resource.name, resource.namespace, subject)
+    if subject.kind in WORKLOAD_KINDS:  # a Deployment's ReplicaSet (its FailedCreate), a CronJob's Job
+        return any(
+            name == subject.name and owns(kind, subject.kind)
+            for kind, name in controllers_of(resource.kind, resource.name)
+        )
     return False
 
 

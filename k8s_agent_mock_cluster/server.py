@@ -303,42 +303,27 @@ def build_server(
         kind: Annotated[
             str,
             Field(
-                description="Kind of resource: Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, "
-                "Service, Endpoints, Ingress, NetworkPolicy, PersistentVolumeClaim, PersistentVolume, "
-                "StorageClass, ResourceQuota, LimitRange, HorizontalPodAutoscaler, ConfigMap, Secret, Pod, "
-                "Node, Event ... (plural and short names work too: svc, pvc, hpa)."
+                description="Deployment, Service, Endpoints, PersistentVolumeClaim, Job ... (or svc, pvc)."
             ),
         ],
-        apiVersion: Annotated[
-            str | None, Field(description="API version (v1, apps/v1, networking.k8s.io/v1); optional.")
-        ] = None,
+        apiVersion: Annotated[str | None, Field(description="API version (v1, apps/v1); optional.")] = None,
         namespace: Annotated[
             str | None, Field(description="Only this namespace; omit for all namespaces.")
         ] = None,
-        labelSelector: Annotated[
-            str | None, Field(description="Only objects with these labels (app=web,tier!=db).")
-        ] = None,
+        labelSelector: Annotated[str | None, Field(description="Only these labels (app=web).")] = None,
     ) -> str:
-        """List objects of any kind, with the columns kubectl shows for it (a Deployment's READY and
-        AVAILABLE, a Service's TYPE, PORT(S) and SELECTOR, a claim's STATUS and STORAGECLASS, an
-        autoscaler's REPLICAS and MAXPODS, a quota's used/hard).
-
-        Use it past the pods: which Service or Deployment a failing call goes through, whether a claim
-        is bound, whether a quota is used up.
-        """
+        """List objects of any kind with kubectl's columns for it: past the pods (Deployments,
+        Services, claims, quotas, autoscalers, policies)."""
         return _answer(current().resources_list)(kind, apiVersion, namespace, labelSelector)
 
     def resources_get(
         kind: Annotated[str, Field(description="Kind of resource, as for resources_list.")],
         name: Annotated[str, Field(description="Exact name, as listed.")],
-        namespace: Annotated[
-            str | None, Field(description="Its namespace (none for cluster-wide kinds: Node, StorageClass).")
-        ] = None,
+        namespace: Annotated[str | None, Field(description="Its namespace, if namespaced.")] = None,
         apiVersion: Annotated[str | None, Field(description="API version; optional.")] = None,
     ) -> str:
-        """Get one object of any kind as YAML: its spec and status (a Service's selector and ports, the
-        Endpoints of a Service, a claim's storage class and phase, a Deployment's conditions, a
-        NetworkPolicy's rules, an autoscaler's bounds and conditions)."""
+        """Get one object of any kind as YAML, its spec and status (a Service's selector, a claim's
+        phase, a Deployment's conditions)."""
         return _answer(current().resources_get)(kind, name, namespace, apiVersion)
 
     for tool in (

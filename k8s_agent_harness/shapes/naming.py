@@ -82,6 +82,17 @@ def owners(
     return list(found)
 
 
+def controllers_of(kind: str, name: str) -> list[tuple[str, str]]:
+    """The (kind, name) of the controller a controller of this name belongs to, by the name it was
+    generated with: a ReplicaSet `<deployment>-<template hash>`'s Deployment, a Job
+    `<cronjob>-<scheduled minute>`'s CronJob."""
+    if kind == "replicaset" and (hashed := _TEMPLATE_HASH.fullmatch(name)):
+        return [("deployment", hashed[1])]
+    if kind == "job" and (scheduled := _SCHEDULED.fullmatch(name)):
+        return [("cronjob", scheduled[1])]
+    return []
+
+
 def pod_of(pod: str, workload: str, kind: str) -> bool:
     """Whether a pod of this name is a pod of the workload of this finding kind (`deployment`,
     `job`, or `other`: any controller) by the names its controllers generate."""

@@ -69,6 +69,14 @@ from k8s_agent_scripted_llm.playbook.investigation import (
     search_excerpt,
 )
 from k8s_agent_scripted_llm.playbook.nodes import attribute, node_state, nodes_behind, nodes_to_describe
+from k8s_agent_scripted_llm.playbook.objects import (
+    ObjectFinding,
+    explained,
+    object_calls,
+    object_findings,
+    object_lines,
+    objects_wanted,
+)
 from k8s_agent_scripted_llm.playbook.pods import judged_unhealthy, suspect_pods
 from k8s_agent_scripted_llm.playbook.questions import (
     NOT_ABOUT_THE_CLUSTER,
@@ -183,6 +191,17 @@ def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
         findings = [diagnose(chat, pod, broken) for pod in unhealthy[:MAX_INVESTIGATED]]
         for finding in findings:
             elsewhere(chat, finding, [finding.pod for finding in findings])
+    past: list[ObjectFinding] = []
+    if not failed and objects_wanted(chat):
+        where = namespaces[0] if len(namespaces) == 1 else None
+        calls = object_calls(chat, where) if may_call else []
+        if calls:
+            return Reply(tool_calls=capped(calls))
+        past = object_findings(chat, where, {finding.pod.name: finding.category for finding in findings})
+        for found in past:
+            for finding in findings:
+                if finding.pod.name in found.explains:
+                    explained(finding, found)
     if may_call and not failed and "describe_node" in chat.offered:
         wanted = nodes_behind(chat, findings)
         if wanted:
@@ -197,10 +216,11 @@ def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
         attribute(chat, finding, states.get(finding.pod.node))
     bad_nodes = [state for state in states.values() if state.category]
     if chat.report_format != "prose":
-        return structured(
-            chat, pods_draft(chat, listing, pods, unhealthy, total, findings, namespaces, bad_nodes)
-        )
-    return Reply(content=write_report(chat, listing, pods, unhealthy, total, findings, namespaces, bad_nodes))
+        draft = pods_draft(chat, listing, pods, unhealthy, total, findings, namespaces, bad_nodes)
+        draft["findings"] += [found.report() for found in past]
+        return structured(chat, draft)
+    text = write_report(chat, listing, pods, unhealthy, total, findings, namespaces, bad_nodes)
+    return Reply(content=bounded("\n".join([text, *object_lines(past)])) if past else text)
 
 
 def _restarts_playbook(chat: Conversation, may_call: bool) -> Step:

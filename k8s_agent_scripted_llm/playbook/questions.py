@@ -24,7 +24,12 @@ _POD_NAME = re.compile(r"(?<![\w.-])[a-z0-9]+(?:-[a-z0-9]+){2,}(?:\.[a-z0-9]+(?:
 
 _NOT_POD_NAMES = frozenset({"kube-node-lease", "out-of-memory", "crash-looping", "up-to-date"})
 
-_NODES = re.compile(r"(?<![\w-])nodes?(?![\w-])", re.I)
+_NODES = re.compile(
+    r"(?<![\w-])nodes?(?![\w-])(?!\s*(?:groups?|pools?|selectors?|affinity|labels?|images?|class|types?)\b)",
+    re.I,
+)
+"""The word node as the subject of a question: not a node group, node pool or node selector, which
+are what a workload is placed by ("after the node group upgrade, what is wrong in notify?")."""
 
 _PODS = re.compile(
     r"\bpods?\b|\bworkloads?\b|\bcontainers?\b|\b(?:runs?|running|scheduled|hosted)\s+(?:on|there)\b"

@@ -126,8 +126,8 @@ def cannot_pull_its_image(quoted: Quoted) -> Cause | None:
 
 def cannot_be_scheduled(quoted: Quoted) -> Cause | None:
     """The scheduler's message, by its first telling reason: a shortage of a resource, a node's
-    condition taint (the node's condition), a selector or affinity, another taint, an unbound
-    claim; else unschedulable."""
+    condition taint (the node's condition), a volume bound where no node is left, a selector or
+    affinity, another taint, an unbound claim; else unschedulable."""
     if "FailedScheduling" not in quoted.description or not re.search(r"nodes are available", quoted.text):
         return None
     text = quoted.text
@@ -150,6 +150,13 @@ def cannot_be_scheduled(quoted: Quoted) -> Cause | None:
             "recover the node (kubelet, network) or give the pod another node it may run on"
             if down
             else f"relieve the node's {condition[1].removesuffix('-pressure')} (free it, move heavy pods) or add capacity",
+        )
+    if re.search(r"(?i)volume node affinity conflict", text):
+        return (
+            "unschedulable",
+            "the pod's volume can be attached only where no node is left (its PersistentVolume's node "
+            "affinity: a zone or node that is gone)",
+            "bring back a node where the volume lives (its zone), or move the data to a volume where nodes are",
         )
     if re.search(r"(?i)affinity|selector", text):
         return (

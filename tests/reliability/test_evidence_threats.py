@@ -173,7 +173,7 @@ def test_the_search_tool_s_echo_of_a_pattern_or_a_handle_is_no_evidence(shared: 
         call("get_events"),  # over the per-result budget: stored, so the search tool is offered
         call("search_results", pattern=FABRICATED),
         call("search_results", pattern="Warning", handle=handle),
-        context_budget=4500,
+        context_budget=5000,
     )
 
     _, fabricated, echoed = named(checked, PAYMENT).evidence
@@ -412,7 +412,7 @@ def test_honest_evidence_stays_verified_with_no_correction_turn(shared: Shared) 
             call("describe_pod", name=ORDER, namespace="production"),
             text(honest),
         ),
-        context_budget=4500,
+        context_budget=5000,
     )
 
     assert run.result is not None and run.result.verified is True and not run.result.unverified
