@@ -47,7 +47,7 @@ from k8s_agent_harness.provenance import (
     span_subject,
 )
 from k8s_agent_harness.redact import one_line
-from k8s_agent_harness.shapes import is_name
+from k8s_agent_harness.shapes import STATUSLESS, is_name
 from k8s_agent_harness.shapes.status import healthy, unshown
 from k8s_agent_harness.vocabulary import ReportFormat
 
@@ -494,7 +494,11 @@ def _check_resource(finding: Finding, sources: Sequence[Source], owners: Owners)
 
 
 def _check_status(finding: Finding, label: str, records: Sequence[Record]) -> list[str]:
-    """The status, field by field, against the status fields of the records that show the resource."""
+    """The status, field by field, against the status fields of the records that show the resource;
+    a resource of a kind with no status of its own (a Service, a NetworkPolicy) has none to check."""
+    if records and all(record.resource.kind in STATUSLESS for record in records):
+        finding.status_verified = None
+        return []
     checked = unshown(finding.status, records)
     missing, stated = checked.missing, checked.stated
     finding.status_verified = stated and not missing and not checked.past

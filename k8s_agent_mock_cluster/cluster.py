@@ -85,19 +85,24 @@ class Cluster:
             self._resources = Resources(self.fixture)
         return self._resources
 
+    # The tools' own argument names (kubernetes-mcp-server's), so that a call's arguments apply as sent.
     def resources_list(
         self,
         kind: str,
-        api_version: str | None = None,
+        apiVersion: str | None = None,
         namespace: str | None = None,
-        label_selector: str | None = None,
+        labelSelector: str | None = None,
     ) -> str:
-        return str(self.resources.list(kind, api_version, namespace, label_selector))
+        return str(self.resources.list(kind, apiVersion, namespace, labelSelector))
 
     def resources_get(
-        self, kind: str, name: str, namespace: str | None = None, api_version: str | None = None
+        self,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        apiVersion: str | None = None,
     ) -> str:
-        return str(self.resources.get(kind, name, namespace, api_version))
+        return str(self.resources.get(kind, name, namespace, apiVersion))
 
     # -- pods ---------------------------------------------------------------------------
 

@@ -78,7 +78,47 @@ _KIND_ALIASES = {
     "event": "event",
     "events": "event",
     "ev": "event",
+    "ep": "endpoints",
+    "endpoints": "endpoints",
+    "endpointslice": "endpointslice",
+    "endpointslices": "endpointslice",
+    "netpol": "networkpolicy",
+    "networkpolicy": "networkpolicy",
+    "networkpolicies": "networkpolicy",
+    "sc": "storageclass",
+    "storageclass": "storageclass",
+    "storageclasses": "storageclass",
+    "quota": "resourcequota",
+    "resourcequota": "resourcequota",
+    "resourcequotas": "resourcequota",
+    "limits": "limitrange",
+    "limitrange": "limitrange",
+    "limitranges": "limitrange",
+    "pdb": "poddisruptionbudget",
+    "poddisruptionbudget": "poddisruptionbudget",
+    "poddisruptionbudgets": "poddisruptionbudget",
+    "sa": "serviceaccount",
+    "serviceaccount": "serviceaccount",
+    "serviceaccounts": "serviceaccount",
 }
+
+STATUSLESS = frozenset(
+    {
+        "service",
+        "endpoints",
+        "endpointslice",
+        "ingress",
+        "networkpolicy",
+        "configmap",
+        "secret",
+        "serviceaccount",
+        "storageclass",
+        "limitrange",
+        "namespace",
+    }
+)
+"""Kinds whose objects have no status of their own (what a Service routes to is its Endpoints'): a
+finding's status for one is said, not checked."""
 
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 MAX_NAME = 253

@@ -192,7 +192,8 @@ def _pods_playbook(chat: Conversation, may_call: bool) -> Step:
         for finding in findings:
             elsewhere(chat, finding, [finding.pod for finding in findings])
     past: list[ObjectFinding] = []
-    if not failed and objects_wanted(chat):
+    causes = [finding.category for finding in findings]
+    if not failed and objects_wanted(chat, causes, [finding.pod.name for finding in findings], len(pods)):
         where = namespaces[0] if len(namespaces) == 1 else None
         calls = object_calls(chat, where) if may_call else []
         if calls:

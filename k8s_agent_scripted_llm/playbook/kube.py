@@ -233,6 +233,8 @@ class _KubeChat:
         names = {MOCK_NAMES[name] for name in self.offered if name in MOCK_NAMES}
         if "resources_get" not in self.offered:
             names.discard("describe_node")
+        if {"resources_list", "resources_get"} <= self.offered:  # any kind, as the server shows it
+            names |= {"resources_list", "resources_get"}
         names |= {name for name in self.offered if name.endswith("search_results")}
         return names
 
@@ -353,6 +355,9 @@ class _KubeChat:
     # the views
 
     def _view(self, call: Call) -> View | None:
+        generic = self._any_kind(call)
+        if generic is not None:
+            return generic
         tool = MOCK_NAMES.get(call.tool)
         if tool is None:
             if call.tool.endswith("search_results"):
@@ -380,6 +385,13 @@ class _KubeChat:
             return _node_listing(call, arguments)
         if call.tool == "resources_get" and call.arguments.get("kind") == "Node":
             return self._describe_node(call, arguments)
+        return None
+
+    def _any_kind(self, call: Call) -> View | None:
+        """A listing or an object of another kind than a Node: the playbook's own generic tools
+        (objects.py) read the server's table and YAML as they are."""
+        if call.tool in ("resources_list", "resources_get") and call.arguments.get("kind") != "Node":
+            return View(call.tool, dict(call.arguments), text=call.content)
         return None
 
     def _events(self, namespace: str | None, kind: str, name: str) -> list[Line]:

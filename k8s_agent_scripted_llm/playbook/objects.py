@@ -60,6 +60,7 @@ LISTED = (
     "DaemonSet",
     "Job",
     "Service",
+    "Endpoints",
     "Ingress",
     "PersistentVolumeClaim",
     "HorizontalPodAutoscaler",
@@ -75,11 +76,37 @@ _TIMEOUT = re.compile(
 )
 
 
-def objects_wanted(chat: Conversation) -> bool:
-    """Whether to look past the pods: whenever the tools can list any kind. A Deployment that cannot
-    create its pods, a Service that routes nowhere, a claim that stays Pending show in no pod listing,
-    and a question rarely says which it is."""
-    return {"resources_list", "resources_get"} <= chat.offered
+_OBJECT_WORDS = re.compile(
+    r"(?i)\b(services?|svc|endpoints?|ingress(?:es)?|5\d\d|traffic|reach\w*|time[sd]? ?out|timing out|"
+    r"pvcs?|claims?|volumes?|storage|jobs?|cron\w*|deployments?|roll-?outs?|releases?|ship(?:ped)?|"
+    r"scal\w*|replicas?|autoscal\w*|hpas?|quotas?|polic\w*|network\w*|dns|statefulsets?|daemonsets?|"
+    r"limits?|limitranges?|stuck|missing|no pods?)\b"
+)
+"""Words of a question that name something past the pods."""
+_EXPLAINED_ELSEWHERE = frozenset({"dependency_down", "unknown", "unbound_volume"})
+"""Causes of a pod that an object may be behind (a Service that routes nowhere, a claim)."""
+
+
+def objects_wanted(chat: Conversation, causes: Sequence[str], pods: Sequence[str], listed: int = 1) -> bool:
+    """Rule: whether to look past the pods, when the tools can list any kind: the question names
+    something past them (a Service, a claim, a Job, a rollout, traffic, scaling); nothing in the
+    scope looks unhealthy (the trouble is elsewhere: a Deployment that cannot create its pods, a
+    Service that routes nowhere); or an unhealthy pod's cause may be an object's (`dependency_down`,
+    `unknown`, an unbound claim) or its logs say its calls fail (a policy, a Service). A scope with no
+    pod at all (a namespace that does not exist) is said as it is, unless the question names a kind."""
+    if not {"resources_list", "resources_get"} <= chat.offered:
+        return False
+    if _OBJECT_WORDS.search(chat.question):
+        return True
+    if (not causes and listed) or _EXPLAINED_ELSEWHERE & set(causes):
+        return True
+    return any(
+        failed_calls(content) or _TIMEOUT.search(content)
+        for tool, arguments, content in chat.results
+        if tool == "get_pod_logs"
+        and arguments.get("name") in pods
+        and not content.startswith("Tool call failed")
+    )
 
 
 def _args(kind: str, namespace: str | None, name: str | None = None) -> dict[str, Any]:
@@ -181,16 +208,20 @@ def aligned_table(text: str) -> list[dict[str, str]]:
 
 def detail_calls(chat: Conversation, namespace: str | None) -> list[ToolCall]:
     """The second round: every object of the kinds read whole, each Service's Endpoints, the
-    workloads short of replicas, and the StorageClasses when a claim is listed."""
+    workloads short of replicas, then the others (the ports their pods serve), and the StorageClasses
+    when a claim is listed; at most MAX_DETAILS objects."""
     wanted: list[tuple[str, str, str | None]] = []
     rows = listed_objects(chat, namespace)
+    workloads = [row for row in rows if row.kind in ("Deployment", "StatefulSet", "DaemonSet", "Job")]
     for row in rows:
         if row.kind in DETAILED:
             wanted.append((row.kind, row.name, row.namespace))
-            if row.kind == "Service":
-                wanted.append(("Endpoints", row.name, row.namespace))
-        elif row.kind in ("Deployment", "StatefulSet", "DaemonSet", "Job") and _short(row):
-            wanted.append((row.kind, row.name, row.namespace))
+            if row.kind == "Service" and _routes(chat, row.name, row.namespace) is not True:
+                wanted.append(("Endpoints", row.name, row.namespace))  # none ready: any not ready?
+    wanted += [(row.kind, row.name, row.namespace) for row in workloads if _short(row)]
+    wanted += [
+        (row.kind, row.name, row.namespace) for row in workloads if not _short(row) and row.kind != "Job"
+    ]
     calls = [
         ToolCall("resources_get", json.dumps(_args(kind, ns, name)))
         for kind, name, ns in wanted
@@ -202,6 +233,22 @@ def detail_calls(chat: Conversation, namespace: str | None) -> list[ToolCall]:
     ):
         calls.append(ToolCall("resources_list", json.dumps(_args("StorageClass", None))))
     return calls
+
+
+def _routes(chat: Conversation, service: str, namespace: str | None) -> bool | None:
+    """Whether the Service's Endpoints hold a ready address: as their listing shows it (ENDPOINTS not
+    `<none>`), or their YAML; None when neither was read."""
+    endpoints = shown(chat, "Endpoints", service, namespace)
+    if endpoints is not None:
+        subsets = [s for s in endpoints.data.get("subsets") or [] if isinstance(s, dict)]
+        return any(s.get("addresses") for s in subsets)
+    content = _listed(chat, "Endpoints", namespace)
+    if content is None or content.startswith("Tool call failed"):
+        return None
+    for row in aligned_table(content):
+        if row.get("NAME") == service and (row.get("NAMESPACE") or namespace) == namespace:
+            return row.get("ENDPOINTS", "<none>") not in ("", "<none>")
+    return False
 
 
 def _short(row: Row) -> bool:
@@ -365,7 +412,7 @@ class PodView:
 
 
 def service_routes_nowhere(service: Shown, endpoints: Shown | None) -> ObjectFinding | None:
-    """A Service with a selector whose Endpoints hold no address, ready or not: its selector matches
+    """Rule: A Service with a selector whose Endpoints hold no address, ready or not: its selector matches
     no pod (a label renamed, a selector widened): service_no_endpoints, quoted from its selector."""
     spec = service.data.get("spec") or {}
     selector = spec.get("selector")
@@ -408,16 +455,13 @@ def _selector_lines(service: Shown) -> list[str]:
 
 
 def service_port_unserved(
-    service: Shown, endpoints: Shown | None, ports: set[str], declared_ports: bool = True
+    service: Shown, routes: bool | None, ports: set[str], declared_ports: bool = True
 ) -> ObjectFinding | None:
-    """A Service whose Endpoints hold addresses, whose targetPort (a number or a port's name) none of
+    """Rule: A Service whose Endpoints hold addresses, whose targetPort (a number or a port's name) none of
     its pods' containers declares while they declare others (or, for a Service of one port, that its
     pods' probes or logs say they serve another: `declared_ports` False): every connection is
     refused. service_no_endpoints, quoted from its `targetPort:` line."""
-    if endpoints is None or not ports:
-        return None
-    subsets = [s for s in endpoints.data.get("subsets") or [] if isinstance(s, dict)]
-    if not any(s.get("addresses") for s in subsets):
+    if not routes or not ports:
         return None
     declared = [p for p in (service.data.get("spec") or {}).get("ports") or [] if isinstance(p, dict)]
     if not declared_ports and len(declared) != 1:
@@ -451,7 +495,7 @@ def service_port_unserved(
 def ingress_backend_missing(
     ingress: Shown, services: dict[str, Shown], listed: set[str], warnings: list[Event]
 ) -> ObjectFinding | None:
-    """An Ingress whose backend names a Service the namespace does not have, or a port (by name or
+    """Rule: an Ingress whose backend names a Service the namespace does not have, or a port (by name or
     number) that Service does not have: service_no_endpoints, quoted from the backend's line and the
     Ingress's own Warning event."""
     for backend in _backends(ingress.data):
@@ -508,7 +552,7 @@ def _backends(ingress: dict[str, Any]) -> Iterable[dict[str, Any]]:
 def claim_unbound(
     claim: Shown, classes: set[str] | None, warnings: list[Event], consumers: int
 ) -> ObjectFinding | None:
-    """A claim Pending on a StorageClass the cluster does not have, or with a Warning about it
+    """Rule: A claim Pending on a StorageClass the cluster does not have, or with a Warning about it
     (ProvisioningFailed): unbound_volume, quoted from the event and its `storageClassName:` line. A
     claim waiting for its first consumer with no pod waiting for it is healthy."""
     if str((claim.data.get("status") or {}).get("phase") or "Pending") != "Pending":
@@ -564,7 +608,7 @@ _CREATE_FIXES = {
 def workload_cannot_create(
     warnings: list[Event], deployments: set[str], namespace: str | None
 ) -> list[ObjectFinding]:
-    """A controller that cannot create its pods (FailedCreate on a ReplicaSet, StatefulSet, Job or
+    """Rule: A controller that cannot create its pods (FailedCreate on a ReplicaSet, StatefulSet, Job or
     DaemonSet): reported as its workload (a ReplicaSet as its Deployment), its cause read from the
     message (a quota or limit range: quota_exceeded; a service account, ConfigMap or Secret not
     found: missing_config_reference), quoted from the event."""
@@ -600,7 +644,7 @@ def workload_cannot_create(
 
 
 def rollout_stuck(deployment: Shown, pod_causes: dict[str, str]) -> ObjectFinding | None:
-    """A Deployment past its progress deadline (Progressing False, ProgressDeadlineExceeded): reported
+    """Rule: A Deployment past its progress deadline (Progressing False, ProgressDeadlineExceeded): reported
     with the cause of its unhealthy pods (else unknown), quoted from the condition's message."""
     progressing = _conditions(deployment.data).get("Progressing") or {}
     if progressing.get("status") != "False":
@@ -628,7 +672,7 @@ def rollout_stuck(deployment: Shown, pod_causes: dict[str, str]) -> ObjectFindin
 
 
 def autoscaler_limited(hpa: Shown) -> ObjectFinding | None:
-    """An autoscaler that cannot scale as load asks: unable to read its metrics (ScalingActive False,
+    """Rule: an autoscaler that cannot scale as load asks: unable to read its metrics (ScalingActive False,
     a FailedGetResourceMetric), or held at its maximum (ScalingLimited True, TooManyReplicas) with a
     metric above its target: autoscaler_limit, quoted from the condition's message. At its maximum
     within its target it is healthy."""
@@ -655,7 +699,7 @@ def autoscaler_limited(hpa: Shown) -> ObjectFinding | None:
         "other",
         hpa.name,
         hpa.namespace,
-        "cannot read metrics" if blind else f"at maximum {spec.get('maxReplicas')}",
+        f"{problem.get('type')} {problem.get('status')}",
         "autoscaler_limit",
         (
             f"Autoscaler {hpa.name} cannot scale {target}: {message} (resources_get)."
@@ -690,7 +734,7 @@ def _above_target(spec: dict[str, Any], status: dict[str, Any]) -> bool:
 
 
 def policy_cuts_traffic(policy: Shown, pods: Sequence[PodView]) -> ObjectFinding | None:
-    """A NetworkPolicy that selects a pod whose logs say its calls time out or cannot resolve a name,
+    """Rule: A NetworkPolicy that selects a pod whose logs say its calls time out or cannot resolve a name,
     and whose rules of that direction admit nothing for it (no rule, or only rules for other pods or
     namespaces; egress without port 53 where names do not resolve): network_policy, quoted from its
     podSelector and policy types. The pods it cuts off are its to explain."""
@@ -847,9 +891,10 @@ def object_findings(
     for service in [*services.values(), *elsewhere.values()]:
         endpoints = shown(chat, "Endpoints", service.name, service.namespace)
         ports, declared = _served_ports(chat, service, endpoints, rows, pods)
-        finding = service_routes_nowhere(service, endpoints) or service_port_unserved(
-            service, endpoints, ports, declared
-        )
+        routes = _routes(chat, service.name, service.namespace)
+        finding = (
+            service_routes_nowhere(service, endpoints) if routes is False else None
+        ) or service_port_unserved(service, routes, ports, declared)
         if finding:
             finding.explains = _callers(pods, service, namespace)
             found.append(finding)
@@ -872,6 +917,8 @@ def object_findings(
         if finding:
             found.append(finding)
     created = workload_cannot_create(warnings, names["Deployment"], namespace)
+    for finding in [*found, *created]:
+        _status_as_listed(finding, rows)
     for finding in created:
         stuck = next((f for f in found if (f.kind, f.name) == (finding.kind, finding.name)), None)
         if stuck is not None:  # past its deadline because it cannot create pods: that is its cause
@@ -879,6 +926,29 @@ def object_findings(
             finding.explains |= stuck.explains
             found.remove(stuck)
     return found + created
+
+
+_LISTED_KINDS = {"deployment": ("Deployment",), "job": ("Job",), "other": ("StatefulSet", "DaemonSet")}
+
+
+def _status_as_listed(finding: ObjectFinding, rows: Sequence[Row]) -> None:
+    """A workload's status as its listing shows it (`READY 2/3`, `Running, COMPLETIONS 0/1`)."""
+    row = next(
+        (
+            r
+            for r in rows
+            if r.name == finding.name
+            and r.kind in _LISTED_KINDS.get(finding.kind, ())
+            and (r.namespace or finding.namespace) == finding.namespace
+        ),
+        None,
+    )
+    if row is None:
+        return
+    if row.cells.get("COMPLETIONS"):
+        finding.status = f"{row.cells.get('STATUS') or 'Running'}, COMPLETIONS {row.cells['COMPLETIONS']}"
+    elif row.cells.get("READY"):
+        finding.status = f"READY {row.cells['READY']}"
 
 
 def _callers(pods: Sequence[PodView], service: Shown, namespace: str | None) -> set[str]:
@@ -1013,7 +1083,7 @@ def object_lines(found: Sequence[ObjectFinding]) -> list[str]:
 
 
 def explained(finding: Any, found: ObjectFinding) -> None:
-    """A pod whose trouble an object explains takes the object's part in its cause: cut off by a
+    """Rule: A pod whose trouble an object explains takes the object's part in its cause: cut off by a
     policy, network_policy; calling a Service that routes nowhere, dependency_down (its own evidence
     stays: the failed call)."""
     if found.cause == "network_policy":

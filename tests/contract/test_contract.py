@@ -17,7 +17,7 @@ from k8s_agent_scripted_llm import call, text
 from tests.clusters import MOCK_TOOLS
 from tests.conftest import RunAgent
 
-TOOLS = "describe_node, describe_pod, get_events, get_pod_logs, list_nodes, list_pods, search_logs"
+TOOLS = "describe_node, describe_pod, get_events, get_pod_logs, list_nodes, list_pods, resources_get, resources_list, search_logs"
 
 # The one accepted wire difference (C1). After the first step the hand-written loop sends
 # tool_choice "auto"; the SDK (reset_tool_choice) drops the field. Both leave the choice to the

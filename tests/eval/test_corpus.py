@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from k8s_agent.eval.corpus import load_corpus, load_incident, tool_texts
+from k8s_agent.eval.corpus import KINDS, NAMESPACED, OBJECT_KINDS, load_corpus, load_incident, tool_texts
 from k8s_agent_harness.findings import Cause
 from k8s_agent_mock_cluster.cluster import Cluster
 from k8s_agent_mock_cluster.fixture import load_fixture
@@ -150,15 +150,18 @@ def test_an_incident_is_a_valid_cluster_with_a_well_formed_truth(folder: Path) -
         "cluster",
     }
     for entry in data["unhealthy"]:
-        assert entry["kind"] in ("pod", "node"), entry
+        assert entry["kind"] in KINDS, entry
         assert isinstance(entry["name"], str) and entry["name"], entry
-        assert ("namespace" in entry) == (entry["kind"] == "pod"), entry
+        if entry["kind"] == "node":
+            assert "namespace" not in entry, entry
+        elif entry["kind"] in NAMESPACED:
+            assert "namespace" in entry, entry
         assert entry["cause"] in CAUSES, entry
         assert isinstance(entry.get("accept", []), list), entry
         assert set(entry.get("accept", [])) <= CAUSES - {entry["cause"]}, entry
         assert isinstance(entry["fact"], str) and len(entry["fact"]) >= 15, entry
     for entry in data.get("allowed", []) + data.get("looks_unhealthy", []):
-        assert entry["kind"] in ("pod", "node") and isinstance(entry["name"], str), entry
+        assert entry["kind"] in KINDS and isinstance(entry["name"], str), entry
         assert set(entry) <= {"kind", "name", "namespace"}, entry
     named = data["unhealthy"] + data.get("allowed", []) + data.get("looks_unhealthy", [])
     listed = [(e["kind"], e.get("namespace"), e["name"]) for e in named]
@@ -180,11 +183,24 @@ def test_the_resources_of_the_truth_exist_and_the_pods_are_unhealthy(folder: Pat
     pods = {(pod["namespace"], pod["name"]): pod for pod in mock.pods}
     nodes = {node["name"] for node in mock.nodes}
     data = truth(folder)
+    fixture = load_fixture(folder)
+    objects = {
+        (obj["kind"], obj["metadata"].get("namespace"), obj["metadata"]["name"])
+        for obj in fixture.get("objects") or []
+    }
+    jobs = {
+        (e["namespace"], e["object"].partition("/")[2]) for e in mock.events if e["object"].startswith("job/")
+    }
     for entry in data["unhealthy"] + data.get("allowed", []):
         if entry["kind"] == "node":
             assert entry["name"] in nodes, entry
-        else:
+        elif entry["kind"] == "pod":
             assert (entry["namespace"], entry["name"]) in pods, entry
+        elif entry["kind"] == "other":  # any kind of the cluster's objects, by name
+            assert any(key[1:] == (entry.get("namespace"), entry["name"]) for key in objects), entry
+        else:
+            place = (OBJECT_KINDS[entry["kind"]], entry["namespace"], entry["name"])
+            assert place in objects or (entry["kind"] == "job" and place[1:] in jobs), entry
     for entry in data["unhealthy"]:
         if entry["kind"] == "pod" and entry["cause"] not in NODE_CAUSES:
             assert mock_unhealthy(pods[(entry["namespace"], entry["name"])]), entry

@@ -401,3 +401,66 @@ def test_a_resource_link_s_words_are_about_nothing_and_an_embedded_resource_is_a
     assert [(q.verified, q.check) for q in web.evidence] == [(False, "other_resource")] * 2
     assert web.evidence[1].about == "pod api-7d9f8-x2x in namespace shop"
     assert [(q.verified, q.check) for q in api.evidence] == [(False, "other_resource"), (True, "verified")]
+
+
+SERVICE_YAML = ToolText(
+    "call_9",
+    "resources_get",
+    "apiVersion: v1\nkind: Service\nmetadata:\n  name: payments-api\n  namespace: shop\n"
+    "spec:\n  selector:\n    app: payments-api\n  ports:\n  - port: 80\n    targetPort: 8080\n",
+    '{"kind": "Service", "name": "payments-api", "namespace": "shop"}',
+    parameters=("kind", "name", "namespace"),
+)
+
+
+def test_a_line_relating_the_object_to_its_own_name_is_evidence_and_a_line_naming_it_is_not() -> None:
+    """A selector's `app: payments-api` says what the Service selects, though its value is the call's
+    argument; `name: payments-api` only gives the argument back."""
+    related = verify(
+        report(finding("payments-api", "app: payments-api", kind="service", status="ClusterIP")),
+        [SERVICE_YAML],
+    )
+    named = verify(
+        report(finding("payments-api", "name: payments-api", kind="service", status="ClusterIP")),
+        [SERVICE_YAML],
+    )
+
+    assert related.report.findings[0].evidence[0].check == "verified"
+    assert named.report.findings[0].evidence[0].check == "too_short"
+
+
+def test_a_kind_with_no_status_of_its_own_has_its_status_said_not_checked() -> None:
+    """A Service, a NetworkPolicy: nothing in what the tools show is a status to hold the claim to."""
+    checked = verify(
+        report(finding("payments-api", "targetPort: 8080", kind="service", status="no endpoints")),
+        [SERVICE_YAML],
+    )
+
+    assert checked.problems == [] and checked.report.findings[0].status_verified is None
+
+
+REPLICA_SET_EVENTS = ToolText(
+    "call_10",
+    "get_events",
+    "NAMESPACE   LAST SEEN   TYPE      REASON         OBJECT                         MESSAGE\n"
+    "shop        2m          Warning   FailedCreate   replicaset/web-7c9d8f6b5       "
+    'Error creating: pods "web-7c9d8f6b5-x" is forbidden: exceeded quota: compute, requested: cpu=2\n'
+    "shop        2m          Warning   FailedCreate   replicaset/webhooks-7c9d8f6b5  "
+    'Error creating: pods "webhooks-7c9d8f6b5-y" is forbidden: exceeded quota: compute, requested: cpu=1\n',
+    '{"namespace": "shop"}',
+    parameters=("namespace",),
+)
+
+
+def test_a_replica_set_s_events_are_evidence_about_its_deployment_and_no_other() -> None:
+    """`replicaset/web-7c9d8f6b5` is Deployment web's (the name its Deployment generates): its
+    FailedCreate is evidence for a finding about web, not about webhooks."""
+    own = 'Error creating: pods "web-7c9d8f6b5-x" is forbidden: exceeded quota: compute, requested: cpu=2'
+    other = (
+        'Error creating: pods "webhooks-7c9d8f6b5-y" is forbidden: exceeded quota: compute, requested: cpu=1'
+    )
+    checked = verify(
+        report(finding("web", own, other, kind="deployment", status="READY 2/3")), [REPLICA_SET_EVENTS]
+    )
+
+    assert [quote.check for quote in checked.report.findings[0].evidence] == ["verified", "other_resource"]

@@ -43,6 +43,18 @@ SCHEDULING = "Events:\n  Warning  FailedScheduling  1m  default-scheduler  ..."
             "",
             "liveness_probe_failure",
         ),
+        (
+            PENDING,
+            "0/3 nodes are available: 3 node(s) had volume node affinity conflict.",
+            SCHEDULING,
+            "unschedulable",
+        ),
+        (
+            PENDING,
+            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
+            SCHEDULING,
+            "node_selector_mismatch",
+        ),
         (RUNNING, "WARN slow request", "", "unknown"),
     ],
 )
