@@ -98,9 +98,9 @@ def test_on_the_default_fixture_it_finds_every_planted_failure_and_quotes_its_ev
 
     assert calls[0] == ("list_pods", {"namespace": "production"})
     # the listing, then one round: five describes and two logs; then, as order-service's log fails to
-    # reach redis, the kinds past the pods in one round and the one object shown (a Deployment)
+    # reach redis, the kinds past the pods in one round (the fixture holds none of them)
     assert sorted(name for name, _ in calls[1:8]) == ["describe_pod"] * 5 + ["get_pod_logs"] * 2
-    assert [name for name, _ in calls[8:]] == ["resources_list"] * 10 + ["get_events", "resources_get"]
+    assert [name for name, _ in calls[8:]] == ["resources_list"] * 10 + ["get_events"]
     assert HEADER in report and "not an LLM" in report
     expected = {
         "payment-service-6f7b8d9c8-ghj56": (
