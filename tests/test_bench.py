@@ -27,7 +27,7 @@ def test_bench_quick_prints_every_figure(tmp_path: Path) -> None:
     assert all(row["n"] >= 2 and math.isfinite(row["median"]) for row in figures["per_turn"].values())
     assert figures["per_call"]["gateway"]["median"] > 0 and figures["per_call"]["round_trip"]["median"] > 0
     assert {"wall_floor", "wall_handwritten", "wall_sdk", "rss_handwritten"} <= set(figures["startup"])
-    assert figures["investigation"]["handwritten"]["model_requests"] == 3
+    assert figures["investigation"]["handwritten"]["model_requests"] == 4
     assert figures["imports_agents"] == {"handwritten": False, "sdk": True}
     assert set(figures["targets_met"]) >= {"gateway_share_of_round_trip", "handwritten_never_imports_agents"}
 

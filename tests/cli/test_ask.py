@@ -77,8 +77,8 @@ def test_ask_json_prints_the_model_s_report_and_what_the_agent_did(impl: str, tm
     assert Path(out["trace"]).name == sorted((tmp_path / "traces").iterdir())[0].name
     requests = [e for e in trace if e["kind"] == "model_request"]
     executed = [e for e in trace if e["kind"] == "tool_call" and e["outcome"] == "executed"]
-    assert out["model_requests"] == len(requests) == 3
-    assert out["tool_calls_executed"] == len(executed) == 8
+    assert out["model_requests"] == len(requests) == 4  # the pods, their details, past the pods, the report
+    assert out["tool_calls_executed"] == len(executed) == 19
     assert out["tool_calls_rejected"] == 0 and out["pushbacks"] == 0 and out["forced_summary"] is False
     assert_verified_report(out, trace)
     assert trace[-1]["kind"] == "run_end" and trace[-1]["answer"] == out["answer"]
@@ -92,7 +92,7 @@ def test_ask_prints_the_report_between_a_header_and_the_trace(tmp_path: Path) ->
     (trace,) = traces(tmp_path)
     head, counts, rule, *body = done.stdout.splitlines()
     assert head == "k8s-agent report · handwritten agent · model offline (deterministic playbook, not an LLM)"
-    assert counts.startswith("3 model requests · 8 tool calls · ")
+    assert counts.startswith("4 model requests · 19 tool calls · ")
     assert rule == "─" * 78 and body[-3] == rule and body[-1].startswith("Trace: traces/")
     written = json.loads(last_model_text(trace))
     quotes = sum(len(finding["evidence"]) for finding in written["findings"])

@@ -403,7 +403,7 @@ def test_help_texts_list_only_what_works_and_say_figures_depend_on_the_machine(
 
 
 def test_counts_are_worded_in_the_singular_when_there_is_one(tmp_path: Path) -> None:
-    done = ask("Which pods in the staging namespace are unhealthy?", cwd=tmp_path)
+    done = ask("Which pods in the qa namespace are unhealthy?", cwd=tmp_path)  # none: one listing
 
     assert done.returncode == 0, done.stderr
     assert "2 model requests · 1 tool call · " in done.stdout

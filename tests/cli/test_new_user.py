@@ -364,14 +364,14 @@ def test_replay_prints_each_stage_and_each_step_on_stderr(recorded: Path, tmp_pa
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert lines[0] == (
-        f"trace {trace}: recorded by the handwritten agent, 3 model requests on the chat API; loading the agent"
+        f"trace {trace}: recorded by the handwritten agent, 4 model requests on the chat API; loading the agent"
     )
     assert (
         lines[1]
-        == "replaying 3 recorded model answers on the sdk agent (chat API) against the embedded mock cluster"
+        == "replaying 4 recorded model answers on the sdk agent (chat API) against the embedded mock cluster"
     )
     steps = [line for line in lines if line.startswith("step ")]
-    assert [line.split(":")[0] for line in steps] == ["step 1", "step 2", "step 3"]
+    assert [line.split(":")[0] for line in steps] == ["step 1", "step 2", "step 3", "step 4"]
     assert sum(1 for line in lines if line.startswith("  ✓ ")) >= 8
     assert lines[-1] == "comparing the replay with the recording, turn by turn"
     assert "no divergence" in done.stdout

@@ -94,7 +94,7 @@ def test_compare_runs_the_selected_scenarios_and_writes_the_report(
     assert [row["name"] for row in report["rows"]] == ["c6-unknown-tool", "cluster-staging"]
     cluster = report["rows"][1]
     assert cluster["cluster"] == str(fixture) and cluster["model"] == "offline"
-    assert cluster["runs"]["sdk"]["tool_calls_executed"] == 8 and cluster["answers_identical"] is True
+    assert cluster["runs"]["sdk"]["tool_calls_executed"] == 19 and cluster["answers_identical"] is True
     # stdout still gets the table, stderr the progress
     assert "| c6-unknown-tool | ✓ / ✓ |" in captured.out
     assert "[4/4]" in captured.err and f"report written to {out}" in captured.err
@@ -192,7 +192,7 @@ def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
                 *transport,
             ]
         )
-        assert len(endpoint.requests) == 2 * 2 * 3  # two rounds, two implementations, three requests each
+        assert len(endpoint.requests) == 2 * 2 * 4  # two rounds, two implementations, four requests each
 
     captured = capsys.readouterr()
     assert code == 0, captured.err
@@ -204,15 +204,15 @@ def test_a_repeated_question_reports_the_median_and_range_of_each_metric(
     for impl in ("handwritten", "sdk"):
         summary = report["summary"][impl]
         assert summary["runs"] == 2 and summary["report"] == 2 and summary["invariants_held"] == 2
-        assert summary["model_requests"] == {"median": 3, "min": 3, "max": 3}
-        assert summary["tool_calls_executed"] == {"median": 8, "min": 8, "max": 8}
+        assert summary["model_requests"] == {"median": 4, "min": 4, "max": 4}
+        assert summary["tool_calls_executed"] == {"median": 19, "min": 19, "max": 19}
         wall = summary["wall_seconds"]
         assert 0 < wall["min"] <= wall["median"] <= wall["max"]
         assert summary["distinct_answers"] == 1
         for row in report["rows"]:
-            assert row["runs"][impl]["server_calls"] == 8  # the mock cluster's call log (this run's lines)
+            assert row["runs"][impl]["server_calls"] == 19  # the mock cluster's call log (this run's lines)
     assert report["summary"]["rounds_with_identical_answers"] == 2
-    assert "| model requests | 3 [3-3] | 3 [3-3] |" in captured.out
+    assert "| model requests | 4 [4-4] | 4 [4-4] |" in captured.out
     assert "sk-test-compare-000" not in out.read_text(encoding="utf-8")
 
 
@@ -235,7 +235,7 @@ def test_a_429_pauses_every_run_of_a_repeated_question_and_no_run_fails(
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     for impl in ("handwritten", "sdk"):
         assert report["summary"][impl]["report"] == 2 and report["summary"][impl]["invariants_held"] == 2
-    assert limited.seen == 2 + 2 * 2 * 3  # the two refused, then every run's three
+    assert limited.seen == 2 + 2 * 2 * 4  # the two refused, then every run's four
 
 
 def test_registering_compare_and_trace_imports_nothing_heavy() -> None:

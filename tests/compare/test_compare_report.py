@@ -90,8 +90,8 @@ EXPECTED: dict[str, tuple[int, int, int, dict[str, int], dict[str, int], str | N
     "c11-report-json-text": (4, 2, 0, {}, {"report": 1}, None, True),
     "c12-fabricated-evidence": (4, 2, 0, {}, {"report": 1}, None, True),
     "c12-unverified-kept": (3, 1, 0, {}, {"report": 1}, None, False),
-    "offline-default": (3, 8, 0, {}, {}, None, True),
-    "offline-prose": (3, 8, 0, {}, {}, None, True),
+    "offline-default": (4, 19, 0, {}, {}, None, True),
+    "offline-prose": (4, 19, 0, {}, {}, None, True),
 }
 
 

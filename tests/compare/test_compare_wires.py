@@ -271,21 +271,21 @@ def test_a_model_that_behaves_differently_on_one_wire_is_reported_as_a_differenc
 
     captured = capsys.readouterr()
     assert code == 0, captured.err  # both runs kept the contract: the difference is the model's
-    assert wires.count("chat") == 3 and wires.count("responses") == 4  # warm-up runs are scripted, not here
+    assert wires.count("chat") == 4 and wires.count("responses") == 5  # warm-up runs are scripted, not here
     report = json.loads(out.read_text(encoding="utf-8"))
     assert [side["key"] for side in report["sides"]] == ["sdk:chat", "sdk:responses"]
     chat, responses = (report["rows"][0]["runs"][key] for key in ("sdk:chat", "sdk:responses"))
-    assert (chat["model_requests"], responses["model_requests"]) == (3, 4)
+    assert (chat["model_requests"], responses["model_requests"]) == (4, 5)
     assert (chat["rejected"]["duplicate"], responses["rejected"]["duplicate"]) == (0, 1)
     assert chat["api"] == "chat" and responses["api"] == "responses"
-    assert (chat["tool_calls_executed"], responses["tool_calls_executed"]) == (8, 9)
+    assert (chat["tool_calls_executed"], responses["tool_calls_executed"]) == (19, 20)
     assert report["rows"][0]["answers_identical"] is True  # the same answer, reached another way
     assert report["behaviour_differences"] == {
-        "round 1": ["requests", "executed", "rejected u·i·d", "turn 1", "turn 2", "turn 3", "turn 4"]
+        "round 1": ["requests", "executed", "rejected u·i·d", "turn 1", "turn 2", "turn 3", "turn 4", "turn 5"]
     }
     assert "Rows whose behaviour differs, sdk (chat) vs sdk (responses):\n- round 1: requests" in captured.out
     assert "| sdk (chat) median [min-max] | sdk (responses) median [min-max] |" in captured.out
-    assert "| model requests | 3 [3-3] | 4 [4-4] |" in captured.out
+    assert "| model requests | 4 [4-4] | 5 [5-5] |" in captured.out
 
 
 # -- the CLI, on the scenario library ----------------------------------------------------------------
@@ -338,5 +338,5 @@ def test_api_applies_to_the_scenario_library(tmp_path: Path, capsys: pytest.Capt
     (row,) = report["rows"]
     assert list(row["runs"]) == ["handwritten", "sdk"] and row["answers_identical"] is True
     for metrics in row["runs"].values():
-        assert metrics["invariants_held"] is True and metrics["tool_calls_executed"] == 8
+        assert metrics["invariants_held"] is True and metrics["tool_calls_executed"] == 19
         assert metrics["api"] == "responses" and wires_in_trace(metrics["trace"]) == {"responses"}

@@ -149,7 +149,7 @@ def test_the_plain_sdk_s_defaults_are_judged_from_the_wire_with_their_evidence(r
     assert len(first) == 18  # every scenario's first request, each reported
     leaks = {v["summary"] for v in judgement(ran, "plain-sdk", "C14")["violations"]}
     assert leaks == {f"{what} reached the model" for what in scenarios.SECRETS}  # results are not redacted
-    assert first[0]["evidence"] == ['request 1: tools 7, tool_choice "absent"']
+    assert first[0]["evidence"] == ['request 1: tools 9, tool_choice "absent"']
     duplicates = judgement(ran, "plain-sdk", "C4")["violations"][0]
     assert duplicates["evidence"] == ['server received list_pods({"namespace": "production"})'] * 3
     step_limit = judgement(ran, "plain-sdk", "C7")

@@ -147,4 +147,4 @@ def test_holmesgpt_runs_the_whole_contract_against_our_servers(tmp_path: Path) -
     assert verdicts["C13"] == "fails"  # it runs delete_pod without an approval
     first = next(j for j in subject["judgements"] if j["item"] == "C1")
     assert first["verdict"] == "fails"
-    assert first["violations"][0]["evidence"] == ['request 1: tools 7, tool_choice "auto"']
+    assert first["violations"][0]["evidence"] == ['request 1: tools 9, tool_choice "auto"']

@@ -200,7 +200,7 @@ def test_plain_sdk_on_the_responses_wire_is_judged_with_evidence(
         "C1": "fails", "C4": "fails", "C6": "fails", "C9": "holds",
     }  # fmt: skip
     c1 = next(j for j in plain["judgements"] if j["item"] == "C1")
-    assert c1["violations"][0]["evidence"] == ['request 1: tools 7, tool_choice "absent"']
+    assert c1["violations"][0]["evidence"] == ['request 1: tools 9, tool_choice "absent"']
     c4 = next(j for j in plain["judgements"] if j["item"] == "C4")
     assert any(line.startswith("server received list_pods(") for line in c4["violations"][0]["evidence"])
     assert markdown.splitlines()[0] == "| item | behaviour | plain-sdk (responses) |"
