@@ -1,5 +1,6 @@
-"""Synthetic clusters of any size, for the scale benchmark and the tests: many healthy pods, and the
-same five planted failures whatever the size. Deterministic: the same size gives the same cluster.
+"""Synthetic clusters of any size, for the scale benchmark and the tests: many healthy pods (each
+workload's Deployment and Service among the cluster's objects), and the same five planted failures
+whatever the size. Deterministic: the same size gives the same cluster.
 
     python -m k8s_agent_mock_cluster.synthetic 20000 > big.json
 """
@@ -63,13 +64,16 @@ def cluster(pods: int, namespace: str = "production") -> dict[str, Any]:
 
     def healthy(number: int) -> dict[str, Any]:
         service = SERVICES[number % len(SERVICES)]
+        name = f"{service}-{_suffix(namespace, number)}"
         return {
-            "name": f"{service}-{_suffix(namespace, number)}",
+            "name": name,
             "namespace": namespace,
             "status": "Running",
             "phase": "Running",
             "node": nodes[number % len(nodes)]["name"],
             "age": "2d",
+            "ip": f"10.{(number >> 16) % 256}.{(number >> 8) % 256}.{number % 256}",
+            "labels": {"app": service},
             "containers": [
                 {"name": service, "image": f"registry.example.com/{service}:1.{number % 9}", "ready": True}
             ],
@@ -139,7 +143,42 @@ def cluster(pods: int, namespace: str = "production") -> dict[str, Any]:
         warning(unready, "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503"),
         warning(oom, "BackOff", f"Back-off restarting failed container ledger-writer in pod {oom}"),
     ]
-    return {"cluster": {"name": f"synthetic-{pods}"}, "nodes": nodes, "pods": everyone, "events": events}
+    replicas = {
+        service: sum(1 for n in range(pods - len(planted)) if n % len(SERVICES) == i)
+        for i, service in enumerate(SERVICES)
+    }
+    objects: list[dict[str, Any]] = []
+    for service in SERVICES:  # each workload's Deployment and Service: what a cluster past its pods holds
+        count = replicas[service]
+        objects.append(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": service, "namespace": namespace},
+                "spec": {"replicas": count, "selector": {"matchLabels": {"app": service}}},
+                "status": {
+                    "replicas": count,
+                    "readyReplicas": count,
+                    "availableReplicas": count,
+                    "updatedReplicas": count,
+                },
+            }
+        )
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Service",
+                "metadata": {"name": service, "namespace": namespace},
+                "spec": {"selector": {"app": service}, "ports": [{"port": 80, "targetPort": 8080}]},
+            }
+        )
+    return {
+        "cluster": {"name": f"synthetic-{pods}"},
+        "nodes": nodes,
+        "pods": everyone,
+        "events": events,
+        "objects": objects,
+    }
 
 
 def _pod(name: str, namespace: str, status: str, node: str | None, **container: Any) -> dict[str, Any]:

@@ -148,7 +148,7 @@ def test_every_recorded_run_is_dated_and_says_so_in_the_prose_above_it() -> None
 def test_the_corpus_sizes_the_prose_states_are_the_corpus_s_and_the_held_out_set_s() -> None:
     from k8s_agent.eval.corpus import CORPUS, load_corpus
 
-    held_out = [len(load_corpus(CORPUS.parent / name)[0]) for name in ("holdout", "holdout2")]
+    held_out = [len(load_corpus(CORPUS.parent / name)[0]) for name in ("holdout", "holdout2", "holdout3")]
     sizes = {len(load_corpus(CORPUS)[0]), *held_out, sum(held_out)}  # each set, and both held out
     stated = []
     for page in (ROOT / "README.md", ROOT / "docs" / "eval.md"):

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "k8s_agent" / "eval" / "corpus"
 HOLDOUT = ROOT / "k8s_agent" / "eval" / "holdout"
 HOLDOUT2 = ROOT / "k8s_agent" / "eval" / "holdout2"
+HOLDOUT3 = ROOT / "k8s_agent" / "eval" / "holdout3"
 BACKGROUNDS = ROOT / "k8s_agent" / "eval" / "backgrounds"
 
 
@@ -39,8 +40,12 @@ def _incidents(corpus: Path) -> list[Path]:
 MAIN_INCIDENTS = _incidents(CORPUS)
 HOLDOUT_INCIDENTS = _incidents(HOLDOUT)
 HOLDOUT2_INCIDENTS = _incidents(HOLDOUT2)
-INCIDENTS = MAIN_INCIDENTS + HOLDOUT_INCIDENTS + HOLDOUT2_INCIDENTS
-"""Every incident of the three corpora: each check of one incident runs on all of them."""
+HOLDOUT3_INCIDENTS = _incidents(HOLDOUT3)
+INCIDENTS = MAIN_INCIDENTS + HOLDOUT_INCIDENTS + HOLDOUT2_INCIDENTS + HOLDOUT3_INCIDENTS
+"""Every incident of the four sets: each check of one incident runs on all of them."""
+HOLDOUT3_DIGEST = "f7537ca3615a8cb33fc7492b391066e6da3990fd8916ed96db6fd27651335fc5"
+"""`sha256sum k8s_agent/eval/holdout3/*.yaml | sha256sum`, recorded before the offline model's rules past
+the pods were written (docs/eval.md): the set scored once is this one."""
 IDS = [f"{path.parent.name}/{path.stem}" for path in INCIDENTS]
 CAUSES = {cause.value for cause in Cause}
 NODE_CAUSES = {Cause.NODE_NOT_READY.value, Cause.NODE_PRESSURE.value}
@@ -114,11 +119,29 @@ def test_the_second_holdout_is_there_with_healthy_incidents_and_shares_nothing_w
     assert not [f.name for f in HOLDOUT2_INCIDENTS if truth(f)["question"] in questions]
 
 
+def test_the_third_holdout_is_the_set_recorded_before_the_rules_and_shares_nothing_with_the_others() -> None:
+    import hashlib
+
+    sums = "".join(
+        f"{hashlib.sha256(path.read_bytes()).hexdigest()}  k8s_agent/eval/holdout3/{path.name}\n"
+        for path in HOLDOUT3_INCIDENTS
+    )
+    assert hashlib.sha256(sums.encode()).hexdigest() == HOLDOUT3_DIGEST
+    assert (
+        len(HOLDOUT3_INCIDENTS) >= 20 and sum(1 for f in HOLDOUT3_INCIDENTS if not truth(f)["unhealthy"]) >= 2
+    )
+    earlier = MAIN_INCIDENTS + HOLDOUT_INCIDENTS + HOLDOUT2_INCIDENTS
+    assert not {path.name for path in HOLDOUT3_INCIDENTS} & {path.name for path in earlier}
+    questions = {truth(folder)["question"] for folder in earlier}
+    assert not [f.name for f in HOLDOUT3_INCIDENTS if truth(f)["question"] in questions]
+
+
 def test_every_incident_loads_with_no_problem() -> None:
     for root, count in (
         (CORPUS, len(MAIN_INCIDENTS)),
         (HOLDOUT, len(HOLDOUT_INCIDENTS)),
         (HOLDOUT2, len(HOLDOUT2_INCIDENTS)),
+        (HOLDOUT3, len(HOLDOUT3_INCIDENTS)),
     ):
         incidents, problems = load_corpus(root)
         assert problems == []
@@ -235,10 +258,26 @@ def controller_name_problem(pod: dict[str, Any]) -> str | None:
     return None if re.fullmatch(pattern, name) else f"not named as its controller names pods ({pattern})"
 
 
+FROZEN_NAMES = {
+    "checkout-503-canary-instance-label": {"storefront-web-5b7d8c9f6a-kq4zt"},
+    "healthy-payments-parked-workloads": {"fraud-scorer-5b6c7d8f9a-lx7pq", "risk-rules-6d7e8f9a0b-pp2sd"},
+    "nightly-export-job-memory-ceiling": {"reporting-api-6f7b8c9d5e-2kwjx", "reporting-api-6f7b8c9d5e-q9tnd"},
+    "shopfront-slow-basket-timeouts-after-release": {
+        "basket-api-7d4c6b9f8e-9kmsd",
+        "catalog-6c8d7e9f5b-p3lzw",
+        "edge-gateway-5b9c8d7f6a-4tz8k",
+        "edge-gateway-5b9c8d7f6a-wq6rn",
+    },
+}
+"""Pods of the third held-out set named with a vowel in their template hash, as its author wrote them:
+the set is frozen (its digest recorded, scored once), so they stay, and no other may appear."""
+
+
 @pytest.mark.parametrize("folder", INCIDENTS, ids=IDS)
 def test_every_pod_is_named_as_its_controller_would_name_it(folder: Path) -> None:
     problems = {pod["name"]: controller_name_problem(pod) for pod in cluster(folder).pods}
-    assert {name: problem for name, problem in problems.items() if problem} == {}
+    wrong = {name for name, problem in problems.items() if problem}
+    assert wrong == (FROZEN_NAMES.get(folder.stem, set()) if folder.parent == HOLDOUT3 else set()), problems
 
 
 @pytest.mark.parametrize(
