@@ -630,7 +630,7 @@ def about(resource: Resource, subject: Subject, known: Owners) -> bool:
     if subject.kind in WORKLOAD_KINDS:  # a Deployment's ReplicaSet (its FailedCreate), a CronJob's Job
         return any(
             name == subject.name and owns(kind, subject.kind)
-            for kind, name in controllers_of(resource.kind, resource.name)
+            for kind, name in controllers_of(resource.kind or "", resource.name)
         )
     return False
 

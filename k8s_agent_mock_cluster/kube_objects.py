@@ -119,7 +119,8 @@ def derived_endpoints(objects: JSON, now: datetime) -> list[JSON]:
         selector = spec.get("selector")
         if not isinstance(selector, dict) or not selector or (namespace, meta["name"]) in given:
             continue
-        ready, waiting = [], []
+        ready: list[JSON] = []
+        waiting: list[JSON] = []
         for pod in pods:
             labels = pod["metadata"].get("labels") or {}
             ip = (pod.get("status") or {}).get("podIP")

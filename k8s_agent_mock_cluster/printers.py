@@ -293,7 +293,8 @@ def _storage_class(obj: JSON, age: str) -> Row:
 def _quota(obj: JSON, age: str) -> Row:
     hard = _get(obj, "status", "hard") or _get(obj, "spec", "hard") or {}
     used = _get(obj, "status", "used") or {}
-    requests, limits = [], []
+    requests: list[str] = []
+    limits: list[str] = []
     for key in sorted(hard):
         text = f"{key}: {used.get(key, 0)}/{hard[key]}"
         (limits if key.startswith("limits.") else requests).append(text)

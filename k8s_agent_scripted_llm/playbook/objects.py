@@ -125,7 +125,7 @@ def _listed(chat: Conversation, kind: str, namespace: str | None) -> str | None:
             and arguments.get("kind") == kind
             and (arguments.get("namespace") or None) == namespace
         ):
-            return content
+            return str(content)
     return None
 
 
@@ -288,6 +288,14 @@ class Shown:
 
     def quote(self, text: str) -> dict[str, Any]:
         return {"text": text, "call_id": self.call_id, "tool": "resources_get"}
+
+    def said(self, message: str) -> str | None:
+        """How to quote a field's value: its whole line when the line holds it all, else the value
+        itself (a server that folds a long YAML string over lines: the harness reads it decoded)."""
+        if not message:
+            return None
+        line = self.line(re.escape(message[:40]))
+        return line if line is not None and message in line else message
 
 
 def shown(chat: Conversation, kind: str, name: str, namespace: str | None) -> Shown | None:
@@ -467,8 +475,6 @@ def service_port_unserved(
     if not declared_ports and len(declared) != 1:
         return None  # the ports its pods probe are not all they serve: one port, or nothing to say
     for port in declared:
-        if not isinstance(port, dict):
-            continue
         target = str(port.get("targetPort") if port.get("targetPort") is not None else port.get("port"))
         if target in ports:
             continue
@@ -652,8 +658,7 @@ def rollout_stuck(deployment: Shown, pod_causes: dict[str, str]) -> ObjectFindin
     mine = {pod: cause for pod, cause in pod_causes.items() if pod.startswith(f"{deployment.name}-")}
     cause = next(iter(mine.values()), "unknown")
     message = str(progressing.get("message") or progressing.get("reason") or "")
-    line = deployment.line(re.escape(message[:40])) if message else None
-    quotes = [deployment.quote(line)] if line else []
+    quotes = [deployment.quote(text)] if (text := deployment.said(message)) else []
     reason = deployment.line(r"reason:\s*ProgressDeadlineExceeded")
     if reason:
         quotes.append(deployment.quote(reason))
@@ -691,8 +696,7 @@ def autoscaler_limited(hpa: Shown) -> ObjectFinding | None:
     if problem is None:
         return None
     message = str(problem.get("message") or problem.get("reason") or "")
-    line = hpa.line(re.escape(message[:40])) if message else None
-    quotes = [hpa.quote(line)] if line else []
+    quotes = [hpa.quote(text)] if (text := hpa.said(message)) else []
     target = (spec.get("scaleTargetRef") or {}).get("name", "")
     blind = problem is active
     return ObjectFinding(

@@ -281,7 +281,16 @@ def test_a_model_that_behaves_differently_on_one_wire_is_reported_as_a_differenc
     assert (chat["tool_calls_executed"], responses["tool_calls_executed"]) == (19, 20)
     assert report["rows"][0]["answers_identical"] is True  # the same answer, reached another way
     assert report["behaviour_differences"] == {
-        "round 1": ["requests", "executed", "rejected u·i·d", "turn 1", "turn 2", "turn 3", "turn 4", "turn 5"]
+        "round 1": [
+            "requests",
+            "executed",
+            "rejected u·i·d",
+            "turn 1",
+            "turn 2",
+            "turn 3",
+            "turn 4",
+            "turn 5",
+        ]
     }
     assert "Rows whose behaviour differs, sdk (chat) vs sdk (responses):\n- round 1: requests" in captured.out
     assert "| sdk (chat) median [min-max] | sdk (responses) median [min-max] |" in captured.out

@@ -29,7 +29,9 @@ from k8s_agent_mock_cluster.synthetic import cluster as synthetic_cluster
 EVAL = Path(k8s_agent.eval.__file__).parent
 """The corpora as installed (a checkout's, or a wheel's)."""
 INCIDENTS = [
-    path for corpus in ("corpus", "holdout", "holdout2", "holdout3") for path in sorted((EVAL / corpus).glob("*.yaml"))
+    path
+    for corpus in ("corpus", "holdout", "holdout2", "holdout3")
+    for path in sorted((EVAL / corpus).glob("*.yaml"))
 ]
 NOW = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
 
