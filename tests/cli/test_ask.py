@@ -308,3 +308,47 @@ def test_a_cluster_read_in_part_is_a_report_as_usual(tmp_path: Path) -> None:
     assert done.returncode in (0, 6), done.stderr
     assert json.loads(done.stdout)["cluster_read"] is True
     assert "could not be read" not in done.stderr
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "k8s_agent" / "eval" / "corpus"
+
+
+@pytest.mark.parametrize("impl", ["handwritten", "sdk"])
+@pytest.mark.parametrize(
+    ("incident", "question", "answer"),
+    [
+        (
+            "orders-db-third-replica-storage-class",
+            "Why is the PVC for orders-db pending?",
+            [("pod", "orders-db-2", "unbound_volume"), ("pvc", "data-orders-db-2", "unbound_volume")],
+        ),
+        (
+            "svc-selector-helm-relabel-payments-api",
+            "Why does every call to the payments-api service in the payments namespace fail?",
+            [("service", "payments-api", "service_no_endpoints")],
+        ),
+        (
+            "warehouse-export-job-container-limits",
+            "Why won't the warehouse export job in reporting start?",
+            [("job", "warehouse-export-30005370", "quota_exceeded")],
+        ),
+    ],
+    ids=["pvc", "service", "job"],
+)
+def test_a_question_about_a_claim_a_service_or_a_job_is_answered_about_that_object(
+    impl: str, incident: str, question: str, answer: list[tuple[str, str, str]], tmp_path: Path
+) -> None:
+    """Past the pods: the report names the object itself with its cause, every quote verified, and
+    the calls that read it went to the mock cluster's generic tools."""
+    done = ask(
+        question, "--impl", impl, "--json", "--cluster", str(CORPUS / f"{incident}.yaml"), cwd=tmp_path
+    )
+
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    found = [(f["kind"], f["name"], f["cause"]) for f in out["report"]["findings"]]
+    assert found == answer
+    assert out["report_verified"] is True
+    (trace,) = traces(tmp_path)
+    read = {e["tool"] for e in trace if e["kind"] == "tool_call" and e["outcome"] == "executed"}
+    assert {"resources_list", "resources_get"} <= read
