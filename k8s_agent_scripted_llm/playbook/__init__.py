@@ -13,6 +13,9 @@ the question asks for. Its rules live by topic, each a named function whose docs
     dependencies.py     the Services a pod's logs fail to reach, and their pods
     chain.py            a workload's chain of failed calls, followed to its end
     nodes.py            nodes not Ready or under pressure, and the pods they cut off
+    objects.py          past the pods: which kinds to list and read, and the objects that are the problem
+    object_rules.py     a Service, Ingress, claim, controller, autoscaler or policy that is itself wrong
+    object_views.py     what the generic tools returned: listings, objects' YAML, events
     restarts.py         restarts: how and when each container last ended
     investigation.py    the calls of each round
     report.py           the prose and JSON reports
@@ -20,7 +23,7 @@ the question asks for. Its rules live by topic, each a named function whose docs
     kube.py             the same playbook on kubernetes-mcp-server's tools
 
 It speaks the mock cluster's tools (list_pods, describe_pod, get_pod_logs, get_events, list_nodes,
-describe_node), and kubernetes-mcp-server's (pods_list, pods_get, pods_log, events_list, resources_*:
+describe_node, resources_list, resources_get), and kubernetes-mcp-server's (pods_list, pods_get, pods_log, events_list, resources_*:
 kube.py) when those are what it is offered. Given other tools it says so instead of guessing. Any
 request without `tools` gets the report of what it has.
 """

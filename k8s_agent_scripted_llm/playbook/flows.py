@@ -69,8 +69,8 @@ from k8s_agent_scripted_llm.playbook.investigation import (
     search_excerpt,
 )
 from k8s_agent_scripted_llm.playbook.nodes import attribute, node_state, nodes_behind, nodes_to_describe
+from k8s_agent_scripted_llm.playbook.object_rules import ObjectFinding
 from k8s_agent_scripted_llm.playbook.objects import (
-    ObjectFinding,
     explained,
     object_calls,
     object_findings,

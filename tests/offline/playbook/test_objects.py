@@ -1,4 +1,4 @@
-"""The offline playbook past the pods (objects.py): each rule on a cluster written for it, through the
+"""The offline playbook past the pods (objects.py, object_rules.py): each rule on a cluster written for it, through the
 mock cluster's generic tools (`resources_list`, `resources_get`), every quote verified by the harness.
 
 The clusters are small and made up here; none is an incident of the corpus."""
@@ -70,7 +70,7 @@ WEB = [pod("web-7c9d8f6b5-q2w4x", "web", "10.1.0.4"), pod("web-7c9d8f6b5-z8k2m",
 
 
 def test_a_service_whose_selector_matches_no_pod_is_reported_with_its_selector_line() -> None:
-    """objects.service_routes_nowhere: every pod is healthy; the Service selects a label no pod has."""
+    """object_rules.service_routes_nowhere: every pod is healthy; the Service selects a label no pod has."""
     fixture = cluster(WEB, [deployment("web", "web"), service("web", {"app": "web-v2"})])
     causes, report, _ = causes_of(fixture, "Why does the web site return 503 in the shop namespace?")
 
@@ -80,7 +80,7 @@ def test_a_service_whose_selector_matches_no_pod_is_reported_with_its_selector_l
 
 
 def test_a_service_whose_pods_are_all_unready_is_not_blamed_for_them() -> None:
-    """objects.service_routes_nowhere: the Service's pods exist and none is ready: the pods are the
+    """object_rules.service_routes_nowhere: the Service's pods exist and none is ready: the pods are the
     problem (their own cause), the Service only shows it."""
     unready = [
         pod(
@@ -108,7 +108,7 @@ def test_a_service_whose_pods_are_all_unready_is_not_blamed_for_them() -> None:
 
 
 def test_a_service_whose_target_port_no_container_declares_is_reported_with_its_target_port() -> None:
-    """objects.service_port_unserved: the pods declare port 9000, the Service sends to 8080."""
+    """object_rules.service_port_unserved: the pods declare port 9000, the Service sends to 8080."""
     ports = [{"containerPort": 9000, "name": "http"}]
     fixture = cluster(
         WEB, [deployment("web", "web", ports=ports), service("web", {"app": "web"}, target=8080)]
@@ -122,7 +122,7 @@ def test_a_service_whose_target_port_no_container_declares_is_reported_with_its_
 
 
 def test_a_service_whose_target_port_a_container_declares_is_healthy() -> None:
-    """objects.service_port_unserved: the targetPort is a declared port's name: nothing to report."""
+    """object_rules.service_port_unserved: the targetPort is a declared port's name: nothing to report."""
     ports = [{"containerPort": 9000, "name": "http"}]
     fixture = cluster(
         WEB, [deployment("web", "web", ports=ports), service("web", {"app": "web"}, target="http")]
@@ -133,7 +133,7 @@ def test_a_service_whose_target_port_a_container_declares_is_healthy() -> None:
 
 
 def test_an_ingress_whose_backend_service_does_not_exist_is_reported_with_its_warning() -> None:
-    """objects.ingress_backend_missing: the Ingress sends to a Service that was renamed."""
+    """object_rules.ingress_backend_missing: the Ingress sends to a Service that was renamed."""
     ingress = {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "Ingress",
@@ -188,7 +188,7 @@ def storage_class(name: str, binding: str = "Immediate") -> dict[str, Any]:
 
 
 def test_a_claim_on_a_storage_class_that_does_not_exist_is_reported_with_the_provisioner_s_warning() -> None:
-    """objects.claim_unbound: the claim names a class the cluster does not have; its pod waits."""
+    """object_rules.claim_unbound: the claim names a class the cluster does not have; its pod waits."""
     waiting = mini_pod("db-0", SHOP, "Pending", node=None)
     waiting["labels"] = {"app": "db", "statefulset.kubernetes.io/pod-name": "db-0"}
     told = 'storageclass.storage.k8s.io "fast-ssd" not found'
@@ -212,7 +212,7 @@ def test_a_claim_on_a_storage_class_that_does_not_exist_is_reported_with_the_pro
 
 
 def test_a_claim_waiting_for_its_first_consumer_is_healthy() -> None:
-    """objects.claim_unbound: WaitForFirstConsumer with no pod waiting for it is how it should be."""
+    """object_rules.claim_unbound: WaitForFirstConsumer with no pod waiting for it is how it should be."""
     fixture = cluster(
         WEB,
         [claim("scratch", "standard"), storage_class("standard", "WaitForFirstConsumer")],
@@ -232,7 +232,7 @@ def test_a_claim_waiting_for_its_first_consumer_is_healthy() -> None:
 
 
 def test_a_deployment_whose_replica_set_cannot_create_pods_is_reported_with_the_reason_it_gives() -> None:
-    """objects.workload_cannot_create: a quota refuses the new pods (a ReplicaSet's FailedCreate,
+    """object_rules.workload_cannot_create: a quota refuses the new pods (a ReplicaSet's FailedCreate,
     reported as its Deployment), a missing service account another's."""
     quota = 'Error creating: pods "web-7c9d8f6b5-x" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=7, limited: cpu=8'
     account = 'Error creating: pods "api-5b7d9c6f48-" is forbidden: error looking up service account shop/api-writer: serviceaccount "api-writer" not found'
@@ -251,7 +251,7 @@ def test_a_deployment_whose_replica_set_cannot_create_pods_is_reported_with_the_
 
 
 def test_a_rollout_past_its_deadline_is_reported_with_its_new_pod_s_cause() -> None:
-    """objects.rollout_stuck: the old pods serve, the new one fails its readiness probe, the
+    """object_rules.rollout_stuck: the old pods serve, the new one fails its readiness probe, the
     Deployment is past its progress deadline."""
     new = pod("web-5b7d9c6f48-qk2vz", "web", "10.1.0.9", ready=False)
     progressing = {
@@ -309,7 +309,7 @@ def autoscaler(*conditions: dict[str, str], current: int = 80) -> dict[str, Any]
 
 
 def test_an_autoscaler_that_cannot_read_its_metrics_or_is_held_at_its_maximum_is_reported() -> None:
-    """objects.autoscaler_limited: blind (ScalingActive False), or at its maximum above target."""
+    """object_rules.autoscaler_limited: blind (ScalingActive False), or at its maximum above target."""
     blind = {
         "type": "ScalingActive",
         "status": "False",
@@ -334,7 +334,7 @@ def test_an_autoscaler_that_cannot_read_its_metrics_or_is_held_at_its_maximum_is
 
 
 def test_an_autoscaler_at_its_maximum_within_its_target_is_healthy() -> None:
-    """objects.autoscaler_limited: at maxReplicas with the load under its target: nothing wrong."""
+    """object_rules.autoscaler_limited: at maxReplicas with the load under its target: nothing wrong."""
     calm = {
         "type": "ScalingLimited",
         "status": "True",
@@ -349,7 +349,7 @@ def test_an_autoscaler_at_its_maximum_within_its_target_is_healthy() -> None:
 
 
 def test_an_egress_policy_that_blocks_dns_is_reported_and_explains_the_pods_that_cannot_resolve() -> None:
-    """objects.policy_cuts_traffic, objects.explained: the pods cannot resolve their database's name
+    """object_rules.policy_cuts_traffic, objects.explained: the pods cannot resolve their database's name
     and an egress policy selecting them allows only their own namespace."""
     line = 'could not translate host name "db.shop.svc.cluster.local" to address: Temporary failure in name resolution'
     worker = pod(
