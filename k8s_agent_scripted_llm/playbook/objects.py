@@ -4,17 +4,8 @@ When the offered tools can list any kind (`resources_list`, `resources_get`) and
 what the pods showed calls for it, the playbook lists the namespace's objects of the kinds an SRE
 checks (`objects_wanted`, `listing_calls`), reads the ones that can be wrong (`detail_calls`: every
 Service with its Endpoints, every claim, autoscaler, policy and Ingress, the workloads that are short
-of replicas), and reports each object that is itself the problem (object_rules.py), quoted from its
-own YAML or from the events about it (object_views.py reads both):
-
-    service_routes_nowhere     a Service whose selector matches no pod: no endpoints      service_no_endpoints
-    service_port_unserved      a Service whose targetPort no container of its pods serves service_no_endpoints
-    ingress_backend_missing    an Ingress whose backend Service (or its port) is not there service_no_endpoints
-    claim_unbound              a claim Pending on a class that does not exist, or failing unbound_volume
-    workload_cannot_create     a controller whose FailedCreate says why it has no pods    quota_exceeded, ...
-    rollout_stuck              a Deployment past its progress deadline                    its pods' cause
-    autoscaler_limited         an autoscaler at its maximum above target, or blind        autoscaler_limit
-    policy_cuts_traffic        a NetworkPolicy that selects a pod whose calls time out    network_policy
+of replicas), and reports each object that is itself the problem (object_rules.py: its rules, one
+a kind of trouble), quoted from its own YAML or from the events about it (object_views.py reads both).
 
 A Service whose pods exist but none is ready is not reported for itself: the pods are (their own
 cause). A claim waiting for its first consumer, an autoscaler at its maximum within its target, a
