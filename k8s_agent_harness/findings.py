@@ -645,11 +645,14 @@ def _informative(reading: Reading, start: int, end: int) -> bool:
         return False
     key = _KEY.match(reading.text, start, end)
     if key is not None and reading.own_characters(key.end(), end) == 0:
-        # The value is the argument given back: a field that names the object says nothing, one
-        # that relates the object to another (a Service selector's `app: payments-api`) says how.
+        # The value is the argument given back: a field that names the object says nothing; one
+        # that relates the object to another (a Service selector's `app: payments-api`) says how,
+        # inside an API object (free text that repeats the name under some key is still echo).
         label = key[1].strip()
         word = re.sub(r"[_-]", "", label.rsplit("/", 1)[-1].rsplit(".", 1)[-1]).lower()
-        return own >= 3 and " " not in label and word not in _NAMING_KEYS
+        record, _ = reading.place(start, end)
+        inside = record is not None and record.whole_object
+        return inside and own >= 3 and " " not in label and word not in _NAMING_KEYS
     return own >= MIN_LINE_CHARACTERS
 
 

@@ -464,3 +464,18 @@ def test_a_replica_set_s_events_are_evidence_about_its_deployment_and_no_other()
     )
 
     assert [quote.check for quote in checked.report.findings[0].evidence] == ["verified", "other_resource"]
+
+
+def test_free_text_that_gives_the_name_back_under_any_key_is_still_no_evidence() -> None:
+    """Only inside an API object does a key relate the object to its own name; a server's free text
+    (`lookup: payments-api`, `svc: payments-api`) only repeats what it was asked."""
+    for line in ("lookup: payments-api", "svc: payments-api"):
+        echo = ToolText(
+            "call_11",
+            "get_service",
+            f"{line}\nerror: not found\n",
+            '{"name": "payments-api", "namespace": "shop"}',
+            parameters=("name", "namespace"),
+        )
+        checked = verify(report(finding("payments-api", line, kind="service", status="ClusterIP")), [echo])
+        assert checked.report.findings[0].evidence[0].check == "too_short", line
