@@ -124,6 +124,9 @@ async def ask_model(
     except openai.OpenAIError as error:
         session.check_wire()
         raise endpoint_error(error, session.config, str(session.model.base_url)) from error
+    except ValueError:  # a 200 whose body is not JSON: the wire says what it was
+        session.check_wire()
+        raise
 
 
 async def _ask_chat(

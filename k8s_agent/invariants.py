@@ -113,10 +113,10 @@ def first_request_forced(trace: Sequence[events.Event]) -> Check:
 
 def calls_answered(requests: Sequence[dict[str, Any]]) -> Check:
     """C10: in every request, each assistant tool call id is answered by exactly one tool message
-    before the next assistant or user message, and every tool message answers a call just before
-    it. A Responses body is checked as the Chat request it amounts to (its `function_call` items
-    are the calls, its `function_call_output` items the answers); a call or answer without an id
-    never counts as paired."""
+    before the next assistant or user message, every tool message answers a call just before it,
+    and no two calls of the conversation share an id. A Responses body is checked as the Chat
+    request it amounts to (its `function_call` items are the calls, its `function_call_output`
+    items the answers); a call or answer without an id never counts as paired."""
     for number, body in enumerate(requests, start=1):
         problem = _unpaired(body)
         if problem:
@@ -135,6 +135,15 @@ def _unpaired(body: dict[str, Any]) -> str | None:
             if isinstance(item, dict) and ("tool_calls" in item or "tool_call_id" in item):
                 return "a Chat Completions tool message among the input items (no call_id pairs it)"
     messages = [m for m in chat_request(body).get("messages") or [] if isinstance(m, dict)]
+    ids = [
+        call.get("id")
+        for message in messages
+        for call in message.get("tool_calls") or []
+        if isinstance(call, dict) and _is_id(call.get("id"))
+    ]
+    repeated = sorted({str(call_id) for call_id in ids if ids.count(call_id) > 1})
+    if repeated:
+        return f"the call id {repeated[0]!r} is used by more than one call"
     index = 0
     while index < len(messages):
         message = messages[index]

@@ -43,8 +43,11 @@ from k8s_agent_harness.provider_wire import (
     FRESH_ID_PREFIX,
     UnparsableCall,
     client_view,
+    content_filtered,
     error_in,
+    prompt_filtered,
     repair,
+    unoffered_call,
     unparsable_call,
 )
 from k8s_agent_harness.redact import public_url
@@ -74,6 +77,10 @@ class WireState:
         """Why the last completion was unusable, or None."""
         self.failed: str | None = None
         """The provider's message when the last 200 carried an error, or None."""
+        self.filtered: str | None = None
+        """What the provider's content filter flagged when it stopped the last answer, or None."""
+        self.unoffered: str | None = None
+        """The call of a tool the agent never offers that the last answer holds, or None."""
         self.unparsable: UnparsableCall | None = None
         """The provider's report that it could not parse the model's call, when the last error said so."""
         self.reply: ModelTurn | None = None
@@ -81,8 +88,12 @@ class WireState:
         self.cut_off: str | None = None
         """The id of the last call of a reply the output limit cut off (`finish_reason: length`)."""
 
+    def used_ids(self) -> frozenset[str]:
+        """The ids of every call proposed so far in the run."""
+        return frozenset(self._arguments)
+
     def fresh_id(self) -> str:
-        """A call id for a call that came without one, unique in the run."""
+        """A call id for a call that came without one (or with one already used), unique in the run."""
         self._fresh += 1
         return f"{FRESH_ID_PREFIX}{self._fresh}"
 
@@ -107,6 +118,16 @@ class WireState:
         if self.failed is not None:
             raise ModelEndpointError(
                 f"the model endpoint {self.endpoint} answered with an error: {self.failed}"
+            )
+        if self.filtered is not None:
+            raise ModelEndpointError(
+                f"the model endpoint {self.endpoint} did not answer: its content filter stopped the answer "
+                f"({self.filtered})"
+            )
+        if self.unoffered is not None:
+            raise MalformedResponseError(
+                f"the model endpoint {self.endpoint} answered with {self.unoffered}, a kind of tool the "
+                "agent does not offer (it offers only its function tools): nothing was run"
             )
         if self.malformed is not None:
             raise MalformedResponseError(f"the model endpoint sent a malformed response: {self.malformed}")
@@ -248,13 +269,25 @@ class WireRecorder:
         except ValueError:
             body = None
         state.failed = error_in(body)
-        repaired = repair(body, api, state.fresh_id) if state.failed is None else []
+        state.filtered = content_filtered(body, api) if state.failed is None else None
+        clean = state.failed is None and state.filtered is None
+        state.unoffered = unoffered_call(body, api) if clean else None
+        repaired = repair(body, api, state.fresh_id, state.used_ids()) if state.failed is None else []
         problem = None
-        if state.failed is None:
+        if body is None:
+            problem = f"the body is not JSON: {_start(text)}"
+        elif clean and state.unoffered is None:
             problem = completion_problem(body) if api == CHAT else response_problem(body)
         state.malformed = problem
-        if state.failed is not None or problem is not None:
-            why = f"the endpoint answered with an error: {state.failed}" if state.failed else problem
+        if problem is not None or not clean or state.unoffered is not None:
+            if state.failed is not None:
+                why = f"the endpoint answered with an error: {state.failed}"
+            elif state.filtered is not None:
+                why = f"the provider's content filter stopped the answer ({state.filtered})"
+            elif state.unoffered is not None:
+                why = f"{state.unoffered}, a kind of tool the agent does not offer"
+            else:
+                why = str(problem)
             self._recorder.emit(
                 events.ModelResponse(
                     attempt=attempt,
@@ -427,6 +460,12 @@ def response_problem(body: Any) -> str | None:
         if not isinstance(item.get("arguments", ""), str):
             return f"function call {item['call_id']} has arguments that are not a string"
     return None
+
+
+def _start(text: str) -> str:
+    """The start of a body, on one line, as an error quotes it."""
+    start = " ".join(text.split())
+    return repr(start[:200] + ("..." if len(start) > 200 else "")) if start else "(empty)"
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -607,9 +646,12 @@ def model_client(
         on_text=on_text,
         request_timeout=config.request_timeout,
     )
+    base_url, query = _without_query(config.base_url)
     return openai.AsyncOpenAI(
         api_key=config.api_key or UNUSED_API_KEY,
-        base_url=config.base_url,
+        base_url=base_url,
+        default_query=query,
+        default_headers=_key_header(endpoint, config.api_key),
         timeout=config.request_timeout,
         max_retries=config.max_retries,
         http_client=openai.DefaultAsyncHttpxClient(transport=transport),
@@ -620,13 +662,33 @@ DEFAULT_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=1
 """The `openai` client's own connection limits (its default transport's)."""
 
 
+def _without_query(base_url: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """A base URL's path, and its query as parameters to send on every request (Azure's classic
+    `.../deployments/NAME?api-version=...`): the client appends `/chat/completions` to the path."""
+    if base_url is None or "?" not in base_url:
+        return base_url, None
+    url = httpx2.URL(base_url)
+    return str(url.copy_with(query=None, fragment=None)).rstrip("/"), dict(url.params.multi_items()) or None
+
+
+AZURE_HOSTS = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
+"""Azure OpenAI's hosts: a key goes in the `api-key` header there too (its classic deployment URLs
+read only that one)."""
+
+
+def _key_header(endpoint: str, api_key: str | None) -> dict[str, str] | None:
+    """The `api-key` header where the endpoint is Azure OpenAI's, beside the bearer token."""
+    host = httpx2.URL(endpoint).host
+    return {"api-key": api_key} if api_key and host.endswith(AZURE_HOSTS) else None
+
+
 def _official_openai(endpoint: str) -> bool:
     return httpx2.URL(endpoint).host == "api.openai.com"
 
 
 def endpoint_error(error: Exception, config: Config, url: str | None) -> ModelEndpointError:
     """Turn an `openai` client exception into a one-line run failure."""
-    where = public_url(url or config.base_url or "https://api.openai.com/v1")
+    where = public_url(url or config.base_url or "https://api.openai.com/v1").rstrip("/")
     retries = config.max_retries
     if isinstance(error, openai.APITimeoutError):
         cut = error.__cause__
@@ -651,6 +713,11 @@ def endpoint_error(error: Exception, config: Config, url: str | None) -> ModelEn
         return ModelEndpointError(
             f"the model endpoint {where} answered HTTP 404 (check --base-url and --model {config.model!r}"
             f"{wire}): {_api_message(error)}"
+        )
+    if isinstance(error, openai.APIStatusError) and (flagged := prompt_filtered(error.body)):
+        return ModelEndpointError(
+            f"the model endpoint {where} refused the request: its content filter stopped the prompt "
+            f"({flagged}; HTTP {error.status_code}: {_api_message(error)})"
         )
     if isinstance(error, openai.APIStatusError):
         return ModelEndpointError(

@@ -59,6 +59,8 @@ class ScriptedModelServer:
         """Every reply sent, in order, as a Chat assistant message (call ids as assigned), whichever
         wire it went out on."""
         self.headers: list[dict[str, str]] = []
+        """The headers of every request, in order, lower-cased, with the request's path and query as
+        `:path`."""
         self.extra_requests: list[int] = []
         self.errors: list[str] = []
         self._lock = threading.Lock()
@@ -242,7 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         owner = self.server.owner
-        number = owner._received(body, {k.lower(): v for k, v in self.headers.items()}, wire)
+        number = owner._received(body, {**{k.lower(): v for k, v in self.headers.items()}, ":path": self.path}, wire)
         reason = responses_api.refusal(body) if wire == RESPONSES else None
         if reason is not None:
             owner._refused(number, reason)

@@ -1,11 +1,11 @@
 """The SDK's models for both wires, with what the SDK needs for some endpoints.
 
-- Unique tool-call ids. Some OpenAI-compatible servers number tool calls `call_1`, `call_2`, ...
+- Unique tool-call ids. Some OpenAI-compatible servers number tool calls `call_0`, `call_1`, ...
   afresh in every response. The SDK (0.24.0, probe `reused_ids`) silently drops a call whose id
-  it has seen with the same arguments, and fails the run when the arguments differ. The
-  hand-written loop answers such calls like any other. Here every id the run has already seen is
-  renamed before the SDK sees it, so the SDK's history (and what it sends back) stays consistent
-  and every call reaches the gateway.
+  it has seen with the same arguments, and fails the run when the arguments differ. The model
+  client renames every id the run has already used before either agent sees it
+  (provider_wire.repair), so the SDK's history (and what it sends back) stays consistent and every
+  call reaches the gateway; the SDK's models here add nothing to that.
 - A malformed answer, or a 200 that carries the endpoint's error, ends the run (the SDK would go
   on with what it made of it); a provider's report that it could not parse the model's tool call
   stops the run for the runner to tell the model (`ModelCallUnparsable`).
@@ -37,52 +37,36 @@ class ModelCallUnparsable(Exception):
     """The provider could not parse the tool call the model produced (the wire says what it said)."""
 
 
-class UniqueCallIds:
-    """A model mixin whose responses never repeat a tool-call id within a run."""
+class WireChecked:
+    """A model mixin that ends the run on what the wire found wrong with an answer."""
 
     def __init__(self, *args: Any, wire: WireState, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._wire = wire
-        self._seen: set[str] = set()
 
     async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
-        """The inner response, with reused call ids renamed `<id>~<n>`."""
+        """The inner response, its items as the run keeps them."""
         try:
             response: ModelResponse = await super().get_response(*args, **kwargs)  # type: ignore[misc]
         except openai.APIStatusError as error:
             if self._wire.unparsable is not None:
                 raise ModelCallUnparsable(str(error)) from error
             raise
+        except ValueError:  # a 200 whose body is not JSON: the wire says what it was
+            self._wire.check()
+            raise
         self._wire.check()  # a malformed answer or the endpoint's error ends the run
-        output = []
-        position = 0
-        for item in self._answered(response.output):
-            if isinstance(item, ResponseFunctionToolCall):
-                call_id = item.call_id
-                if call_id in self._seen:
-                    call_id = self._fresh(call_id)
-                    item = item.model_copy(update={"call_id": call_id})
-                    self._wire.propose(call_id, item.arguments, position)
-                self._seen.add(call_id)
-                position += 1
-            output.append(item)
-        response.output = output
+        response.output = self._answered(response.output)
         return response
 
     def _answered(self, output: list[Any]) -> list[Any]:
         """The response's items as the run keeps them (the Chat model adds the provider's fields)."""
         return output
 
-    def _fresh(self, call_id: str) -> str:
-        number = 2
-        while f"{call_id}~{number}" in self._seen:
-            number += 1
-        return f"{call_id}~{number}"
 
-
-class ConversationChatModel(UniqueCallIds, OpenAIChatCompletionsModel):
-    """The SDK's Chat Completions model, call ids unique within a run, its messages written by the
-    harness's conversation model and the provider's fields of each reply kept on its items."""
+class ConversationChatModel(WireChecked, OpenAIChatCompletionsModel):
+    """The SDK's Chat Completions model, its messages written by the harness's conversation model
+    and the provider's fields of each reply kept on its items."""
 
     def __init__(self, *, model: str, openai_client: Any, wire: WireState) -> None:
         self._messages: list[dict[str, Any]] | None = None
@@ -178,12 +162,12 @@ def _not_strict(tool: Any) -> Any:
     return {**tool, "function": {key: value for key, value in function.items() if key != "strict"}}
 
 
-class UniqueCallIdsResponsesModel(UniqueCallIds, OpenAIResponsesModel):
-    """The SDK's Responses model (its default wire), call ids unique within a run."""
+class CheckedResponsesModel(WireChecked, OpenAIResponsesModel):
+    """The SDK's Responses model (its default wire)."""
 
 
 def sdk_model(api: str, model: str, client: Any, wire: WireState) -> Model:
     """The SDK model for the run's wire: `chat` or `responses`."""
     if api == "responses":
-        return UniqueCallIdsResponsesModel(model=model, openai_client=client, wire=wire)
+        return CheckedResponsesModel(model=model, openai_client=client, wire=wire)
     return ConversationChatModel(model=model, openai_client=client, wire=wire)

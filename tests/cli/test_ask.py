@@ -352,3 +352,29 @@ def test_a_question_about_a_claim_a_service_or_a_job_is_answered_about_that_obje
     (trace,) = traces(tmp_path)
     read = {e["tool"] for e in trace if e["kind"] == "tool_call" and e["outcome"] == "executed"}
     assert {"resources_list", "resources_get"} <= read
+
+
+@pytest.mark.parametrize("wire", ["chat", "responses"])
+@pytest.mark.parametrize("impl", ["handwritten", "sdk"])
+def test_a_base_url_with_a_query_keeps_it_on_every_request(impl: str, wire: str, tmp_path: Path) -> None:
+    # Azure OpenAI's classic form: the deployment in the path, the API version in the query.
+    from k8s_agent.scenarios import PAYMENT
+    from k8s_agent_scripted_llm import ScriptedModelServer, call, text
+
+    script = [call("list_pods", namespace="production"), text(f"{PAYMENT} is in CrashLoopBackOff.")]
+    with ScriptedModelServer(script) as server:
+        done = ask(
+            DEFAULT_QUESTION,
+            *("--impl", impl, "--api", wire, "--model", "scripted", "--api-key", "sk-test-1"),
+            *("--base-url", f"{server.url}/openai/deployments/gpt4o?api-version=2024-10-21"),
+            *("--report-format", "prose", "--quiet"),
+            cwd=tmp_path,
+        )
+        paths = [headers[":path"] for headers in server.headers]
+
+    assert done.returncode == 0, done.stderr
+    endpoint = "chat/completions" if wire == "chat" else "responses"
+    assert paths == [f"/v1/openai/deployments/gpt4o/{endpoint}?api-version=2024-10-21"] * 2
+    (trace,) = traces(tmp_path)
+    assert trace[0]["endpoint"].endswith("/v1/openai/deployments/gpt4o")  # the query is never written
+    assert "api-version" not in json.dumps(trace)

@@ -46,7 +46,8 @@ CASES = [
     pytest.param(provider.name, wire, id=f"{provider.name}-{wire}")
     for provider in sorted(PROVIDERS.iterdir())
     if (provider / "provider.json").is_file()
-    for wire in manifest(provider.name)["wires"]
+    for wire, described in manifest(provider.name)["wires"].items()
+    if described["answers"]  # a provider with no tool calls has single answers only (test_provider_parity)
 ]
 
 
@@ -129,16 +130,12 @@ def assert_chat_fields_carried_back(
     """Each tool-calling answer comes back in the next request as the assistant message of that turn:
     its own fields as they came (content chunks included), each call's own fields, each call under
     its id (a fresh one, in order, when it came without)."""
-    fresh = 0
+    answered_as = run_ids(
+        [answer["choices"][0]["message"]["tool_calls"] for answer in provider_answers[:-1]], "id"
+    )
     for turn, answer in enumerate(provider_answers[:-1]):
         message = answer["choices"][0]["message"]
-        ids = []
-        for call in message["tool_calls"]:
-            if call.get("id"):
-                ids.append(call["id"])
-            else:
-                fresh += 1
-                ids.append(f"{FRESH_ID_PREFIX}{fresh}")
+        ids = answered_as[turn]
         echoed = assistant_turn(sent[turn + 1], ids)
         fields = own_fields(message, STANDARD_MESSAGE_FIELDS)
         if isinstance(message.get("content"), list):
@@ -160,6 +157,25 @@ def assert_chat_fields_carried_back(
         ] == ids
 
 
+def run_ids(turns: list[list[dict[str, Any]]], key: str) -> list[list[str]]:
+    """The id each call of each turn is answered under: its own, or a fresh one (`k8s-agent-call-N`,
+    counted over the run) when it came without one or with one the run has already used."""
+    used: set[str] = set()
+    fresh = 0
+    ids = []
+    for calls in turns:
+        turn = []
+        for call in calls:
+            given = call.get(key)
+            if not given or given in used:
+                fresh += 1
+                given = f"{FRESH_ID_PREFIX}{fresh}"
+            used.add(given)
+            turn.append(given)
+        ids.append(turn)
+    return ids
+
+
 def assistant_turn(body: dict[str, Any], ids: list[str]) -> dict[str, Any]:
     """The assistant message of a request whose calls have these ids."""
     for message in body["messages"]:
@@ -173,12 +189,19 @@ def assistant_turn(body: dict[str, Any], ids: list[str]) -> dict[str, Any]:
 def assert_items_carried_back(
     sent: list[dict[str, Any]], provider_answers: list[dict[str, Any]], kinds: list[str]
 ) -> None:
-    """Each output item of a tool-calling answer comes back, as it came, in the next request's input."""
+    """Each output item of a tool-calling answer comes back, as it came, in the next request's input
+    (a function call under the id it was answered under)."""
+    calls = [
+        [i for i in answer["output"] if i["type"] == "function_call"] for answer in provider_answers[:-1]
+    ]
+    answered_as = iter(call_id for turn in run_ids(calls, "call_id") for call_id in turn)
     for turn, answer in enumerate(provider_answers[:-1]):
         items = sent[turn + 1]["input"]
         for item in answer["output"]:
             if item.get("status", "") is None:  # an input item's status is a status or absent
                 item = {key: value for key, value in item.items() if key != "status"}
+            if item["type"] == "function_call":
+                item = {**item, "call_id": next(answered_as)}
             assert item in items, f"request {turn + 2} lacks {json.dumps(item)[:300]}"
         assert set(kinds) <= {item["type"] for item in answer["output"]}
 

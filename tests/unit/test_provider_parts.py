@@ -220,3 +220,14 @@ def test_the_sdk_ports_chat_client_sends_the_conversations_messages_and_none_of_
             "tools": [{"type": "function", "function": {"name": "list_pods", "parameters": {}}}],
         }
     ]
+
+
+def test_at_azure_openai_hosts_the_key_also_goes_in_the_api_key_header() -> None:
+    from k8s_agent_harness.model_client import _key_header
+
+    for host in ("res.openai.azure.com", "res.cognitiveservices.azure.com", "proj.services.ai.azure.com"):
+        assert _key_header(f"https://{host}/openai/deployments/gpt4o", "k1") == {"api-key": "k1"}
+    assert _key_header("https://api.openai.com/v1", "k1") is None
+    assert _key_header("https://proxy.example/openai.azure.com/v1", "k1") is None  # the path is no host
+    assert _key_header("https://res.openai.azure.com.example.net/v1", "k1") is None
+    assert _key_header("https://res.openai.azure.com/openai/v1", None) is None
