@@ -244,7 +244,9 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         owner = self.server.owner
-        number = owner._received(body, {**{k.lower(): v for k, v in self.headers.items()}, ":path": self.path}, wire)
+        number = owner._received(
+            body, {**{k.lower(): v for k, v in self.headers.items()}, ":path": self.path}, wire
+        )
         reason = responses_api.refusal(body) if wire == RESPONSES else None
         if reason is not None:
             owner._refused(number, reason)
