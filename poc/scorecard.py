@@ -102,7 +102,7 @@ def c4_duplicates_forced_summary(fact: _Facts) -> tuple[str, str]:
     if fact("reused_ids", "same_args_calls_run") == 1:
         caveat = (
             "; a repeat that reuses its call id never reaches the gateway unless ids are made unique first "
-            "(reused_ids.same_args_calls_run; the port's Model wrapper renames them)"
+            "(reused_ids.same_args_calls_run; the model client renames them at the wire, for both agents)"
         )
     return REDESIGN, f"the gateway answers repeats; {summary}{caveat}"
 
@@ -188,7 +188,7 @@ def c10_protocol_invariant(fact: _Facts) -> tuple[str, str]:
         + order_note
         + "; a reused call id is "
         + ", ".join(f"{outcome} ({label})" for label, outcome in fates.items())
-        + " (reused_ids): each call needs a unique id before the SDK sees it (the port's Model wrapper)"
+        + " (reused_ids): each call needs a unique id before the SDK sees it (the model client renames reused ids at the wire)"
     )
 
 

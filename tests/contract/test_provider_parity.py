@@ -8,7 +8,8 @@ error body, a filtered answer, an item for a tool the agent never offered, a bod
 JSON ...), each with the outcome the docs give it (`outcome`: the exit code, what the error says,
 the guardrails it fires first). Each is the model's first answer here, followed by plain answers; for
 each, on both agents: the documented exit code and message, the same guardrail events, and every
-request valid (each call answered once, no call id used twice: tests.conftest checks every run).
+request valid (each call answered once, no call id used twice: tests.conftest checks every run);
+on the Responses API the items of an answer the run went on from come back as they came.
 The two agents' requests are the same JSON (the accepted differences of tests/wire.py `said`).
 """
 
@@ -111,8 +112,52 @@ def test_a_recorded_shape_ends_the_same_documented_way_on_both_agents(
         assert calls_answered(run.sent).held, impl
         if code == 0:
             assert run.answer == ANSWER, impl
+            assert_items_went_back(provider, shape, run)
         assert run.trace and run.trace[-1]["kind"] == "run_end", impl  # the trace is written either way
     handwritten, sdk = IMPLEMENTATIONS
     assert ends[handwritten] == ends[sdk]
     assert guardrails[handwritten] == guardrails[sdk]
     assert [said(b) for b in runs[handwritten].sent] == [said(b) for b in runs[sdk].sent]
+
+
+def assert_items_went_back(provider: str, shape: dict[str, Any], run: AgentRun) -> None:
+    """On the Responses API every item of an answer the run went on from (reasoning, a search the
+    provider ran itself, a message) is in the next request, as it came."""
+    if shape["wire"] != "responses" or not shape["file"].endswith(".json"):
+        return
+    body = json.loads((PROVIDERS / provider / shape["file"]).read_text(encoding="utf-8"))
+    for item in body["output"]:
+        if item.get("status", "") is None:
+            item = {key: value for key, value in item.items() if key != "status"}
+        assert item in run.sent[1]["input"], json.dumps(item)[:300]
+
+
+GUARDRAILS = {
+    "unparsable_call": "the model is told what the provider could not parse (C8)",
+    "zero_tool": "pushed back for a tool call (C2)",
+}
+
+
+def row(provider: str, shape: dict[str, Any], cites: str) -> str:
+    """A shape's row of docs/providers.md's table of single answers."""
+    expected = shape["outcome"]
+    if expected["exit"]:
+        ends = f"exit {expected['exit']}: ``{expected['error']}``"
+    else:
+        first = expected.get("guardrails", [])
+        ends = "the run goes on" + (f": {GUARDRAILS[first[0]]}" if first else "")
+    wire = {"chat": "Chat Completions", "responses": "Responses"}[shape["wire"]]
+    status = shape.get("status", 200)
+    return f"| `{provider}/{shape['file']}` | {wire}, HTTP {status} | {shape['what']} | {ends} | {cites} |"
+
+
+def test_the_providers_page_lists_every_single_answer_with_what_both_agents_do() -> None:
+    page = (PROVIDERS.parent.parent / "docs" / "providers.md").read_text(encoding="utf-8")
+    rows = {line.split(" | ")[0][3:-1]: line for line in page.splitlines() if line.startswith("| `")}
+
+    for provider, described in manifests().items():
+        for shape in described.get("shapes", []):
+            line = rows.get(f"{provider}/{shape['file']}", "")
+            assert line.startswith(row(provider, shape, "")[:-3]), (provider, shape["file"])
+            for source in shape["learned_from"]:
+                assert f"<{source.split(' ')[0]}>" in page, source

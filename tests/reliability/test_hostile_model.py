@@ -43,7 +43,7 @@ def test_an_answer_that_never_ends_is_cut_at_the_request_timeout_and_retried(
     said = f"did not finish its answer within {EXERCISED_TIMEOUT:g}s ({attempts} attempt{'s' if retries else ''})"
     assert done.returncode == 3, done.stderr
     error = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
-    assert error == [f"error: the model endpoint {endpoint.url}/ {said}"], done.stderr
+    assert error == [f"error: the model endpoint {endpoint.url} {said}"], done.stderr
     assert "Traceback" not in done.stderr
     assert len(received) == attempts and all(body.get("stream", False) is streamed for body in received)
     (trace,) = traces(tmp_path)

@@ -56,6 +56,27 @@ def test_calls_without_an_id_are_answered_under_fresh_ids_the_trace_names(impl: 
     assert [e["request_id"] for e in done.events("tool_call")] == fresh
 
 
+@pytest.mark.parametrize("streamed", [False, True])
+def test_call_ids_an_endpoint_restarts_in_every_answer_are_answered_under_fresh_ids(
+    impl: Impl, streamed: bool, tmp_path: Path
+) -> None:
+    # Bedrock's Responses endpoint numbers the calls of every answer from `call_0`.
+    ext = "sse" if streamed else "json"
+    answers = [recorded(f"bedrock/responses-1.{ext}"), recorded(f"bedrock/responses-2.{ext}"), text(ANSWER)]
+    done = run(impl, answers, tmp_path, api="responses", stream=streamed)
+
+    assert done.error is None and done.answer == ANSWER
+    items = done.sent[2]["input"]
+    calls = [item["call_id"] for item in items if item.get("type") == "function_call"]
+    outputs = [item["call_id"] for item in items if item.get("type") == "function_call_output"]
+    assert calls == outputs == ["call_0", f"{FRESH_ID_PREFIX}1", "call_1"]
+    assert done.events("model_response")[1]["repaired"] == [
+        f"tool call 1 (describe_pod) came with the id call_0, already used in the run: answered as "
+        f"{FRESH_ID_PREFIX}1"
+    ]
+    assert [e["request_id"] for e in done.events("tool_call")] == calls
+
+
 def test_arguments_sent_as_a_json_object_are_read_as_its_text(impl: Impl, tmp_path: Path) -> None:
     # A llama.cpp build that sent `function.arguments` as an object.
     done = run(impl, [recorded("llamacpp/chat-2.json"), text(ANSWER)], tmp_path)
