@@ -161,3 +161,12 @@ def test_the_providers_page_lists_every_single_answer_with_what_both_agents_do()
             assert line.startswith(row(provider, shape, "")[:-3]), (provider, shape["file"])
             for source in shape["learned_from"]:
                 assert f"<{source.split(' ')[0]}>" in page, source
+
+
+def test_the_readme_counts_the_providers_and_answers_tested() -> None:
+    readme = (PROVIDERS.parent.parent / "README.md").read_text(encoding="utf-8")
+    described = manifests().values()
+    conversations = sum(any(wire["answers"] for wire in d["wires"].values()) for d in described)
+    single = sum(len(d.get("shapes", [])) for d in described)
+
+    assert f"{conversations} providers and {single} recorded odd answers are tested on both agents" in readme
