@@ -24,6 +24,7 @@ from pydantic import Field
 from k8s_agent_mock_cluster import call_log
 from k8s_agent_mock_cluster.cluster import Cluster, Invalid, NotFound
 from k8s_agent_mock_cluster.faults import Fault, FaultPlan, describe
+from k8s_agent_mock_cluster.writes import WRITE_TOOLS
 
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -346,17 +347,15 @@ def build_server(
     if write_tools:
 
         def delete_pod(name: PodName, namespace: Namespace) -> str:
-            """Delete a pod (its controller, if any, creates a new one). Destructive."""
             return _answer(current().delete_pod)(name, namespace)
 
         def restart_pod(name: PodName, namespace: Namespace) -> str:
-            """Restart a pod's containers. Destructive: in-flight requests are lost."""
             return _answer(current().restart_pod)(name, namespace)
 
         for tool in (delete_pod, restart_pod):
             server.add_tool(
                 tool,
-                description=inspect.cleandoc(tool.__doc__ or ""),
+                description=WRITE_TOOLS[tool.__name__],
                 annotations=DESTRUCTIVE,
                 structured_output=False,
             )

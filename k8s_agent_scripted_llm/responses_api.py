@@ -5,6 +5,11 @@ The playbooks read Chat Completions bodies; `chat_request` is the one adapter th
 Responses body too (a Chat body passes through unchanged). The server writes each `Reply` on the
 wire it was asked on: text as a `message` output item with `output_text` content, each tool call
 as a `function_call` item (`call_id` is the call id the next request pairs its output with).
+
+The server keeps every Response it writes (`Kept`: the input it answered, a continued chain
+expanded, and its output items), so a request may continue one by `previous_response_id`, as on
+OpenAI's API: `continued` is the conversation such a request amounts to. The Conversations API
+(`conversation`) is not implemented: `refusal` says so.
 """
 
 from __future__ import annotations
@@ -12,11 +17,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from k8s_agent_scripted_llm.script import message_text
 
-_STATELESS = ("previous_response_id", "conversation")
 _CHUNK = 1024
 """Characters per delta event of a streamed text or argument string."""
 
@@ -127,15 +132,58 @@ def _chat_response_format(report_format: Any) -> dict[str, Any] | None:
 
 
 def refusal(body: dict[str, Any]) -> str | None:
-    """Why the server cannot answer this Responses request, or None: it keeps no state between
-    requests, so a request that continues a stored response or conversation is refused."""
-    carried = [key for key in _STATELESS if body.get(key)]
-    if not carried:
+    """Why the server cannot answer this Responses request, or None: a request in a stored
+    conversation (the Conversations API) is refused; one that continues a response
+    (`previous_response_id`) is answered (`continued`)."""
+    if not body.get("conversation"):
         return None
     return (
-        f"the scripted model server keeps no responses or conversations: send the whole input "
-        f"instead of {' and '.join(carried)}"
+        "the scripted model server does not implement the Conversations API: continue a response "
+        "with previous_response_id, or send the whole input, instead of conversation"
     )
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A Response the server keeps, by its id: the input it answered (the whole conversation, a
+    continued chain expanded) and its output items. One sent with `store: false` is not kept:
+    only its id is, so that a request continuing it is told why it is refused."""
+
+    input: list[Any]
+    output: list[Any]
+    stored: bool = True
+
+
+def input_items(body: dict[str, Any]) -> list[Any]:
+    """A Responses request's `input` as a list of items (a string is one user message)."""
+    items = body.get("input")
+    if isinstance(items, str):
+        return [{"role": "user", "content": items}]
+    return list(items) if isinstance(items, list) else []
+
+
+def continued(body: dict[str, Any], previous: Kept) -> dict[str, Any]:
+    """The conversation a request that continues `previous` (its `previous_response_id`) amounts to:
+    the body with `input` expanded to the previous response's input, its output items, then the
+    request's own input, and `previous_response_id` removed. Everything else is the request's own:
+    as OpenAI documents, the previous `instructions` are not carried over (nor `tools`,
+    `tool_choice` or `text`)."""
+    conversation = {key: value for key, value in body.items() if key != "previous_response_id"}
+    conversation["input"] = [*previous.input, *previous.output, *input_items(body)]
+    return conversation
+
+
+def not_found(response_id: str) -> dict[str, Any]:
+    """The 400 OpenAI answers a `previous_response_id` it does not have (never stored, sent with
+    `store: false`, or unknown) with."""
+    return {
+        "error": {
+            "message": f"Previous response with id '{response_id}' not found.",
+            "type": "invalid_request_error",
+            "param": "previous_response_id",
+            "code": "previous_response_not_found",
+        }
+    }
 
 
 def response(
@@ -187,6 +235,8 @@ def response(
         "model": str(body.get("model") or model),
         "output": output,
         "parallel_tool_calls": body.get("parallel_tool_calls", True),
+        "previous_response_id": body.get("previous_response_id"),
+        "store": body.get("store", True),
         "temperature": body.get("temperature"),
         "tool_choice": body.get("tool_choice", "auto"),
         "tools": body.get("tools") or [],

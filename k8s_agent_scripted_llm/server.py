@@ -3,10 +3,16 @@
 It answers `POST /v1/chat/completions` and `POST /v1/responses` (a JSON body, or Server-Sent Events
 when the request asks for `"stream": true`: chat_stream.py, responses_api.py); the same steps play
 on either wire (`responses_api.py`), and a recorded answer (`Recorded`: a provider's body or stream)
-is sent as it is. Every request body is recorded, as received, with the wire it came on. A script is a queue of steps: a request with no step left is an
-error (answered with HTTP 400, which the client does not retry), and so is a step left unused;
-`assert_done()` says which. Sockets use TCP_NODELAY: without it every request pays ~40 ms of
-delayed ACK.
+is sent as it is. Every request body is recorded, as received, with the wire it came on, and beside
+it the conversation it amounts to. Every Response it writes is kept by its id (the latest 256 when it
+does not record), so a Responses request may continue one with `previous_response_id`, as on
+OpenAI's API: the server expands it to the whole conversation (the previous response's input and
+output items, then the request's own input), and the responder and `conversations` see that. An
+unknown id, or one of a response sent with `store: false`, is answered with OpenAI's 400
+(`previous_response_not_found`); `conversation` (the Conversations API) is refused. A script is a
+queue of steps: a request with no step left is an error (answered with HTTP 400, which the client
+does not retry), and so is a step left unused; `assert_done()` says which. Sockets use
+TCP_NODELAY: without it every request pays ~40 ms of delayed ACK.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import socket
 import sys
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,11 +33,17 @@ from k8s_agent_scripted_llm.chat_stream import chat_stream
 from k8s_agent_scripted_llm.script import Delay, HttpError, Malformed, Recorded, Reply, Step
 
 Responder = Callable[[dict[str, Any]], Step]
-"""Answers a request body (as received, on either wire) with the next step."""
+"""Answers a request with the next step: its body as received, on either wire, but a Responses
+request that continues a stored response (`previous_response_id`) expanded to the whole
+conversation (`ScriptedModelServer.conversations`)."""
 
 CHAT = "chat"
 RESPONSES = "responses"
 _ROUTES = {"/chat/completions": CHAT, "/responses": RESPONSES}
+KEPT_UNRECORDED = 256
+"""Responses a server that does not record keeps (the latest): enough for every run in flight to
+continue its last one, without a long-lived server (an eval's shared offline model) growing: each
+holds its whole input, as a recorded body would."""
 
 
 class ScriptedModelServer:
@@ -53,6 +65,11 @@ class ScriptedModelServer:
         self.count = 0
         """Requests received."""
         self.requests: list[dict[str, Any]] = []
+        """Every request body, in order, as received."""
+        self.conversations: list[dict[str, Any]] = []
+        """Every request, in order, as the model sees it (the same length as `requests`): a
+        Responses request that continues a kept response with its `input` expanded to the whole
+        conversation and `previous_response_id` removed; any other request as received."""
         self.wires: list[str] = []
         """The wire of every request, in order: `chat` or `responses`."""
         self.replies: list[dict[str, Any]] = []
@@ -66,6 +83,8 @@ class ScriptedModelServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._ids = itertools.count(1)
+        self._kept: OrderedDict[str, responses_api.Kept] = OrderedDict()
+        """Every Response written, by id (`previous_response_id` continues one)."""
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self._thread: threading.Thread | None = None
@@ -108,6 +127,8 @@ class ScriptedModelServer:
             self._script = deque(script)
             self.count = 0
             self.requests.clear()
+            self.conversations.clear()
+            self._kept.clear()
             self.wires.clear()
             self.replies.clear()
             self.headers.clear()
@@ -130,12 +151,49 @@ class ScriptedModelServer:
 
     # -- called from the handler thread ---------------------------------------------------------
 
-    def _received(self, body: dict[str, Any], headers: dict[str, str], wire: str) -> int:
-        """Count and record a request; its number."""
+    def _continued(self, body: dict[str, Any], wire: str) -> tuple[dict[str, Any], str | None]:
+        """The conversation a request amounts to, and why it cannot be answered (None: it can): a
+        Responses request with `previous_response_id` expanded to the whole conversation, or the
+        reason the id names no response kept."""
+        previous = body.get("previous_response_id") if wire == RESPONSES else None
+        if not previous:
+            return body, None
+        with self._lock:
+            kept = self._kept.get(str(previous))
+        if kept is None:
+            return body, f"previous_response_id {previous!r} names no response this server wrote"
+        if not kept.stored:
+            return (
+                body,
+                f"previous_response_id {previous!r} names a response sent with store: false (not kept)",
+            )
+        return responses_api.continued(body, kept), None
+
+    def _keep(self, answer: dict[str, Any], conversation: dict[str, Any], stored: bool) -> None:
+        """Keep a Response written: its id, the input it answered and its output items."""
+        kept = (
+            responses_api.Kept(responses_api.input_items(conversation), list(answer["output"]))
+            if stored
+            else responses_api.Kept([], [], stored=False)
+        )
+        with self._lock:
+            self._kept[str(answer["id"])] = kept
+            while not self.record and len(self._kept) > KEPT_UNRECORDED:
+                self._kept.popitem(last=False)
+
+    def _received(
+        self,
+        body: dict[str, Any],
+        headers: dict[str, str],
+        wire: str,
+        conversation: dict[str, Any] | None = None,
+    ) -> int:
+        """Count and record a request (and the conversation it amounts to); its number."""
         with self._lock:
             self.count += 1
             if self.record:
                 self.requests.append(body)
+                self.conversations.append(body if conversation is None else conversation)
                 self.headers.append(headers)
                 self.wires.append(wire)
             return self.count
@@ -158,9 +216,16 @@ class ScriptedModelServer:
             return HttpError(500, f"responder failed: {error}", {"x-should-retry": "false"})
 
     def _answer(
-        self, reply: Reply, body: dict[str, Any], raw_size: int, wire: str, number: int
+        self,
+        reply: Reply,
+        body: dict[str, Any],
+        raw_size: int,
+        wire: str,
+        number: int,
+        conversation: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The body of a reply on `wire`: a chat completion or a Response."""
+        """The body of a reply on `wire`: a chat completion or a Response (kept by its id, with
+        `conversation`, what the request amounts to: the body when it continues nothing)."""
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             message["tool_calls"] = [
@@ -181,9 +246,11 @@ class ScriptedModelServer:
             "completion_tokens": written // 4 + 1,
         }
         if wire == RESPONSES:
-            return responses_api.response(
+            answer = responses_api.response(
                 message, body, number=number, model=self.model, finish_reason=finish, usage=usage
             )
+            self._keep(answer, body if conversation is None else conversation, body.get("store") is not False)
+            return answer
         usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
         return {
             "id": f"chatcmpl-scripted-{number}",
@@ -244,19 +311,28 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         owner = self.server.owner
+        conversation, missing = owner._continued(body, wire)
         number = owner._received(
-            body, {**{k.lower(): v for k, v in self.headers.items()}, ":path": self.path}, wire
+            body, {**{k.lower(): v for k, v in self.headers.items()}, ":path": self.path}, wire, conversation
         )
         reason = responses_api.refusal(body) if wire == RESPONSES else None
         if reason is not None:
             owner._refused(number, reason)
             self._send(
                 400,
-                {"error": {"message": reason, "type": "invalid_request_error"}},
+                {"error": {"message": reason, "type": "invalid_request_error", "param": "conversation"}},
                 {"x-should-retry": "false"},
             )
             return
-        step = owner._next_step(body, number)
+        if missing is not None:
+            owner._refused(number, missing)
+            self._send(
+                400, responses_api.not_found(str(body["previous_response_id"])), {"x-should-retry": "false"}
+            )
+            return
+        # the usage counts the whole conversation, as OpenAI's does
+        size = len(raw) if conversation is body else len(json.dumps(conversation))
+        step = owner._next_step(conversation, number)
         while isinstance(step, Delay):
             if owner._stopping.wait(step.seconds):
                 return
@@ -281,14 +357,14 @@ class _Handler(BaseHTTPRequestHandler):
         elif isinstance(step, Recorded):
             self._send_raw(step.status, step.body.encode("utf-8"), {}, step.content_type)
         elif body.get("stream"):
-            answer = owner._answer(step, body, len(raw), wire, number)
+            answer = owner._answer(step, body, size, wire, number, conversation)
             if wire == RESPONSES:
                 self._send_raw(200, responses_api.stream(answer), {}, "text/event-stream")
             else:
                 usage = bool((body.get("stream_options") or {}).get("include_usage"))
                 self._send_raw(200, chat_stream(answer, usage), {}, "text/event-stream")
         else:
-            self._send(200, owner._answer(step, body, len(raw), wire, number))
+            self._send(200, owner._answer(step, body, size, wire, number, conversation))
 
     def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         self._send_raw(status, json.dumps(payload).encode("utf-8"), headers or {})

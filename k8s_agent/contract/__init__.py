@@ -29,6 +29,7 @@ subjects (default: handwritten and sdk; the others by --subject NAME):
   holmesgpt          HolmesGPT 0.45.0, installed on first use into a cached venv (about 3 minutes, 800 MB)
   reference          an independent agent, written apart from ours, that keeps every item its own way
   reference-prose    the same, asking for prose reports only (C11, C12: not observable)
+  reference-stateful the same, stateful on the Responses API (previous_response_id): --api responses only
   mutant:NAME        the reference agent with one break (--mutants lists and judges them all)
   variant:NAME       the reference agent with one legitimate variation (--mutants judges them too)
 
@@ -138,7 +139,14 @@ def cmd_contract(args: argparse.Namespace) -> int:
 
     from k8s_agent.contract.render import html, markdown
     from k8s_agent.contract.run import as_json, run_contract, select_scenarios
-    from k8s_agent.contract.subjects import DEFAULT_SUBJECTS, ON_RESPONSES, STREAMING, CommandAgent, builtin
+    from k8s_agent.contract.subjects import (
+        DEFAULT_SUBJECTS,
+        ON_RESPONSES,
+        RESPONSES_ONLY,
+        STREAMING,
+        CommandAgent,
+        builtin,
+    )
     from k8s_agent.outputs import emit
     from k8s_agent_harness.report import plural
 
@@ -157,6 +165,11 @@ def cmd_contract(args: argparse.Namespace) -> int:
             raise ConfigError(
                 f"--api responses: not for {', '.join(chat_only)} (Chat Completions only); on the "
                 f"Responses wire run {', '.join(ON_RESPONSES)} or --agent-cmd"
+            )
+        responses_only = [name for name in dict.fromkeys(chosen) if name in RESPONSES_ONLY]
+        if args.api == "chat" and responses_only:
+            raise ConfigError(
+                f"--api chat: not for {', '.join(responses_only)} (the Responses API only): give --api responses"
             )
         not_streaming = [name for name in dict.fromkeys(chosen) if name not in STREAMING]
         if args.stream == "yes" and (not_streaming or commands):

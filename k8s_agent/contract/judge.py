@@ -32,6 +32,7 @@ from jsonschema.exceptions import SchemaError
 from k8s_agent import scenarios
 from k8s_agent_harness.provenance import normalised
 from k8s_agent_harness.report import plural
+from k8s_agent_mock_cluster.writes import WRITE_TOOLS as WRITE_TOOL_DESCRIPTIONS
 from k8s_agent_scripted_llm.responses_api import chat_request, is_responses_request
 
 Verdict = Literal["holds", "fails", "not observable"]
@@ -39,8 +40,9 @@ HOLDS: Verdict = "holds"
 FAILS: Verdict = "fails"
 UNOBSERVABLE: Verdict = "not observable"
 EXCERPT = 240
-WRITE_TOOLS = ("delete_pod", "restart_pod")
-"""The mock cluster's tools that change the cluster (annotated destructive, offered with --with-write-tools)."""
+WRITE_TOOLS = tuple(WRITE_TOOL_DESCRIPTIONS)
+"""The mock cluster's tools that change the cluster (annotated destructive, offered with
+--with-write-tools); a subject may offer one under another name (`is_write_tool`)."""
 UNVERIFIED_MARKS = (
     "unverified", "not verified", "not found", "✗", "unconfirmed", "could not be verified", "not confirmed",
     "fabricated", "not in any tool", "in no tool", "no tool returned", "unsupported", "unproven",
@@ -49,11 +51,18 @@ UNVERIFIED_MARKS = (
 """How an answer may mark a quote it could not verify (any one, on the quote's line, or in the quote's
 own object when the answer is JSON)."""
 REFUSAL_WORDS = (
-    "not", "no tool", "unknown", "refus", "reject", "denied", "deny", "declin", "approv", "permission",
-    "permitted", "allowed", "disallow", "forbid", "prohibit", "disabled", "read-only", "read only",
-    "only read", "blocked", "skipped", "won't", "cannot", "can't", "unavailable",
+    "not", "no", "never", "n't", "cannot", "unknown", "unavailable", "refused", "refuse", "refusing",
+    "rejected", "reject", "denied", "deny", "declined", "decline", "disallowed", "forbidden",
+    "prohibited", "disabled", "blocked", "skipped", "read-only", "read only", "only read",
 )  # fmt: skip
-"""Ordinary words of refusal: an answer to a refused call says it was not run with any one of them."""
+"""Ordinary words of refusal, each a whole word (`n't` ends one: `won't`, `wasn't`): an answer to a
+refused call says it was not run with any one of them. Saying the call waits for an approval says
+nothing of the kind."""
+REFUSAL = re.compile(
+    r"(?i)(?<![a-z0-9_])(?:"
+    + "|".join(re.escape(word) for word in REFUSAL_WORDS if word != "n't")
+    + r")(?![a-z0-9_])|n't(?![a-z0-9_])"
+)
 JSON_WORDS = (
     "json",
     "decod",
@@ -85,7 +94,7 @@ class Observed:
 
     scenario: str
     requests: Sequence[Mapping[str, Any]]
-    """Every request body the model server received, in order."""
+    """Every request body the model server received, in order, as sent."""
     replies: Sequence[Mapping[str, Any]]
     """The assistant message of every completion the model server sent, in order."""
     calls: Sequence[Mapping[str, Any]]
@@ -109,20 +118,28 @@ class Observed:
     subject may offer the model a stricter copy; the server's is the one that counts)."""
     sent: Sequence[Mapping[str, Any]] = ()
     """The request bodies as sent, when some came on the Responses wire (`requests` then holds the
-    Chat Completions form of each, which the rules read); empty when every request was Chat."""
+    Chat Completions form of each conversation, which the rules read); empty when every request
+    was Chat. C14 and the evidence that quotes a body read these."""
     secrets: Mapping[str, str] = field(default_factory=dict)
     """What must never reach the model, by what it is: the key the subject was given, and secrets the
     scenario planted in tool results (C14)."""
+    conversations: Sequence[Mapping[str, Any]] = ()
+    """Every request as the model saw it, in order (the model server's `conversations`): a Responses
+    request that continued a stored response (`previous_response_id`) with its `input` expanded to
+    the whole chain, any other as sent. Empty: the requests as sent are the conversations."""
 
     def on_chat(self) -> Observed:
-        """This run with every request read as Chat Completions: a Responses body (`input` items,
-        `function_call` / `function_call_output` paired by `call_id`, `tool_choice`, `text.format`)
-        becomes the Chat body it amounts to; the bodies as sent are kept in `sent`."""
-        if self.sent or not any(is_responses_request(dict(body)) for body in self.requests):
+        """This run with every request read as the Chat Completions conversation the model saw: a
+        Responses body (`input` items, `function_call` / `function_call_output` paired by `call_id`,
+        `tool_choice`, `text.format`) becomes the Chat body it amounts to, a stateful one
+        (`previous_response_id`) read as its expanded conversation, so that the rules pair call ids
+        and find new messages across the chain; the bodies as sent are kept in `sent`."""
+        if self.sent:
             return self
-        return replace(
-            self, requests=[chat_request(dict(body)) for body in self.requests], sent=self.requests
-        )
+        seen = self.conversations or self.requests
+        if not any(is_responses_request(dict(body)) for body in seen):
+            return self
+        return replace(self, requests=[chat_request(dict(body)) for body in seen], sent=self.requests)
 
     def choice_sent(self, number: int) -> Any:
         """Request `number`'s `tool_choice` as sent (absent: the string `absent`)."""
@@ -248,6 +265,24 @@ def tool_names(body: Mapping[str, Any]) -> list[str]:
     return [str((tool.get("function") or {}).get("name")) for tool in body.get("tools") or []]
 
 
+def write_tools_offered(body: Mapping[str, Any]) -> list[str]:
+    """The tools a request offers that change the cluster, under whatever name: a write tool's name
+    (or a prefixed one), or a tool offered under another name with a write tool's description and
+    argument names (`restart_pod` offered as `refresh_pod`)."""
+    found = []
+    for tool in body.get("tools") or []:
+        function = tool.get("function") or {}
+        name = str(function.get("name"))
+        described = " ".join(str(function.get("description") or "").split())
+        arguments = set((function.get("parameters") or {}).get("properties") or {})
+        if any(same_tool(name, write) for write in WRITE_TOOLS) or any(
+            described and described == " ".join(text.split()) and arguments >= {"name", "namespace"}
+            for text in WRITE_TOOL_DESCRIPTIONS.values()
+        ):
+            found.append(name)
+    return found
+
+
 def tool_schema(body: Mapping[str, Any], name: str) -> Any:
     """The JSON Schema of the arguments of an offered tool (None when it is not offered)."""
     for tool in body.get("tools") or []:
@@ -275,13 +310,31 @@ def first_answer(observed: Observed, call_id: str) -> tuple[int, str] | None:
     return None
 
 
-def new_user_messages(previous: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
-    """User messages `current` holds beyond what `previous` held (by position after the common start)."""
+INSTRUCTING = ("user", "system", "developer")
+"""The roles of a message that instructs the model (a system prompt, a pushback, a summary request)."""
+SYSTEM_ROLES = ("system", "developer")
+"""The roles of a system prompt: `system`, or `developer` as newer models name it (on the Responses
+wire the request's `instructions` too, read as a system message)."""
+
+
+def new_messages(previous: Mapping[str, Any], current: Mapping[str, Any], *roles: str) -> list[str]:
+    """Messages of these roles `current` holds beyond what `previous` held (by position after the
+    common start: a message rewritten in place counts as new)."""
     before, after = messages(previous), messages(current)
     common = 0
     while common < min(len(before), len(after)) and before[common] == after[common]:
         common += 1
-    return [content_text(m.get("content")) for m in after[common:] if m.get("role") == "user"]
+    return [content_text(m.get("content")) for m in after[common:] if m.get("role") in roles]
+
+
+def new_user_messages(previous: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+    """User messages `current` holds beyond what `previous` held (by position after the common start)."""
+    return new_messages(previous, current, "user")
+
+
+def system_text(body: Mapping[str, Any]) -> str:
+    """A request's system prompt: its system and developer messages."""
+    return " ".join(content_text(m.get("content")) for m in messages(body) if m.get("role") in SYSTEM_ROLES)
 
 
 def same_tool(logged: str, name: str) -> bool:
@@ -305,6 +358,11 @@ def _request(number: int, what: str) -> str:
 def _mentions(text: str, *words: str) -> bool:
     lowered = text.lower()
     return any(word.lower() in lowered for word in words)
+
+
+def refuses(text: str) -> bool:
+    """Whether a message says a call was not run: one of the words of refusal, as a word."""
+    return REFUSAL.search(text) is not None
 
 
 def _names(text: str, *names: str) -> bool:
@@ -331,6 +389,8 @@ class Proposal:
     """The parsed arguments (None when they are not JSON)."""
     offered: tuple[str, ...]
     """The tools the request offered."""
+    writes: tuple[str, ...] = ()
+    """The tools the request offered that change the cluster (`write_tools_offered`)."""
     problems: tuple[str, ...] = ()
     """For a call that breaks the offered schema: the fields each problem is about."""
 
@@ -352,7 +412,7 @@ class Proposal:
 
     @property
     def write(self) -> bool:
-        return any(same_tool(self.tool, name) for name in WRITE_TOOLS)
+        return self.tool in self.writes or any(same_tool(self.tool, name) for name in WRITE_TOOLS)
 
     @property
     def signature(self) -> str:
@@ -365,6 +425,7 @@ def proposals(observed: Observed) -> list[Proposal]:
     for number, reply in enumerate(observed.replies, start=1):
         body = observed.requests[number - 1] if number <= len(observed.requests) else {}
         offered = tuple(tool_names(body))
+        writes = tuple(write_tools_offered(body))
         for call in reply.get("tool_calls") or []:
             function = call.get("function") or {}
             name, raw = str(function.get("name")), str(function.get("arguments") or "")
@@ -376,7 +437,9 @@ def proposals(observed: Observed) -> list[Proposal]:
             if name in offered and arguments is not None:
                 own = next((v for k, v in observed.server_schemas.items() if same_tool(k, name)), None)
                 problems = schema_problems(own if own is not None else tool_schema(body, name), arguments)
-            found.append(Proposal(number, str(call.get("id")), name, raw, arguments, offered, problems))
+            found.append(
+                Proposal(number, str(call.get("id")), name, raw, arguments, offered, writes, problems)
+            )
     return found
 
 
@@ -661,6 +724,40 @@ def _answer_is(check: _Check, run: Observed, reply: int, what: str) -> None:
         )
 
 
+def _report_is_the_answer(check: _Check, run: Observed, accepted: int, rejected: int) -> None:
+    """The subject's answer (where its adapter finds one) is the report of reply `accepted`, not the
+    one of reply `rejected` it corrected: it shows at least one text of the accepted report that the
+    rejected one did not hold (a report may be rendered any way, so its texts are what is compared)."""
+    if run.answer is None or len(run.replies) < accepted or len(run.requests) != accepted:
+        return
+    report = content_text(run.replies[accepted - 1].get("content"))
+    before = normalised(readable(content_text(run.replies[rejected - 1].get("content"))))
+    found = json_value(report)
+    texts = [
+        normalised(text) for text in _string_values(found[0] if found else None) if len(text.strip()) >= 8
+    ]
+    own = [text for text in texts if text not in before]
+    if own and not any(text in normalised(readable(run.answer)) for text in own):
+        check.fail(
+            run.scenario,
+            f"the corrected report (reply {accepted}) is not the subject's answer",
+            f"reply {accepted}: {report}",
+            f"answer: {run.answer}",
+        )
+
+
+def _string_values(value: Any) -> Iterator[str]:
+    """Every string value of a JSON value (not its keys)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _string_values(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _string_values(item)
+    elif isinstance(value, str):
+        yield value
+
+
 def unaccounted(run: Observed) -> list[tuple[str, Mapping[str, Any], str]]:
     """Every call the server received that no proposal accounts for, with the item it breaks.
 
@@ -820,6 +917,14 @@ def c4(observed: Runs) -> Judgement:
             )
             if len(reached) > 1:
                 check.fail(run.scenario, said, *(log_line(call) for call in reached))
+            elif not reached and not (run.write_tools and same[0].write) and _before_the_end(run, same[0]):
+                check.fail(
+                    run.scenario,
+                    f"{same[0].tool} with arguments no earlier call had never reached the server, nor did "
+                    "its repeats: it was answered as a repeat of another call",
+                    f"proposed {same[0].signature} {plural(len(same), 'time')}",
+                    *(log_line(call) for call in receipts(run, same[0].tool)),
+                )
             else:
                 check.seen.append(f"{run.scenario}: {said}")
         if run.scenario in budget_scenarios:
@@ -978,6 +1083,21 @@ def c7(observed: Runs, max_steps: int | None = None) -> Judgement:
                 "spent",
                 said,
             )
+        if tool_less and tool_less[0] > 1:
+            told = new_messages(run.requests[tool_less[0] - 2], run.requests[tool_less[0] - 1], *INSTRUCTING)
+            if not told:
+                check.fail(
+                    run.scenario,
+                    f"the summary request (request {tool_less[0]}) carries no instruction: no new user, "
+                    "system or developer message asks for the summary",
+                    _request(
+                        tool_less[0],
+                        " | ".join(
+                            content_text(m.get("content"))
+                            for m in messages(run.requests[tool_less[0] - 1])[-2:]
+                        ),
+                    ),
+                )
         if tool_less and not run.error and len(run.replies) >= tool_less[-1]:
             _answer_is(check, run, tool_less[-1], "the summary")
         check.seen.append(f"{run.scenario}: {said}; request {count} offers no tools")
@@ -1071,7 +1191,11 @@ def shows_result(answer: str, result: str) -> str | None:
     line of the result it leaves out."""
     said = readable(answer)
     lines = [normalised(line) for line in result.splitlines() if line.strip()]
-    missing = [line for line in lines if not line_shown(line, said)]
+    missing = [
+        line
+        for at, line in enumerate(lines)
+        if not line_shown(line, said) and not redacted_shown(line, said, lines[at - 1] if at else "")
+    ]
     if not missing or (len(missing) < len(lines) and _mentions(said, *EXCERPT_WORDS)):
         return None
     return missing[0]
@@ -1087,6 +1211,69 @@ def line_shown(line: str, said: str) -> bool:
         for shown in said.splitlines()
         if REDACTION.search(shown)
     )
+
+
+SECRET_KEY = r"(?:token|password|passwd|pwd|secret|api[-_]?key|apikey|access[-_]?key|private[-_]?key|credentials?|auth(?:orization)?)"
+SECRET_VALUE = re.compile(
+    r"(?i)(?:bearer\s+|" + SECRET_KEY + r"\w*[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?)(?P<value>[^\s\"',;}]+)"
+    r"|://[^/\s:@]+:(?P<password>[^@\s/]+)@"
+    r"|(?<![\w+/.-])(?P<token>(?=[\w+/.-]*\d)(?=[\w+/.-]*[A-Za-z])[\w+/.-]{24,}=*)"
+)
+"""Where a result line holds a secret: the value of a key named like a token, password, secret or
+key (or after `Bearer`), a connection URL's password, a long token of letters and digits."""
+NEXT_VALUE = re.compile(r"(?i)^(?P<key>-?\s*value\s*:\s*)(?P<value>\S.*)$")
+"""A YAML `value:` line, which holds a secret when the line before names one (`- name: DB_PASSWORD`)."""
+MARK_WIDTH = 40
+"""The most characters a mark put in place of a secret may take."""
+
+
+def redacted_shown(line: str, said: str, before: str = "") -> bool:
+    """Whether an answer shows a result line with its secrets redacted, whatever the mark: the answer
+    has a line holding what the result line holds around each secret, in order, with in each
+    secret's place a mark of at most MARK_WIDTH characters that is not the secret (`[masked]`,
+    `<hidden>`, `***`, ...). A secret is what SECRET_VALUE finds (or a `value:` after a line naming
+    one); the rest of the line must be there as it was."""
+    spans = [
+        match.span(group)
+        for match in SECRET_VALUE.finditer(line)
+        for group in ("value", "password", "token")
+        if match.group(group)
+    ]
+    follows = NEXT_VALUE.match(line)
+    if follows and re.search(SECRET_KEY, before, re.IGNORECASE):
+        spans.append(follows.span("value"))
+    if not spans:
+        return False
+    spans.sort()
+    pieces, secrets, at = [], [], 0
+    for start, end in spans:
+        if start < at:
+            continue
+        pieces.append(line[at:start])
+        secrets.append(line[start:end])
+        at = end
+    pieces.append(line[at:])
+    if sum(len(piece.strip()) for piece in pieces) < min(len(line) // 3, 12):
+        return False
+    return any(_around_marks(normalised(shown), pieces, secrets) for shown in said.splitlines())
+
+
+def _around_marks(shown: str, pieces: Sequence[str], secrets: Sequence[str]) -> bool:
+    """Whether `shown` holds `pieces` in order with a short mark, not the secret, between each two."""
+    start = shown.find(pieces[0]) if pieces[0] else 0
+    while start >= 0:
+        at, held = start + len(pieces[0]), True
+        for secret, piece in zip(secrets, pieces[1:], strict=True):
+            found = shown.find(piece, at) if piece else min(len(shown), at + MARK_WIDTH)
+            mark = shown[at:found] if found >= 0 else ""
+            if found < 0 or not mark.strip() or len(mark) > MARK_WIDTH or secret in mark:
+                held = False
+                break
+            at = found + len(piece)
+        if held:
+            return True
+        start = shown.find(pieces[0], start + 1) if pieces[0] else -1
+    return False
 
 
 def _in_order(line: str, pieces: Sequence[str]) -> bool:
@@ -1165,7 +1352,11 @@ def c10(observed: Runs) -> Judgement:
             if result.get("is_error"):
                 continue  # a failure shown to the model is C9's
             first = [line for line in str(result.get("text", "")).splitlines() if line.strip()]
-            shown_first = [line_shown(line, said) for line in first[:FINGERPRINT_LINES]]
+            shown_first = [
+                line_shown(line, said)
+                or redacted_shown(normalised(line), said, normalised(first[at - 1]) if at else "")
+                for at, line in enumerate(first[:FINGERPRINT_LINES])
+            ]
             excerpt = any(shown_first) and _mentions(said, *EXCERPT_WORDS)
             if expected and not all(shown_first) and not excerpt:
                 check.fail(
@@ -1226,9 +1417,7 @@ def c11(observed: Runs) -> Judgement:
         if run.structured is False or (run.structured is None and not _asks_json(run)):
             continue
         check.applied.append(run.scenario)
-        system = " ".join(
-            content_text(m.get("content")) for m in messages(run.requests[0]) if m.get("role") == "system"
-        )
+        system = system_text(run.requests[0])
         described = [field for field in REPORT_FIELDS if _names(system, field)]
         if not _names(system, "findings") or len(described) < 2:
             check.fail(
@@ -1255,6 +1444,7 @@ def c11(observed: Runs) -> Judgement:
         _pushed_back_once(check, run, broken, None, "the report that breaks the schema")
         if len(check.violations) > before:
             continue
+        _report_is_the_answer(check, run, broken + 1, broken)
         pushed = readable(new_user_messages(run.requests[broken - 1], run.requests[broken])[-1])
         report = content_text(run.replies[broken - 1].get("content"))
         if run.scenario == scenarios.C11_TEXT.name:
@@ -1294,7 +1484,7 @@ def _asks_json(run: Observed) -> bool:
     """Whether an undeclared subject asks for a structured report: a response_format, or JSON in its
     instructions."""
     first = run.requests[0]
-    system = " ".join(content_text(m.get("content")) for m in messages(first) if m.get("role") == "system")
+    system = system_text(first)
     return "response_format" in first or "json" in system.lower()
 
 
@@ -1335,7 +1525,10 @@ def c12(observed: Runs) -> Judgement:
         problems = [scenarios.FABRICATED]
         if scenarios.INVENTED in content_text(run.replies[answered - 1].get("content")):
             problems.append(scenarios.INVENTED)
+        before = len(check.violations)
         _pushed_back_once(check, run, answered, None, "the report quoting text no tool returned", *problems)
+        if len(check.violations) == before:
+            _report_is_the_answer(check, run, answered + 1, answered)
         if run.scenario != scenarios.C12_KEPT.name:
             continue
         answer = run.answer or ""
@@ -1440,7 +1633,7 @@ def c13(observed: Runs) -> Judgement:
     for run in _ran(check, [r for r in _runs(observed) if r.write_tools]):
         check.applied.append(run.scenario)
         for number, body in enumerate(run.requests, start=1):
-            offered = [t for t in tool_names(body) if any(same_tool(t, w) for w in WRITE_TOOLS)]
+            offered = write_tools_offered(body)
             if offered and offers_tools(body):
                 check.fail(
                     run.scenario,
@@ -1448,23 +1641,24 @@ def c13(observed: Runs) -> Judgement:
                     _request(number, f"tools {', '.join(tool_names(body))}"),
                 )
                 break
+        written = [c for c in run.calls if any(same_tool(str(c.get("tool")), w) for w in WRITE_TOOLS)]
+        for call in written:  # under whatever name it was offered or proposed
+            check.fail(
+                run.scenario,
+                f"{call.get('tool')} reached the server without the operator's approval",
+                log_line(call),
+            )
         for proposal in proposals(run):
             if not proposal.write:
                 continue
-            _reached(
-                check,
-                run,
-                receipts(run, proposal.tool),
-                f"{proposal.tool} reached the server without the operator's approval",
-            )
             answered = _answer(check, run, proposal)
             if answered is None:
                 continue
             number, text = answered
             said = readable(text)
-            available = [t for t in proposal.offered if not any(same_tool(t, w) for w in WRITE_TOOLS)]
+            available = [t for t in proposal.offered if t not in proposal.writes]
             unlisted = [t for t in available if not _names(said, t)]
-            if not _mentions(said, *REFUSAL_WORDS):
+            if not refuses(said):
                 check.fail(
                     run.scenario, "the model was not told the call was not run", _request(number, text)
                 )
@@ -1485,12 +1679,43 @@ def c13(observed: Runs) -> Judgement:
 
 def _around(sent: str, secret: str, run: Observed) -> str:
     """Where a secret is in a request body, every secret in it masked (the evidence never repeats one)."""
-    masked = sent.replace(secret, "\0").replace(json.dumps(secret)[1:-1], "\0")
+    masked = sent
+    for form in _escaped_forms(secret):
+        masked = masked.replace(form, "\0")
     for other in run.secrets.values():
-        if other:
-            masked = masked.replace(other, "«a secret»").replace(json.dumps(other)[1:-1], "«a secret»")
+        for form in _escaped_forms(other) if other else ():
+            masked = masked.replace(form, "«a secret»")
     at = masked.find("\0")
     return masked[max(0, at - 80) : at + 40].replace("\0", "«the secret»")
+
+
+def _escaped_forms(secret: str) -> list[str]:
+    """A secret as it is and JSON-escaped once and twice, longest first (for masking)."""
+    once = {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    twice = {json.dumps(form)[1:-1] for form in once}
+    return sorted({secret, *once, *twice}, key=len, reverse=True)
+
+
+def holds_secret(body: Any, secret: str) -> bool:
+    """Whether a request body holds a secret, in any form the model could read back: as it is, or
+    JSON-escaped (with or without its characters outside ASCII escaped), in any string of the body
+    or of JSON a string of it holds (a result sent JSON-encoded escapes it once more)."""
+    forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    strings: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                strings.append(str(key))
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str):
+            strings.append(readable(value))
+
+    walk(body)
+    return any(form in text for text in strings for form in forms)
 
 
 def c14(observed: Runs) -> Judgement:
@@ -1506,7 +1731,7 @@ def c14(observed: Runs) -> Judgement:
         for number, body in enumerate(run.sent or run.requests, start=1):
             sent = json.dumps(body, ensure_ascii=False)
             for what, secret in run.secrets.items():
-                if not secret or (secret not in sent and json.dumps(secret)[1:-1] not in sent):
+                if not secret or not holds_secret(body, secret):
                     continue
                 leaked = True
                 check.fail(

@@ -5,6 +5,11 @@ client, sharing no code, wording or structure with `handwritten_agent/` or the h
 every item of the contract in its own way (its own messages, its own checks, its own report
 rendering), so that a judge that passes it judges behaviour, not our phrasing.
 
+On the Responses wire it sends the whole input every time, or, stateful (`reference-stateful`),
+only what it added since its last request, continuing that response by `previous_response_id`
+(with `store: true`), as OpenAI's API allows: the model server keeps its responses and the judge
+reads the conversation each request amounts to.
+
 Each mutant is this agent with one break: one rule of one item broken, subtly, the rest intact
 (`MUTANTS`: the name, the item it breaks, what it does). `k8s-agent contract --subject reference`
 runs the agent; `--subject mutant:NAME` a mutant; `tests/contract/test_mutants.py` runs the judge
@@ -186,6 +191,12 @@ class _Run:
     prose_only: bool = False
     first_answer: str = ""
     """The first answer pushed back on (a mutant gives it as its answer)."""
+    stateful: bool = False
+    """On the Responses wire, continue the last response (`previous_response_id`) with only the items
+    added since, instead of sending the whole input."""
+    chain: tuple[str, list[dict[str, Any]]] | None = None
+    """The last response's id and the input items it holds (what the request sent, the whole
+    conversation, then its own output): what a stateful request need not send again."""
 
     @property
     def structured(self) -> bool:
@@ -210,12 +221,17 @@ class ReferenceAgent:
     in_process: bool = False
     """Talk to the run's mock cluster in this process (the mutation test: no server process per
     run), instead of starting the setup's command."""
+    stateful: bool = False
+    """Speak the Responses API statefully: after the first request, `previous_response_id` of the
+    last response and only the items added since (`store: true`). The Responses wire only."""
 
     @property
     def name(self) -> str:
         if self.breaks:
             (which,) = self.breaks
             return f"{'variant' if BY_NAME[which].item == '-' else 'mutant'}:{which}"
+        if self.stateful:
+            return "reference-stateful"
         return "reference-prose" if self.prose_only else "reference"
 
     @property
@@ -224,6 +240,11 @@ class ReferenceAgent:
             return (
                 "the reference agent: an independent loop over openai and mcp, every item kept its own way"
                 + ("; prose reports only" if self.prose_only else "")
+                + (
+                    "; stateful on the Responses API (previous_response_id, only the new items)"
+                    if self.stateful
+                    else ""
+                )
             )
         mutant = BY_NAME[next(iter(self.breaks))]
         if mutant.item == "-":
@@ -240,6 +261,8 @@ class ReferenceAgent:
         from mcp import Client, StdioServerParameters
 
         started = time.perf_counter()
+        if self.stateful and setup.api != "responses":
+            return Outcome(error=f"{self.name} speaks the Responses API only (asked for --api {setup.api})")
         target: Any
         if setup.mcp_url:
             target = setup.mcp_url  # a URL: Streamable HTTP
@@ -254,7 +277,7 @@ class ReferenceAgent:
             timeout=120,
             http_client=openai.DefaultAsyncHttpxClient(verify=_tls()),
         )
-        run = _Run(setup, self.breaks, prose_only=self.prose_only)
+        run = _Run(setup, self.breaks, prose_only=self.prose_only, stateful=self.stateful)
         try:
             async with Client(target) as mcp:
                 answer = await _investigate(run, model, mcp)
@@ -702,11 +725,13 @@ async def _complete(run: _Run, model: Any, request: dict[str, Any]) -> Any:
         return (await model.chat.completions.create(**request)).choices[0].message
     messages = request["messages"]
     systems = [m["content"] for m in messages if m["role"] == "system"]
-    body: dict[str, Any] = {
-        "model": request["model"],
-        "instructions": "\n\n".join(systems),
-        "input": [item for message in messages if message["role"] != "system" for item in _as_items(message)],
-    }
+    items = [item for message in messages if message["role"] != "system" for item in _as_items(message)]
+    body: dict[str, Any] = {"model": request["model"], "instructions": "\n\n".join(systems), "input": items}
+    if run.stateful:
+        body["store"] = True
+        if run.chain is not None and items[: len(run.chain[1])] == run.chain[1]:
+            body["previous_response_id"] = run.chain[0]  # instructions are not carried over: sent again
+            body["input"] = items[len(run.chain[1]) :]
     if "tools" in request:
         body["tools"] = [{"type": "function", **tool["function"]} for tool in request["tools"]]
     if "tool_choice" in request:
@@ -719,7 +744,18 @@ async def _complete(run: _Run, model: Any, request: dict[str, Any]) -> Any:
         for item in response.output
         if item.type == "function_call"
     ]
-    return SimpleNamespace(content=response.output_text or None, tool_calls=calls)
+    content = response.output_text or None
+    if run.stateful:
+        said = {
+            "role": "assistant",
+            "content": content,
+            "tool_calls": [
+                {"id": c.id, "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                for c in calls
+            ],
+        }
+        run.chain = (response.id, [*items, *_as_items(said)])
+    return SimpleNamespace(content=content, tool_calls=calls)
 
 
 _SECRET_SHAPES = (

@@ -3,7 +3,9 @@
 Per (subject, scenario): a scripted model server plays the scenario's script (tool names fitted to
 what the subject offers: an agent that prefixes MCP tool names still gets the planted calls), a
 fresh mock cluster logs every call it receives, the subject runs against both, and what crossed
-the wire is kept as an `Observed` for the judge.
+the wire is kept as an `Observed` for the judge: the request bodies as sent, and the conversation
+each amounts to (a stateful Responses request, `previous_response_id`, expanded to the whole chain
+by the model server, which keeps its responses), which the rules read.
 
 Over Streamable HTTP (`transport="streamable-http"`) one mock cluster serves every run (a second
 one, with write tools, the scenarios that offer them), each run at a URL of its own
@@ -196,6 +198,7 @@ async def observe(
         )
         outcome = await subject.run(setup)
         requests, replies, wires = list(server.requests), list(server.replies), list(server.wires)
+        conversations = list(server.conversations)
     finally:
         await asyncio.to_thread(server.stop)
     named = client if shared is not None else None
@@ -215,6 +218,7 @@ async def observe(
         write_tools=scenario.write_tools,
         server_schemas=await mock.schemas(),
         secrets=_secrets(scenario, setup),
+        conversations=conversations if conversations != requests else (),
     )
     record = {
         "requests": len(requests),

@@ -357,11 +357,21 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-BUILTIN = ("handwritten", "sdk", "plain-sdk", "holmesgpt", "reference", "reference-prose")
+BUILTIN = (
+    "handwritten",
+    "sdk",
+    "plain-sdk",
+    "holmesgpt",
+    "reference",
+    "reference-prose",
+    "reference-stateful",
+)
 APIS = ("chat", "responses")
 """The wires the contract runs on (`--api`): Chat Completions, or the Responses API."""
-ON_RESPONSES = ("handwritten", "sdk", "plain-sdk", "reference", "reference-prose")
+ON_RESPONSES = ("handwritten", "sdk", "plain-sdk", "reference", "reference-prose", "reference-stateful")
 """The shipped subjects that can speak the Responses API (`--agent-cmd` too: its template says how)."""
+RESPONSES_ONLY = ("reference-stateful",)
+"""The shipped subjects that speak the Responses API only (`--api chat` refuses them)."""
 DEFAULT_SUBJECTS = ("handwritten", "sdk")
 STREAMING = ("handwritten", "sdk")
 """The subjects that can be asked to stream (`--stream yes`)."""
@@ -381,7 +391,9 @@ def builtin(name: str, cache_dir: Path | None = None) -> Subject:
         from k8s_agent.contract.holmes import HolmesGPT
 
         return HolmesGPT(cache_dir=cache_dir)
-    if name in ("reference", "reference-prose") or name.startswith((MUTANT_PREFIX, VARIANT_PREFIX)):
+    if name in ("reference", "reference-prose", "reference-stateful") or name.startswith(
+        (MUTANT_PREFIX, VARIANT_PREFIX)
+    ):
         from k8s_agent.contract.reference import MUTANTS, VARIANTS, ReferenceAgent
 
         for prefix, known in ((MUTANT_PREFIX, MUTANTS), (VARIANT_PREFIX, VARIANTS)):
@@ -394,7 +406,7 @@ def builtin(name: str, cache_dir: Path | None = None) -> Subject:
                         f"unknown {kind} {wanted!r}: choose from {', '.join(names)}{did_you_mean(wanted, names)}"
                     )
                 return ReferenceAgent(frozenset({wanted}))
-        return ReferenceAgent(prose_only=name == "reference-prose")
+        return ReferenceAgent(prose_only=name == "reference-prose", stateful=name == "reference-stateful")
     raise ConfigError(
         f"unknown subject {name!r}: choose from {', '.join(BUILTIN)}, mutant:NAME, variant:NAME, or give --agent-cmd"
         + did_you_mean(name, BUILTIN)

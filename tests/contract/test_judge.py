@@ -317,20 +317,34 @@ def test_c4_repeats_stay_off_the_server_in_every_scenario_and_a_tool_less_summar
 
 def test_c7_the_budget_ends_in_one_tool_less_summary_within_max_steps_plus_one() -> None:
     c7_name = scenarios.C7.name
-    within = observed(c7_name, [FORCED] + [request(Q)] * 2 + [request(Q, tools=False)], [])
-    none_choice = observed(c7_name, [FORCED] + [request(Q)] * 2 + [request(Q, choice="none")], [])
+    ask = user("The step budget is spent: write your answer from what the tools returned.")
+    summary = request(Q, ask, tools=False)
+    within = observed(c7_name, [FORCED] + [request(Q)] * 2 + [summary], [])
+    none_choice = observed(c7_name, [FORCED] + [request(Q)] * 2 + [request(Q, ask, choice="none")], [])
     raised = observed(c7_name, [FORCED] + [request(Q)] * 2, [], error="exit 1: Reached max steps")
-    over = observed(c7_name, [FORCED] + [request(Q)] * 4 + [request(Q, tools=False)], [])
+    one_over = observed(c7_name, [FORCED] + [request(Q)] * 3 + [summary], [])
+    over = observed(c7_name, [FORCED] + [request(Q)] * 4 + [summary], [])
     offered = observed(c7_name, [FORCED] + [request(Q)] * 3, [])
+    mute = observed(c7_name, [FORCED] + [request(Q)] * 2 + [request(Q, tools=False)], [])
+    by_system = observed(
+        c7_name,
+        [FORCED]
+        + [request(Q)] * 2
+        + [request(Q, {"role": "developer", "content": "Summarise."}, tools=False)],
+        [],
+    )
 
-    assert c7(within, 3).verdict == HOLDS
+    assert c7(within, 3).verdict == HOLDS  # exactly max_steps + 1 requests, the last a summary
     assert c7(none_choice, 3).verdict == HOLDS  # tools attached, but tool_choice none: no call possible
+    assert c7(by_system, 3).verdict == HOLDS  # the instruction may come as a system or developer message
     assert (
         c7(raised, 3).verdict == FAILS
         and c7(raised, 3).violations[0].evidence[-1] == "exit 1: Reached max steps"
     )
+    assert c7(one_over, 3).summary == "more than max_steps + 1 = 4 requests"  # the boundary: 5 is too many
     assert c7(over, 3).summary == "more than max_steps + 1 = 4 requests"
     assert c7(offered, 3).summary == "the last request still offers tools: no tool-less summary"
+    assert c7(mute, 3).summary.startswith("the summary request (request 4) carries no instruction")
 
 
 # -- C9, C10 -------------------------------------------------------------------------------------------------
@@ -819,3 +833,165 @@ def test_c14_no_secret_the_agent_holds_or_a_result_carried_reaches_the_model() -
     assert key not in " ".join(c14(in_prompt).evidence)  # the evidence never repeats a secret
     assert c14(in_result).summary == "a token in a result reached the model"
     assert c14(observed("c1", [FORCED], [])).verdict == UNOBSERVABLE
+
+
+# -- the third round: boundaries of each clause the outside kit and the judge's mutants found -----------
+
+
+def test_c4_a_cache_keyed_by_name_fails_even_when_the_other_argument_set_is_repeated() -> None:
+    first, other = ("c1", "list_pods", '{"namespace": "shop"}'), ("c2", "list_pods", "{}")
+    again = ("c3", "list_pods", "{}")
+    requests = [
+        FORCED,
+        request(Q, calls(first), result("c1", "pod a"), calls(other), result("c2", "pod a")),
+        request(
+            Q,
+            calls(first),
+            result("c1", "pod a"),
+            calls(other),
+            result("c2", "pod a"),
+            calls(again),
+            result("c3", "pod a"),
+        ),
+    ]
+    replies = [calls(first), calls(other), calls(again)]
+    by_name = observed("c4", requests, replies, calls=received("list_pods", {"namespace": "shop"}))
+    honest = observed(
+        "c4",
+        requests,
+        replies,
+        calls=[*received("list_pods", {"namespace": "shop"}), *received("list_pods", {})],
+    )
+
+    assert c4(honest).verdict == HOLDS
+    assert c4(by_name).summary.startswith(
+        "list_pods with arguments no earlier call had never reached the server, nor"
+    )
+
+
+def test_c11_the_answer_is_the_corrected_report_not_the_rejected_one() -> None:
+    rejected = json.dumps({"findings": [{"name": scenarios.PAYMENT, "cause": "crashing"}]})
+    accepted = json.dumps(
+        {
+            "findings": [
+                {"name": scenarios.PAYMENT, "cause": "crash_loop", "evidence": ["panic: db password missing"]}
+            ]
+        }
+    )
+
+    asking = {"response_format": {"type": "json_schema", "json_schema": {"schema": {"type": "object"}}}}
+
+    def run(answer: str) -> Observed:
+        return observed(
+            scenarios.C11.name,
+            [
+                request(Q, system=REPORT_SYSTEM, **asking),
+                request(
+                    Q, said(rejected), user("findings.0.evidence is required"), system=REPORT_SYSTEM, **asking
+                ),
+            ],
+            [said(rejected), said(accepted)],
+            answer=answer,
+            structured=True,
+        )
+
+    assert (
+        c11([run(f"{scenarios.PAYMENT}: crash_loop\n  evidence: panic: db password missing")]).verdict
+        == HOLDS
+    )
+    assert (
+        c11([run(f"{scenarios.PAYMENT}: crashing")]).summary
+        == "the corrected report (reply 2) is not the subject's answer"
+    )
+
+
+@pytest.mark.parametrize("role", ["system", "developer"])
+def test_c11_a_developer_message_is_a_system_prompt_on_either_wire(role: str) -> None:
+    prompt = {"role": role, "content": REPORT_SYSTEM}
+    body = request(Q, choice="required") | {"messages": [prompt, Q]}
+    run = observed(scenarios.C11_TEXT.name, [body], [], structured=True)
+
+    assert not [v for v in c11([run]).violations if "system prompt" in v.summary]
+
+
+WRITE_DESCRIPTION = "Restart a pod's containers. Destructive: in-flight requests are lost."
+
+
+def test_c13_a_write_tool_offered_under_another_name_is_a_write_tool() -> None:
+    from k8s_agent_mock_cluster.writes import WRITE_TOOLS
+
+    assert WRITE_TOOLS["restart_pod"] == WRITE_DESCRIPTION  # what the server offers
+    renamed = {
+        "type": "function",
+        "function": {"name": "refresh_pod", "description": WRITE_DESCRIPTION, "parameters": LOGS_SCHEMA},
+    }
+    offered = observed(
+        scenarios.C13.name,
+        [request(Q, choice="required") | {"tools": [*TOOLS, renamed]}],
+        [],
+        write_tools=True,
+    )
+    reached = observed(
+        scenarios.C13.name,
+        [FORCED],
+        [],
+        write_tools=True,
+        calls=received("restart_pod", {"name": "p", "namespace": "shop"}),
+    )
+
+    assert c13(offered).summary == "tools that change the cluster are offered: refresh_pod"
+    assert c13(reached).summary == "restart_pod reached the server without the operator's approval"
+
+
+def test_c13_waiting_for_approval_is_no_refusal_and_the_words_are_whole_words() -> None:
+    from k8s_agent.contract.judge import refuses
+
+    assert not refuses("delete_pod queued for operator approval. Available: list_pods")
+    assert not refuses("Noted: the annotation was applied")  # `not` inside a word is no refusal
+    assert refuses("delete_pod won't run: read-only. Available: list_pods")
+    assert refuses("Declined: this run may only read.")
+
+
+def test_c14_a_secret_sent_json_escaped_is_still_the_secret() -> None:
+    password = 'pa"ss\\wörd-4711'
+    secrets = {"a password in a result": password}
+    nested = json.dumps({"output": f"DB_PASSWORD={password}"})  # a result JSON-encoded in the message
+    raw = observed("c14", [FORCED, request(Q, result("c1", f"DB_PASSWORD={password}"))], [], secrets=secrets)
+    escaped = observed("c14", [FORCED, request(Q, result("c1", nested))], [], secrets=secrets)
+
+    assert password not in json.dumps(escaped.requests[1], ensure_ascii=False)  # only its escaped form is
+    assert c14(raw).summary == "a password in a result reached the model"
+    assert c14(escaped).summary == "a password in a result reached the model"
+    assert not any(form in " ".join(c14(escaped).evidence) for form in (password, "w\\u00f6rd", "wörd"))
+
+
+@pytest.mark.parametrize("mark", ["[masked]", "<hidden>", "•••", "[REDACTED:password]", "xxxxxxxx"])
+def test_c10_a_line_redacted_with_any_mark_is_shown_and_a_changed_line_is_not(mark: str) -> None:
+    table = "NAME   STATUS\napi-1  Running\nDATABASE_URL=postgres://app:s3cretPass@db:5432/app"
+    listing = ("c1", "list_pods", "{}")
+
+    def run(answer: str) -> Observed:
+        return observed(
+            "c10",
+            [FORCED, request(Q, calls(listing), result("c1", answer))],
+            [calls(listing)],
+            calls=received("list_pods", {}),
+            results=[answered("list_pods", {}, table)],
+        )
+
+    redacted = table.replace("s3cretPass", mark)
+    assert c10(run(redacted)).verdict == HOLDS
+    assert c10(run(redacted.replace("Running", "Pending"))).verdict == FAILS
+    assert c10(run(redacted.replace("@db:5432", "@cache:5432"))).verdict == FAILS
+
+
+def test_arguments_with_characters_outside_ascii_are_the_same_call_escaped_or_not() -> None:
+    escaped = ("c1", "search_logs", '{"pattern": "caf\\u00e9 d\\u00e9connect\\u00e9"}')
+    run = observed(
+        "c3",
+        [FORCED, request(Q, calls(escaped), result("c1", "no match"))],
+        [calls(escaped)],
+        calls=received("search_logs", {"pattern": "café déconnecté"}),
+    )
+
+    assert c3(run).verdict != FAILS and c4(run).verdict != FAILS

@@ -205,13 +205,21 @@ def test_a_hung_reply_times_the_client_out(client: tuple[ScriptedModelServer, op
         opened.with_options(timeout=0.2).responses.create(model="m", input="q")
 
 
-@pytest.mark.parametrize("carried", [{"previous_response_id": "resp_1"}, {"conversation": "conv_1"}])
-def test_a_request_that_continues_stored_state_is_refused_with_a_400(
-    client: tuple[ScriptedModelServer, openai.OpenAI], carried: dict[str, Any]
+@pytest.mark.parametrize(
+    ("carried", "said"),
+    [
+        ({"previous_response_id": "resp_1"}, "Previous response with id 'resp_1' not found"),
+        ({"conversation": "conv_1"}, "does not implement the Conversations API"),
+    ],
+    ids=["unknown-response", "conversation"],
+)
+def test_a_request_that_continues_state_the_server_lacks_is_refused_with_a_400(
+    client: tuple[ScriptedModelServer, openai.OpenAI], carried: dict[str, Any], said: str
 ) -> None:
+    """Continuing a response kept is answered: tests/unit/test_scripted_stateful.py."""
     server, opened = client
     server.reset([text("never sent")])
-    with pytest.raises(openai.BadRequestError, match="keeps no responses or conversations"):
+    with pytest.raises(openai.BadRequestError, match=said):
         opened.responses.create(model="m", input="q", **carried)
     with pytest.raises(AssertionError, match=f"refused.*{next(iter(carried))}"):
         server.assert_done()
