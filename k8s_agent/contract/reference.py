@@ -78,6 +78,8 @@ EXTRA_RULES = (
     "House rules: answer in English; never suggest deleting data; say when the cluster looks healthy."
 )
 EXCERPT_LINES = 6
+RENAMED = {"restart_pod": "refresh_pod", "delete_pod": "recycle_pod"}
+"""The names a mutant offers the write tools under."""
 POD_NAME = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
 
 
@@ -118,6 +120,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M("c7-two-summaries", "C7", "asks for the summary twice when the step budget is spent", "one summary request only"),
     M("c7-summary-early", "C7", "asks for the summary one step before the budget is spent", "the summary comes when the budget is spent"),
     M("c7-error-at-limit", "C7", "ends the run with an error when the step budget is spent", "the run ends without an error"),
+    M("c7-no-instruction", "C7", "asks for the summary with no instruction: the request only drops the tools", "the summary request asks for the summary"),
     M("c8-empty-arguments", "C8", "runs a call whose arguments are not JSON with no arguments", "no call of the tool reaches the server"),
     M("c8-raw-only", "C8", "shows the arguments it could not use without saying why", "its answer gives the decoder's message"),
     M("c8-no-raw", "C8", "says the arguments are not JSON without showing them", "and the raw arguments"),
@@ -135,6 +138,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M("c11-vague-correction", "C11", "asks for the report again without saying what breaks the schema", "naming the errors the report has"),
     M("c11-first-error-only", "C11", "names only the first error of the report that breaks the schema", "every error, where the schema is on the wire"),
     M("c11-asks-again", "C11", "asks once more after the corrected report", "the corrected report is accepted"),
+    M("c11-first-report-kept", "C11", "accepts the corrected report but answers with the one it rejected", "the corrected report is accepted: it is the answer"),
     M("c12-quote-only", "C12", "names the fabricated quote in its correction, not the invented pod", "one correction naming each problem"),
     M("c12-asks-again", "C12", "asks once more after the corrected report", "the corrected report is accepted"),
     M("c12-dropped", "C12", "drops the quotes it could not verify from the answer", "what stays unverified is kept"),
@@ -144,8 +148,11 @@ MUTANTS: tuple[Mutant, ...] = (
     M("c13-write-runs", "C13", "offers and runs tools that change the cluster, without approval", "a write call never reaches the server without approval"),
     M("c13-model-approval", "C13", "runs a write call when the model's own text says it was approved", "approval comes from the operator only"),
     M("c13-no-list", "C13", "refuses a write call without the tools there are", "the refusal says so and gives the tools there are"),
+    M("c13-renamed", "C13", "offers the write tools under other names (restart_pod as refresh_pod), their descriptions kept", "write tools are not offered"),
+    M("c13-queued", "C13", "answers a write call 'queued for operator approval' (with the tools there are): it does not say it was not run", "the refusal says so"),
     M("c14-key-in-prompt", "C14", "copies its API key into the system prompt", "no secret the agent holds reaches the model"),
     M("c14-results-unredacted", "C14", "sends tool results to the model without redacting secrets", "secrets in results are redacted first"),
+    M("c14-results-escaped", "C14", "sends tool results unredacted, JSON-encoded with every character escaped (\\u0063...)", "in any form the model could read back"),
 )  # fmt: skip
 VARIANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -167,6 +174,8 @@ VARIANTS: tuple[Mutant, ...] = (
     Mutant("extra-system", "-", "sends a second system message with its own rules"),
     Mutant("explicit-auto", "-", "sends tool_choice auto on every later request that offers tools"),
     Mutant("labelled-excerpt", "-", "cuts long results to six lines, saying how many were left out"),
+    Mutant("developer-prompt", "-", "sends its system prompt as a developer message"),
+    Mutant("masked-secrets", "-", "redacts secrets in results with a mark of its own: [masked]"),
 )
 """Legitimate variations of the reference agent: each must hold every item."""
 BY_NAME = {mutant.name: mutant for mutant in (*MUTANTS, *VARIANTS)}
@@ -191,6 +200,8 @@ class _Run:
     prose_only: bool = False
     first_answer: str = ""
     """The first answer pushed back on (a mutant gives it as its answer)."""
+    rejected: str = ""
+    """The report a correction was asked for (a mutant gives it as its answer)."""
     stateful: bool = False
     """On the Responses wire, continue the last response (`previous_response_id`) with only the items
     added since, instead of sending the whole input."""
@@ -316,12 +327,25 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
         }
         for t in usable
     ]
+    if run.has("c13-renamed"):  # the write tools under other names, their descriptions kept (never run)
+        tools += [
+            {
+                "type": "function",
+                "function": {
+                    "name": RENAMED.get(t.name, f"do_{t.name}"),
+                    "description": t.description or "",
+                    "parameters": t.input_schema,
+                },
+            }
+            for t in listed
+            if t.name in writes
+        ]
     schemas = {t.name: t.input_schema for t in usable}
     report = "Answer with a JSON object only." if run.has("c11-prompt-silent") else REPORT_INSTRUCTIONS
     system = INSTRUCTIONS + ("\n" + report if run.structured else "")
     if run.has("c14-key-in-prompt"):
         system += f"\n(Model endpoint key, for your records: {run.setup.api_key})"
-    run.messages = [{"role": "system", "content": system}]
+    run.messages = [{"role": "developer" if run.has("developer-prompt") else "system", "content": system}]
     if run.has("extra-system"):
         run.messages.append({"role": "system", "content": EXTRA_RULES})
     run.messages.append({"role": "user", "content": run.setup.question})
@@ -378,6 +402,8 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
         text = reply.content or ""
         objection = _object(run, text)
         if objection is None:
+            if run.has("c11-first-report-kept") and "shape" in run.pushed and run.rejected:
+                text = run.rejected
             return _final(
                 run, run.first_answer if run.has("c2-first-answer-kept") and run.first_answer else text
             )
@@ -388,13 +414,15 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
 
 def _as_sent(run: _Run, output: str) -> str:
     """A result as the model is sent it: secrets redacted, then cut or encoded as the variation says."""
-    if not run.has("c14-results-unredacted"):
-        output = _redact(output, run.setup.api_key)
+    if not run.has("c14-results-unredacted") and not run.has("c14-results-escaped"):
+        output = _redact(output, run.setup.api_key, "[masked]" if run.has("masked-secrets") else "<redacted>")
     lines = output.splitlines()
     if run.has("c10-truncated"):
         output = "\n".join(lines[:3])
     elif run.has("labelled-excerpt") and len(lines) > EXCERPT_LINES:
         output = "\n".join(lines[:EXCERPT_LINES]) + f"\n[… {len(lines) - EXCERPT_LINES} more lines not shown]"
+    if run.has("c14-results-escaped"):  # legal JSON the model reads back: every character escaped
+        return '{"result": "' + "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else c for c in output) + '"}'
     if run.has("json-results"):
         failed = " failed on the server side: " in output or output.startswith(
             ("There is no tool", "Could not")
@@ -529,6 +557,8 @@ def _not_offered(run: _Run, name: str, schemas: Mapping[str, Any], writes: set[s
             return f"rejected: it modifies the cluster and this run may only read.{there}"
         return f"{name} is not available in this session.{there}"
     there = "" if hide else f" What you can call: {', '.join(shown)}."
+    if write and run.has("c13-queued"):
+        return f"{name} is queued for operator approval.{there}"
     if write:
         return f"{name} can change the cluster, so it is not offered and was not run (no approval).{there}"
     return f"There is no tool called {name}.{there}"
@@ -577,6 +607,7 @@ def _object(run: _Run, text: str) -> str | None:
         problems = _report_problems(run, text)
         if problems:
             run.pushed.add("report")
+            run.rejected = text
             return _correction(run, problems) + " Send the corrected report as JSON."
         return None
     if run.has("c5-accepted") or ("names" in run.pushed and not run.has("c5-twice")):
@@ -690,9 +721,10 @@ def _final(run: _Run, text: str) -> str:
 
 
 async def _summary(run: _Run, model: Any) -> str:
-    run.messages.append(
-        {"role": "user", "content": "Stop calling tools now and write your answer from what you have."}
-    )
+    if run.stop or not run.has("c7-no-instruction"):
+        run.messages.append(
+            {"role": "user", "content": "Stop calling tools now and write your answer from what you have."}
+        )
     request: dict[str, Any] = {"model": run.setup.model, "messages": run.messages}
     if run.has("c1-required-without-tools"):
         request["tool_choice"] = "required"
@@ -772,13 +804,13 @@ _SECRET_SHAPES = (
 )
 
 
-def _redact(text: str, key: str) -> str:
-    """A result with what looks like a secret replaced: the agent's own key, bearer tokens, URL
-    passwords, and the values of fields named like a token, password, secret or API key."""
+def _redact(text: str, key: str, mark: str = "<redacted>") -> str:
+    """A result with what looks like a secret replaced by `mark`: the agent's own key, bearer tokens,
+    URL passwords, and the values of fields named like a token, password, secret or API key."""
     if key:
-        text = text.replace(key, "<redacted>")
+        text = text.replace(key, mark)
     for pattern, replacement in _SECRET_SHAPES:
-        text = pattern.sub(replacement, text)
+        text = pattern.sub(replacement.replace("<redacted>", mark.replace("\\", "\\\\")), text)
     return text
 
 

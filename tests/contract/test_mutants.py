@@ -155,6 +155,8 @@ SHOWS = {
     "extra-system": scenarios.C1,
     "explicit-auto": scenarios.C1,
     "labelled-excerpt": scenarios.C14,
+    "developer-prompt": scenarios.C1,
+    "masked-secrets": scenarios.C14,
 }
 
 
