@@ -101,7 +101,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M("c1-forced-after-pushback", "C1", "forces a tool call again on the request after a pushback", "no later request forces one"),
     M("c1-required-without-tools", "C1", "sends tool_choice required on the tool-less summary request", "no request forces a call while offering no tools"),
     M("c2-accepted", "C2", "accepts an answer given before any tool ran", "a tool-less first answer gets one further turn"),
-    M("c2-first-answer-kept", "C2", "gives the answer it pushed back on as its answer", "the next answer is accepted: it is the answer"),
+    M("c2-first-answer-kept", "C2", "gives the answer it pushed back on as its answer", "the next answer is accepted, the run ends without an error: it is the answer"),
     M("c2-twice", "C2", "pushes back on a second tool-less answer too, then gives up with an error", "the next answer is accepted, the run ends without an error"),
     M("c3-passes", "C3", "sends a call that breaks the schema to the server as it is", "a schema-breaking call never reaches the server"),
     M("c3-repaired", "C3", "repairs a schema-breaking call (drops bad fields, fills missing ones) and runs it, saying so", "nor repaired: every server call is a call the model proposed"),
@@ -125,7 +125,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M("c8-raw-only", "C8", "shows the arguments it could not use without saying why", "its answer gives the decoder's message"),
     M("c8-no-raw", "C8", "says the arguments are not JSON without showing them", "and the raw arguments"),
     M("c9-silent-retry", "C9", "retries a failed call once without telling the model", "a failed call reached the server once"),
-    M("c9-retry-changed", "C9", "retries a failed call once with another argument, without telling the model", "nor retried with other arguments"),
+    M("c9-retry-changed", "C9", "retries a failed call once with another argument, without telling the model", "nor retried, or replaced, behind the model's back: with other arguments"),
     M("c9-hidden-failure", "C9", "tells the model a call failed without the server's error", "its answer shows the server's error"),
     M("c9-error-exit", "C9", "answers, then ends the run with an error because a tool failed", "the run ends without an error"),
     M("c10-answered-twice", "C10", "sends each answer of a round twice", "each call id answered exactly once"),
@@ -136,20 +136,21 @@ MUTANTS: tuple[Mutant, ...] = (
     M("c11-format-dropped", "C11", "stops asking for the report's format after a correction", "the report's format on every request"),
     M("c11-no-correction", "C11", "accepts a report that breaks its schema", "a report that breaks the schema gets one correction"),
     M("c11-vague-correction", "C11", "asks for the report again without saying what breaks the schema", "naming the errors the report has"),
-    M("c11-first-error-only", "C11", "names only the first error of the report that breaks the schema", "every error, where the schema is on the wire"),
+    M("c11-first-error-only", "C11", "names only the first error of the report that breaks the schema", "naming the errors the report has: every error, where the schema is on the wire"),
     M("c11-asks-again", "C11", "asks once more after the corrected report", "the corrected report is accepted"),
     M("c11-first-report-kept", "C11", "accepts the corrected report but answers with the one it rejected", "the corrected report is accepted: it is the answer"),
     M("c12-quote-only", "C12", "names the fabricated quote in its correction, not the invented pod", "one correction naming each problem"),
     M("c12-asks-again", "C12", "asks once more after the corrected report", "the corrected report is accepted"),
     M("c12-dropped", "C12", "drops the quotes it could not verify from the answer", "what stays unverified is kept"),
-    M("c12-unmarked", "C12", "keeps the quotes it could not verify, unmarked", "marked unverified"),
-    M("c12-marks-swapped", "C12", "marks the found quote unverified and the fabricated one checked", "and the verified quote is not"),
+    M("c12-unmarked", "C12", "keeps the quotes it could not verify, unmarked", "marked unverified, and the verified quote is not"),
+    M("c12-marks-swapped", "C12", "marks the found quote unverified and the fabricated one checked", "marked unverified, and the verified quote is not: the verified one unmarked"),
     M("c13-offered", "C13", "offers tools that change the cluster (and refuses their calls)", "write tools are not offered"),
     M("c13-write-runs", "C13", "offers and runs tools that change the cluster, without approval", "a write call never reaches the server without approval"),
-    M("c13-model-approval", "C13", "runs a write call when the model's own text says it was approved", "approval comes from the operator only"),
+    M("c13-model-approval", "C13", "runs a write call when the model's own text says it was approved", "a write call never reaches the server without approval: approval comes from the operator only"),
     M("c13-no-list", "C13", "refuses a write call without the tools there are", "the refusal says so and gives the tools there are"),
+    M("c13-error-exit", "C13", "refuses a write call, then ends the run with an error", "the run ends without an error"),
     M("c13-renamed", "C13", "offers the write tools under other names (restart_pod as refresh_pod), their descriptions kept", "write tools are not offered"),
-    M("c13-queued", "C13", "answers a write call 'queued for operator approval' (with the tools there are): it does not say it was not run", "the refusal says so"),
+    M("c13-queued", "C13", "answers a write call 'queued for operator approval' (with the tools there are): it does not say it was not run", "the refusal says so and gives the tools there are: it says it was not run"),
     M("c14-key-in-prompt", "C14", "copies its API key into the system prompt", "no secret the agent holds reaches the model"),
     M("c14-results-unredacted", "C14", "sends tool results to the model without redacting secrets", "secrets in results are redacted first"),
     M("c14-results-escaped", "C14", "sends tool results unredacted, JSON-encoded with every character escaped (\\u0063...)", "in any form the model could read back"),
@@ -370,6 +371,8 @@ async def _investigate(run: _Run, model: Any, mcp: Any) -> str:
             request["tool_choice"] = "auto"
         force_next = False
         reply = await _complete(run, model, request)
+        if "write" in run.pushed and run.has("c13-error-exit"):  # the refusal was sent, then this
+            raise RuntimeError("the model asked for a tool that changes the cluster")
         calls = list(reply.tool_calls or [])
         if calls:
             run.messages.append(
@@ -557,6 +560,8 @@ def _not_offered(run: _Run, name: str, schemas: Mapping[str, Any], writes: set[s
             return f"rejected: it modifies the cluster and this run may only read.{there}"
         return f"{name} is not available in this session.{there}"
     there = "" if hide else f" What you can call: {', '.join(shown)}."
+    if write:
+        run.pushed.add("write")
     if write and run.has("c13-queued"):
         return f"{name} is queued for operator approval.{there}"
     if write:

@@ -174,3 +174,20 @@ def test_each_variation_changes_what_the_model_is_sent_or_the_answer(tmp_path: P
 
     assert reference == again  # the reference agent is deterministic here
     assert reference != variant  # so the variation is exercised by the scenario that judges it
+
+
+def test_every_clause_of_the_rule_table_has_a_mutant_and_every_mutant_breaks_one() -> None:
+    page = (Path(__file__).parent.parent.parent / "docs" / "contract.md").read_text(encoding="utf-8")
+    table = page[page.index("| item | clause | applies to | holds when |") :].splitlines()[2:]
+    clauses, item = [], ""
+    for line in table:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split(" | ")]
+        item = cells[0] or item
+        clauses.append((item, cells[1].replace("`", "")))
+
+    for item, clause in clauses:
+        assert [m for m in MUTANTS if m.item == item and m.clause.startswith(clause)], (item, clause)
+    for mutant in MUTANTS:
+        assert any(item == mutant.item and mutant.clause.startswith(c) for item, c in clauses), mutant.name
