@@ -130,6 +130,30 @@ def test_secrets_in_env_annotations_and_logs_never_reach_model_trace_or_report(r
     assert written.count("[REDACTED]") >= len(SECRETS)
 
 
+def test_a_secret_in_a_failed_calls_reason_never_reaches_the_model(
+    run_agent: RunAgent, tmp_path: Path
+) -> None:
+    # What a server says when a call fails is a result too: a connection error quoting its URL, a
+    # debug line with the header it sent. The requests are read as sent (the trace redacts again).
+    bearer, password = "ctk.9f2b7e4a1c8d3f6b0a5e", "Vq7-hunter2-Lx9"
+    plan = tmp_path / "faults.json"
+    reason = (
+        f"dial postgres://payments:{password}@db.production.svc:5432/payments failed; "
+        f"request sent with Authorization: Bearer {bearer}"
+    )
+    plan.write_text(json.dumps({"faults": [{"tool": "get_pod_logs", "action": "error", "message": reason}]}))
+    run = run_agent(
+        [call("get_pod_logs", name=PAYMENT, namespace="production"), text("The logs could not be read.")],
+        faults=plan,
+    )
+
+    (answer,) = run.tool_messages(1)
+    assert answer["content"].startswith("Tool call failed (get_pod_logs)")
+    assert "db.production.svc:5432" in answer["content"]  # the reason is there, its secrets are not
+    sent = json.dumps(run.sent, ensure_ascii=False)
+    assert password not in sent and bearer not in sent
+
+
 def run_with_write_tools(
     impl: str, workdir: Path, script: list[Step], **options: Any
 ) -> tuple[RunResult, list[dict[str, Any]]]:
