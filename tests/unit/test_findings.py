@@ -262,6 +262,15 @@ def test_a_healthy_example_must_be_a_resource_a_tool_showed() -> None:
     assert checked.problems == ["the healthy example 'shop' names nothing a tool showed"]
 
 
+def test_a_healthy_example_the_tools_showed_unhealthy_is_refused() -> None:
+    crashing = verify(report(healthy={"count": 2, "examples": ["web-5c6b4-k8m", "api-7d9f8-x2x"]}), [LISTING])
+
+    assert crashing.report.healthy.unverified_examples == ["api-7d9f8-x2x"]  # shown CrashLoopBackOff
+    assert crashing.problems == [
+        "the healthy example 'api-7d9f8-x2x' is not healthy: the tools showed it unhealthy"
+    ]
+
+
 def test_a_log_line_of_one_pod_naming_another_is_evidence_about_the_pod_it_was_read_from() -> None:
     chatty = ToolText(
         "call_4",
