@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -100,7 +100,7 @@ WRITE_SCHEMA = {
     "properties": {"name": _S, "namespace": _S},
     "required": ["name", "namespace"],
 }
-SERVER_WITH_WRITES = {**SCHEMAS, **{name: WRITE_SCHEMA for name in WRITE_TOOLS}}
+SERVER_WITH_WRITES = {**SCHEMAS, **dict.fromkeys(WRITE_TOOLS, WRITE_SCHEMA)}
 
 
 def tool_def(name: str, description: str | None = None, parameters: Any = None) -> dict[str, Any]:
@@ -696,6 +696,7 @@ def c9_run(
     server_text: str = ANALYTICS_FAILURE,
     behind: Sequence[tuple[str, dict[str, Any]]] = (),
     error: str | None = None,
+    model_retries: bool = False,
 ) -> Observed:
     w = Wire(sc.C9.name)
     w.ask("required")
@@ -705,6 +706,12 @@ def c9_run(
         w.server(tool, arguments, server_text, is_error=True)
     w.answer(cid, answer(ANALYTICS_FAILURE))
     w.ask()
+    if model_retries:  # the model itself asks for the previous container's logs: its own call
+        retry = {**FAILING, "previous": True}
+        [cid] = w.proposes(("get_pod_logs", retry))
+        w.server("get_pod_logs", retry, ANALYTICS_FAILURE, is_error=True)
+        w.answer(cid, answer(ANALYTICS_FAILURE))
+        w.ask()
     w.says("Logs unavailable.")
     return w.observed("Logs unavailable.", error=error)
 
@@ -712,7 +719,9 @@ def c9_run(
 # -- C10: the mixed round ----------------------------------------------------------------------------
 
 
-def c10_mixed_run(unanswered: bool = False, error: str | None = None) -> Observed:
+def c10_mixed_run(
+    unanswered: bool = False, error: str | None = None, behind: Sequence[tuple[str, dict[str, Any]]] = ()
+) -> Observed:
     w = Wire(sc.C10.name)
     w.ask("required")
     ids = w.proposes(
@@ -731,6 +740,8 @@ def c10_mixed_run(unanswered: bool = False, error: str | None = None) -> Observe
     w.run(ids[3], "list_nodes", {}, NODES)
     w.answer(ids[4], f"Repeat of call_4; its result:\n{NODES}")
     w.server("get_pod_logs", FAILING, ANALYTICS_FAILURE, is_error=True)
+    for tool, arguments in behind:  # what the subject tried behind the model's back, after the failure
+        w.server(tool, arguments, ANALYTICS_FAILURE, is_error=True)
     if unanswered:  # the subject gave up in the middle of the round
         return w.observed(None, error=error or "RuntimeError: round aborted")
     w.answer(ids[5], f"Tool call failed ({ANALYTICS_FAILURE})")
@@ -1088,6 +1099,7 @@ def case(
 
 
 F, H = FAILS, HOLDS
+NOT_FAILS = "holds or not observable"
 _cut3 = lambda text: "\n".join(text.splitlines()[:3])  # noqa: E731
 
 CASES = [
@@ -1155,7 +1167,7 @@ CASES = [
         2,
         H,
         "unproposed-after-a-failure-is-C9s",
-        lambda: c9_run(behind=[("get_pod_logs", {**FAILING, "previous": True})]),
+        lambda: c10_mixed_run(behind=[("get_pod_logs", {**FAILING, "previous": True})]),
         C9=F,
     ),
     case("C3", 3, F, "names-one-field", lambda: c3_run(answer="Rejected: tail must be an integer.")),
@@ -1377,6 +1389,13 @@ CASES = [
         "C6",
         3,
         F,
+        "listed-last-after-and",
+        lambda: c6_run(answer=f"Unknown tool delete_pod. Tools: {', '.join(READ)} and delete_pod."),
+    ),
+    case(
+        "C6",
+        3,
+        F,
         "listed-down-the-lines",
         lambda: c6_run(
             answer="Unknown tool delete_pod. Tools:\n" + "\n".join(f"- {n}" for n in ("delete_pod", *READ))
@@ -1449,10 +1468,26 @@ CASES = [
         F,
         "retried-with-other-arguments",
         lambda: c9_run(behind=[("get_pod_logs", {**FAILING, "previous": True})]),
+        C3=NOT_FAILS,
+    ),
+    case(
+        "C9",
+        2,
+        F,
+        "replaced-by-another-tool",
+        lambda: c9_run(behind=[("describe_pod", FAILING)]),
+        C3=NOT_FAILS,
+    ),
+    case(
+        "C9",
+        2,
+        F,
+        "mixed-round-retried-behind-its-back",
+        lambda: c10_mixed_run(behind=[("get_pod_logs", {**FAILING, "previous": True})]),
         C3=H,
     ),
-    case("C9", 2, F, "replaced-by-another-tool", lambda: c9_run(behind=[("describe_pod", FAILING)]), C3=H),
     case("C9", 2, H, "nothing-behind-its-back", lambda: c9_run()),
+    case("C9", 2, H, "the-model-retries-itself", lambda: c9_run(model_retries=True)),
     case("C9", 3, F, "failure-without-the-error", lambda: c9_run(answer=lambda e: "Tool call failed.")),
     case(
         "C9",
@@ -1513,7 +1548,14 @@ CASES = [
         "C10",
         4,
         F,
-        "mark-of-41-characters",
+        "url-password-mark-of-41-characters",
+        lambda: c14_run(logs=redacted(SECRET_LOGS, {PASSWORD: mark_of(41)})),
+    ),
+    case(
+        "C10",
+        4,
+        F,
+        "line-end-token-mark-of-41-characters",
         lambda: c14_run(describe=redacted(SECRET_DESCRIBE, default=mark_of(41))),
     ),
     case(
@@ -1558,6 +1600,13 @@ CASES = [
         H,
         "mark-of-40-characters",
         lambda: c14_run(describe=redacted(SECRET_DESCRIBE, default=mark_of(40))),
+    ),
+    case(
+        "C10",
+        4,
+        H,
+        "url-password-mark-of-40-characters",
+        lambda: c14_run(logs=redacted(SECRET_LOGS, {PASSWORD: mark_of(40)})),
     ),
     case(
         "C10",
@@ -1894,7 +1943,7 @@ CASES = [
         F,
         "refusal-without-the-tools",
         lambda: c13_run(refusal="delete_pod refused: this run may only read."),
-        C6=H,
+        C6=NOT_FAILS,
     ),
     case(
         "C13",
@@ -2014,6 +2063,19 @@ def _long_token_run() -> Observed:
     return w.observed(REPORT)
 
 
+@pytest.fixture(scope="session")
+def warm_mock_cluster() -> Iterator[str]:
+    """No warm mock cluster here (tests/conftest.py starts one for every session): these tests only
+    call the judge, with no process and no server."""
+    yield ""
+
+
+@pytest.fixture(scope="session")
+def warm_cli() -> Iterator[str]:
+    """No warm `k8s-agent` either."""
+    yield ""
+
+
 @pytest.mark.parametrize("item, clause, verdict, build, also", CASES)
 def test_clause(
     item: str, clause: int, verdict: str, build: Callable[[], Observed], also: dict[str, str]
@@ -2024,11 +2086,12 @@ def test_clause(
     if verdict == FAILS:  # the violation is in this run
         assert any(v.scenario == run.scenario for v in judgement.violations), judgement.violations
     if verdict == HOLDS:  # a legitimate variation breaks no other item either
-        others = {name: JUDGES[name](run) for name in JUDGES if name != item}
+        others = {name: JUDGES[name](run) for name in JUDGES if name != item and name not in also}
         failed = {name: (j.summary, j.evidence[:2]) for name, j in others.items() if j.verdict == FAILS}
         assert not failed, failed
     for other, expected in also.items():
-        assert JUDGES[other](run).verdict == expected, other
+        got = JUDGES[other](run).verdict
+        assert got != FAILS if expected == NOT_FAILS else got == expected, (other, got)
 
 
 def test_every_clause_has_a_failing_and_a_holding_case() -> None:

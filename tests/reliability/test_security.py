@@ -23,6 +23,7 @@ from k8s_agent_mock_cluster import default_fixture_path
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, call, calls, text, tool
 from k8s_agent_scripted_llm.playbook.conversation import Conversation
 from k8s_agent_scripted_llm.playbook.tables import parse_pod_table
+from k8s_agent_scripted_llm.responses_api import chat_request
 from tests.conftest import AgentRun, RunAgent, read_jsonl
 from tests.processes import OUT_OF_REACH
 
@@ -246,3 +247,51 @@ def test_a_secret_the_model_writes_into_a_structured_report_never_reaches_ask_js
     printed = json.dumps(run.result.as_json())
     assert key not in printed and "[REDACTED]" in printed
     assert run.result.report is not None and run.result.report.findings[0].evidence[0].verified is True
+
+
+def test_a_secret_in_structured_content_never_reaches_the_model_through_the_search_tool(
+    impl: str, tmp_path: Path
+) -> None:
+    # A large result is stored and searched: the server's structured content beside its text is
+    # searchable by path. The requests are read as sent (the trace redacts again).
+    from k8s_agent_harness.context import SEARCH_TOOL
+    from k8s_agent_scripted_llm import raw_tool
+
+    password = "Vq7-hunter2-Lx9-structured"
+    listing = "\n".join(f"pod-{n:05d}   1/1   Running   0" for n in range(20_000))
+    structured = {"items": [{"name": "pod-00001", "env": {"DB_PASSWORD": password, "LOG_LEVEL": "debug"}}]}
+    spec = {
+        "tools": [
+            {"name": "pods_list", "description": "List pods.", "text": listing, "structured": structured}
+        ]
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+    server = (sys.executable, str(Path(__file__).with_name("canned_server.py")), str(tmp_path / "spec.json"))
+    script = [
+        call("pods_list"),
+        calls(raw_tool(SEARCH_TOOL, json.dumps({"handle": "r1", "pattern": ".env."}))),
+        text("pod-00001 runs."),
+    ]
+    done = asyncio.run(
+        run_scripted(
+            Impl(impl),
+            tmp_path,
+            script=script,
+            mcp_command=(*server, "--log", str(tmp_path / "calls.jsonl")),
+            settings={
+                **OUT_OF_REACH,
+                "api_key": "sk-test-not-a-real-key-000",
+                "report_format": "prose",
+                "allow_read": ("pods_list",),
+            },
+        )
+    )
+
+    assert done.error is None, done.error
+    found = next(
+        m["content"]
+        for m in chat_request(done.requests[-1])["messages"]
+        if m.get("role") == "tool" and "LOG_LEVEL" in m["content"]
+    )
+    assert "DB_PASSWORD" in found and "debug" in found  # the search reached the structured content
+    assert password not in json.dumps(done.requests, ensure_ascii=False)
