@@ -207,30 +207,34 @@ def json_value(text: str) -> tuple[Any, tuple[int, int]] | None:
     return None
 
 
+def leaves(value: Any, keys: bool = True) -> Iterator[Any]:
+    """The keys (with `keys`) and the scalar values of a JSON value, depth first, in order."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if keys:
+                yield str(key)
+            yield from leaves(item, keys)
+    elif isinstance(value, list):
+        for item in value:
+            yield from leaves(item, keys)
+    else:
+        yield value
+
+
 def json_strings(text: str) -> str:
     """Every key and string of the JSON a text holds, one per line (empty when it holds none)."""
     found = json_value(text)
     if found is None:
         return ""
     lines: list[str] = []
-
-    def walk(value: Any) -> None:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                lines.append(str(key))
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-        elif isinstance(value, str):
+    for value in leaves(found[0]):
+        if isinstance(value, str):
             lines.append(value)
             inner = json_strings(value) if value.lstrip()[:1] in ("{", "[") else ""
             if inner:
                 lines.append(inner)
         elif value is not None:
             lines.append(json.dumps(value))
-
-    walk(found[0])
     return "\n".join(lines)
 
 
@@ -732,7 +736,9 @@ def _report_is_the_answer(check: _Check, run: Observed, accepted: int, rejected:
     before = normalised(readable(content_text(run.replies[rejected - 1].get("content"))))
     found = json_value(report)
     texts = [
-        normalised(text) for text in _string_values(found[0] if found else None) if len(text.strip()) >= 8
+        normalised(text)
+        for text in (v for v in leaves(found[0] if found else None, keys=False) if isinstance(v, str))
+        if len(text.strip()) >= 8
     ]
     own = [text for text in texts if text not in before]
     if own and not any(text in normalised(readable(run.answer)) for text in own):
@@ -742,18 +748,6 @@ def _report_is_the_answer(check: _Check, run: Observed, accepted: int, rejected:
             f"reply {accepted}: {report}",
             f"answer: {run.answer}",
         )
-
-
-def _string_values(value: Any) -> Iterator[str]:
-    """Every string value of a JSON value (not its keys)."""
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _string_values(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _string_values(item)
-    elif isinstance(value, str):
-        yield value
 
 
 def unaccounted(run: Observed) -> list[tuple[str, Mapping[str, Any], str]]:
@@ -1684,20 +1678,11 @@ def holds_secret(body: Any, secret: str) -> bool:
     JSON-escaped (with or without its characters outside ASCII escaped), in any string of the body
     or of JSON a string of it holds (a result sent JSON-encoded escapes it once more)."""
     forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
-    strings: list[str] = []
-
-    def walk(value: Any) -> None:
-        if isinstance(value, Mapping):
-            for key, item in value.items():
-                strings.append(str(key))
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-        elif isinstance(value, str):
-            strings.append(readable(value))
-
-    walk(body)
+    strings = [
+        readable(value)
+        for value in leaves(dict(body) if isinstance(body, Mapping) else body)
+        if isinstance(value, str)
+    ]
     return any(form in text for text in strings for form in forms)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import openai
@@ -24,7 +23,6 @@ from k8s_agent_scripted_llm import (
     tool,
 )
 from k8s_agent_scripted_llm.script import Reply
-from tests.processes import HANG_SECONDS
 
 TOOLS = [
     {
@@ -34,16 +32,6 @@ TOOLS = [
         "parameters": {"type": "object", "properties": {"name": {"type": "string"}}},
     }
 ]
-
-
-@pytest.fixture
-def client() -> Iterator[tuple[ScriptedModelServer, openai.OpenAI]]:
-    server = ScriptedModelServer().start()
-    with openai.OpenAI(
-        base_url=server.url, api_key="scripted", max_retries=0, timeout=HANG_SECONDS
-    ) as opened:
-        yield server, opened
-    server.stop()
 
 
 def test_a_tool_call_comes_as_function_call_items_and_text_as_a_message() -> None:

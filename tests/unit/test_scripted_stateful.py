@@ -10,7 +10,6 @@ conversation. An id it does not keep (unknown, or a response sent with `store: f
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import openai
@@ -20,7 +19,6 @@ from k8s_agent_scripted_llm import ScriptedModelServer, calls, text, tool
 from k8s_agent_scripted_llm import server as server_module
 from k8s_agent_scripted_llm.responses_api import chat_request
 from k8s_agent_scripted_llm.script import Reply, Step
-from tests.processes import HANG_SECONDS
 
 TOOLS = [
     {
@@ -31,16 +29,6 @@ TOOLS = [
     }
 ]
 QUESTION = {"role": "user", "content": "Why is a down?"}
-
-
-@pytest.fixture
-def client() -> Iterator[tuple[ScriptedModelServer, openai.OpenAI]]:
-    server = ScriptedModelServer().start()
-    with openai.OpenAI(
-        base_url=server.url, api_key="scripted", max_retries=0, timeout=HANG_SECONDS
-    ) as opened:
-        yield server, opened
-    server.stop()
 
 
 def create(opened: openai.OpenAI, stream: bool, **body: Any) -> Any:
