@@ -8,27 +8,11 @@ raise `NotFound` or `Invalid` with kubectl-like messages.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
 from typing import Any
 
+from k8s_agent_mock_cluster.answers import Invalid, NotFound, table
 
-class NotFound(Exception):
-    """The named object does not exist."""
-
-
-class Invalid(Exception):
-    """The request cannot be answered as asked (e.g. logs of a container that never started)."""
-
-
-def table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """Columns aligned with at least three spaces, like kubectl."""
-    rows = [[str(cell) for cell in row] for row in rows]
-    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    lines = [
-        "   ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in [list(header), *rows]
-    ]
-    return "\n".join(lines)
+__all__ = ["Cluster", "Invalid", "NotFound", "table"]
 
 
 def parse_quantity(value: str | None, kind: str) -> float:

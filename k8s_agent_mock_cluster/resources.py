@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from k8s_agent_mock_cluster.cluster import Invalid, NotFound, table
+from k8s_agent_mock_cluster.answers import Invalid, NotFound, table
 from k8s_agent_mock_cluster.kube_api import RESOURCES, _match_labels, _Res, _table_for
 
 JSON = dict[str, Any]

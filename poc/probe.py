@@ -16,14 +16,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from poc.words import one_line
+
 if TYPE_CHECKING:
     from poc.scripted import ScriptedModels
 
 Observations = dict[str, Any]
 Verdict = Literal["ok", "differs", "absent", "error"]
 
-ABSENT = "absent"
-"""The observation for a feature (or a request field) that does not exist."""
 
 PROBE_TIMEOUT_SECONDS = 30.0
 SDK_LOGGER = "openai.agents"
@@ -67,12 +67,6 @@ def judge(probe: Probe, observations: Observations) -> Judgement:
         return probe.judge(observations)
     except (KeyError, TypeError, ValueError, IndexError) as error:
         return Judgement("error", f"cannot judge: {type(error).__name__}: {error}")
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    """Whitespace (newlines included) collapsed, cut at `limit`: fit for a table cell or a reason."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 @contextmanager

@@ -12,11 +12,12 @@ import platform
 from collections.abc import Sequence
 from typing import Any
 
-from poc.probe import ABSENT, Observations, Probe, judge, run_probe
+from poc.probe import Observations, Probe, judge, run_probe
 from poc.probes import PROBES
 from poc.render import wire_sections
 from poc.scorecard import as_json, scorecard
 from poc.scripted import WIRES, ScriptedModels, Wire
+from poc.words import ABSENT
 
 PACKAGES = ("openai-agents", "openai", "mcp")
 

@@ -12,13 +12,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from poc.probe import ABSENT, Observations
+from poc.probe import Observations
 from poc.probes.forced_summary import SENTINEL
 from poc.probes.invalid_json import INVALID as INVALID_JSON
 from poc.probes.invalid_json import SCHEMA_INVALID
 from poc.probes.reused_ids import VARIANTS as REUSED_ID_VARIANTS
 from poc.probes.reused_ids import fate as reused_id_fate
 from poc.probes.unknown_tool import WHITELIST
+from poc.words import ABSENT
 
 CLEAN = "moves cleanly"
 REDESIGN = "moves with a redesign"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from k8s_agent_scripted_llm import ScriptedModelServer, Step
 from k8s_agent_scripted_llm.responses_api import chat_request
-from poc.probe import ABSENT, one_line
+from poc.words import ABSENT, one_line
 
 if TYPE_CHECKING:
     from agents import Model, RunConfig

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from poc.probe import one_line
+from poc.words import one_line
 
 HEARTBEAT_SECONDS = 15.0
 _KILLED = -9

@@ -26,8 +26,8 @@ from typing import Any
 import k8s_agent_scripted_llm
 import poc
 from poc.compat import allows, newest_working, parse_pip_index
-from poc.probe import one_line
 from poc.steps import Progress, run_step
+from poc.words import one_line
 
 MARKER = "k8s-agent-env.json"
 # "openai<3,>=2.45.0" but not "openai-agents..." (the character after the name starts a specifier).

@@ -282,7 +282,7 @@ def _mutants(args: argparse.Namespace) -> int:
 
 
 def _probe_setup(transport: str = "stdio") -> Any:
-    from k8s_agent.contract.subjects import Setup
+    from k8s_agent.contract.launch import Setup
 
     if transport == "streamable-http":
         return Setup(

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from k8s_agent.contract.judge import FAILS, HOLDS, UNOBSERVABLE
-from k8s_agent.contract.reference import MUTANTS, VARIANTS, Mutant, ReferenceAgent
+from k8s_agent.contract.mutants import MUTANTS, VARIANTS, Mutant
+from k8s_agent.contract.reference import ReferenceAgent
 from k8s_agent.contract.run import ContractReport, SubjectResult, run_contract, select_scenarios
 
 

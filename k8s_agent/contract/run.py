@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from k8s_agent.contract.judge import FAILS, ITEMS, Judgement, Observed, judge_all
-from k8s_agent.contract.subjects import MockCluster, Setup, Subject
+from k8s_agent.contract.launch import MockCluster, Setup
+from k8s_agent.contract.subjects import Subject
 from k8s_agent.pool import run_pool
 from k8s_agent.scenarios import JUDGED_SCENARIOS, QUESTION, SECRETS, Scenario
 from k8s_agent_harness.errors import ConfigError

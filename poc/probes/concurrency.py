@@ -11,9 +11,10 @@ import json
 from typing import Any
 
 from k8s_agent_scripted_llm import calls, text, tool
-from poc.probe import ABSENT, Judgement, Observations, Probe
+from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import raw_tool
 from poc.scripted import ScriptedModels, run_config, tool_messages
+from poc.words import ABSENT
 
 LABELS = ("a", "b", "c")
 RENDEZVOUS_YIELDS = 500

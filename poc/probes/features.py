@@ -11,8 +11,9 @@ import re
 import typing
 from typing import Any
 
-from poc.probe import ABSENT, Judgement, Observations, Probe
+from poc.probe import Judgement, Observations, Probe
 from poc.scripted import ScriptedModels, has_field
+from poc.words import ABSENT
 
 # What the port uses, by observation key.
 REQUIRED = (

@@ -13,7 +13,7 @@ import inspect
 from typing import Any
 
 from k8s_agent_scripted_llm import call, text
-from poc.probe import ABSENT, Judgement, Observations, Probe
+from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import Recorder, raw_tool
 from poc.scripted import (
     ScriptedModels,
@@ -24,6 +24,7 @@ from poc.scripted import (
     tool_choice,
     tools_field,
 )
+from poc.words import ABSENT
 
 SENTINEL = "__FORCE_SUMMARY__"
 SUMMARY_INSTRUCTION = "Write the final report now from the tool results you have."

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from k8s_agent_scripted_llm import raw_call, text
-from poc.probe import ABSENT, Judgement, Observations, Probe
+from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import Recorder, raw_tool
 from poc.scripted import ScriptedModels, has_field, run_config, tool_message_contents
+from poc.words import ABSENT
 
 INVALID = "{not-json"
 SCHEMA_INVALID = '{"nmae": 7}'

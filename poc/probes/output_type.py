@@ -17,9 +17,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from k8s_agent_scripted_llm import call, text
-from poc.probe import ABSENT, Judgement, Observations, Probe
+from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import Recorder, raw_tool
 from poc.scripted import ScriptedModels, error_text, expected_errors, run_config
+from poc.words import ABSENT
 
 SENTINEL = "\x00FORCE_SUMMARY:probe"
 

@@ -17,9 +17,10 @@ import inspect
 from typing import Any
 
 from k8s_agent_scripted_llm import call, calls, text, tool
-from poc.probe import ABSENT, Judgement, Observations, Probe
+from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import Recorder, raw_tool
 from poc.scripted import ScriptedModels, has_field, run_config, tool_messages
+from poc.words import ABSENT
 
 REJECTION = "Tool call refused (get_pod): the operator did not approve this call."
 

@@ -7,8 +7,9 @@ must reach the caller after exactly one request; with max_retries=1 the client r
 from __future__ import annotations
 
 from k8s_agent_scripted_llm import error, text
-from poc.probe import ABSENT, Judgement, Observations, Probe
+from poc.probe import Judgement, Observations, Probe
 from poc.scripted import ScriptedModels, error_text, expected_errors, has_field, run_config
+from poc.words import ABSENT
 
 
 async def observe(models: ScriptedModels) -> Observations:

@@ -7,9 +7,10 @@ decides what request #2 carries.
 from __future__ import annotations
 
 from k8s_agent_scripted_llm import call, text
-from poc.probe import ABSENT, Judgement, Observations, Probe
+from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import Recorder, raw_tool
 from poc.scripted import ScriptedModels, run_config, tool_choice
+from poc.words import ABSENT
 
 
 async def observe(models: ScriptedModels) -> Observations:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from k8s_agent_scripted_llm import call, text
-from poc.probe import ABSENT, Judgement, Observations, Probe
+from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import raw_tool
 from poc.scripted import (
     ScriptedModels,
@@ -19,6 +19,7 @@ from poc.scripted import (
     run_config,
     tool_message_contents,
 )
+from poc.words import ABSENT
 
 BOOM = "wrapper bug: boom"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from k8s_agent_scripted_llm import call, calls, text, tool
-from poc.probe import ABSENT, Judgement, Observations, Probe
+from poc.probe import Judgement, Observations, Probe
 from poc.probes._tools import Recorder, raw_tool
 from poc.scripted import (
     ScriptedModels,
@@ -20,6 +20,7 @@ from poc.scripted import (
     tool_message_contents,
     tool_messages,
 )
+from poc.words import ABSENT
 
 WHITELIST = "Unknown tool 'delete_pod'. Available tools: get_pod"
 

@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from k8s_agent.contract.subjects import Outcome, Setup
+from k8s_agent.contract.launch import Outcome, Setup
 
 
 @dataclass(frozen=True)

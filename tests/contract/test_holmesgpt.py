@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from k8s_agent.contract.holmes import DISABLED_TOOLSETS, MARKER, VERSION, HolmesGPT
-from k8s_agent.contract.subjects import Setup
+from k8s_agent.contract.launch import Setup
 from tests.contract.test_contract_cli import contract
 
 RECORDER = """#!{python}

@@ -19,8 +19,9 @@ import pytest
 
 from k8s_agent import scenarios
 from k8s_agent.contract.judge import FAILS, HOLDS, ITEMS, UNOBSERVABLE
+from k8s_agent.contract.mutants import MUTANTS, VARIANTS
 from k8s_agent.contract.mutation import MutationReport, render_table, run_mutation
-from k8s_agent.contract.reference import MUTANTS, VARIANTS, ReferenceAgent
+from k8s_agent.contract.reference import ReferenceAgent
 from k8s_agent.contract.run import observe
 
 ON_WIRE = {"chat": MUTANTS[0::2], "responses": MUTANTS[1::2]}

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from poc.probe import ABSENT, judge, run_probe
+from poc.probe import judge, run_probe
 from poc.probes.output_type import PROBE
 from poc.scripted import ScriptedModels, Wire
+from poc.words import ABSENT
 
 
 @pytest.mark.parametrize("wire", ["chat", "responses"])

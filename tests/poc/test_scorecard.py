@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import poc
-from poc.probe import ABSENT
 from poc.report import pinned_wires
 from poc.scorecard import CLEAN, REDESIGN, STUCK, UNKNOWN, scorecard
+from poc.words import ABSENT
 
 PINNED: dict[str, Any] = pinned_wires(
     json.loads((Path(poc.__file__).resolve().parent / "expected" / "0.24.0.json").read_text(encoding="utf-8"))
