@@ -187,7 +187,7 @@ def _unknown_kinds(data: Any) -> list[Any]:
         return []
     from jsonschema import ValidationError
 
-    from k8s_agent_mock_cluster.kube_api import api_key
+    from k8s_agent_mock_cluster.kube_resources import api_key
 
     problems = []
     for number, obj in enumerate(objects):
@@ -380,7 +380,7 @@ def _object_errors(data: Any) -> list[Any]:
     kind with one), or whose fields are not its kind's, as validation errors."""
     from jsonschema import ValidationError
 
-    from k8s_agent_mock_cluster.kube_api import RESOURCES
+    from k8s_agent_mock_cluster.kube_resources import RESOURCES
 
     namespaced = {r.kind: r.namespaced for r in RESOURCES}
     problems: list[Any] = []

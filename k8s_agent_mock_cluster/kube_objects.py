@@ -21,7 +21,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-from k8s_agent_mock_cluster.kube_api import api_key
+from k8s_agent_mock_cluster.kube_resources import api_key
 
 JSON = dict[str, Any]
 

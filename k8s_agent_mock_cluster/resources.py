@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from k8s_agent_mock_cluster.answers import Invalid, NotFound, table
-from k8s_agent_mock_cluster.kube_api import RESOURCES, _match_labels, _Res, _table_for
+from k8s_agent_mock_cluster.kube_resources import RESOURCES, _match_labels, _Res
+from k8s_agent_mock_cluster.kube_tables import _table_for
 
 JSON = dict[str, Any]
 DEFAULT_NOW = datetime(2026, 1, 1, tzinfo=UTC)

@@ -15,15 +15,11 @@ import k8s_agent.eval
 from k8s_agent_mock_cluster import FixtureError, default_fixture_path, load_fixture
 from k8s_agent_mock_cluster.cluster import Cluster
 from k8s_agent_mock_cluster.fixture import _minutes, read_yaml
-from k8s_agent_mock_cluster.kube_api import (
-    FakeKubeAPI,
-    _as_table,
-    _build_state,
-    _human_duration,
-    _res_lookup,
-    _waiting_reason,
-)
+from k8s_agent_mock_cluster.kube_api import FakeKubeAPI, _waiting_reason
 from k8s_agent_mock_cluster.kube_objects import cluster_moment, kube_objects
+from k8s_agent_mock_cluster.kube_pods import _human_duration
+from k8s_agent_mock_cluster.kube_state import _build_state, _res_lookup
+from k8s_agent_mock_cluster.kube_tables import _as_table
 from k8s_agent_mock_cluster.synthetic import cluster as synthetic_cluster
 
 EVAL = Path(k8s_agent.eval.__file__).parent
