@@ -156,14 +156,11 @@ NOT_VERBATIM = {
 }
 """The facts not verbatim in the Go server's YAML, by incident."""
 SLICES = 4
-"""The incidents are checked in slices, each behind a fake API and a Go server of its own, so that
-the suite's workers share them."""
+"""The incidents are checked in slices, each behind a fake API and a Go server of its own, in two
+classes, so that the suite's workers share them (`--dist loadscope` keeps a class on one worker)."""
 
 
-@pytest.mark.parametrize("part", range(SLICES))
-def test_every_incidents_facts_reach_a_client_of_the_go_server(
-    kubernetes_mcp_server: Path, tmp_path: Path, part: int
-) -> None:
+def facts_reach_a_client_of_the_go_server(kubernetes_mcp_server: Path, tmp_path: Path, part: int) -> None:
     """Each incident's cluster in turn behind one fake API and one Go server: the STATUS each pod is
     listed with, and the deciding facts, as the Go server's tools return them (events and pods as
     YAML, logs as they are). A fact whose event message holds an apostrophe is not verbatim in the
@@ -178,6 +175,22 @@ def test_every_incidents_facts_reach_a_client_of_the_go_server(
     assert unreached == {name: facts for name, facts in UNREACHED.items() if name in names}
     assert not_verbatim == {name: facts for name, facts in NOT_VERBATIM.items() if name in names}
     assert len(every) > 100 and set(NOT_VERBATIM) <= {case.stem for case in every}
+
+
+class TestTheFirstHalfOfTheIncidents:  # a class each: the suite's two workers take one half each
+    @pytest.mark.parametrize("part", range(SLICES // 2))
+    def test_every_incidents_facts_reach_a_client_of_the_go_server(
+        self, kubernetes_mcp_server: Path, tmp_path: Path, part: int
+    ) -> None:
+        facts_reach_a_client_of_the_go_server(kubernetes_mcp_server, tmp_path, part)
+
+
+class TestTheSecondHalfOfTheIncidents:
+    @pytest.mark.parametrize("part", range(SLICES // 2, SLICES))
+    def test_every_incidents_facts_reach_a_client_of_the_go_server(
+        self, kubernetes_mcp_server: Path, tmp_path: Path, part: int
+    ) -> None:
+        facts_reach_a_client_of_the_go_server(kubernetes_mcp_server, tmp_path, part)
 
 
 async def _facts_through_the_go_server(
