@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import functools
 import inspect
 import os
 import time
@@ -17,6 +18,7 @@ from typing import Annotated, Any
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -58,9 +60,11 @@ class MockClusterServer(MCPServer[Any]):
         result_log: Path | None = None,
         cluster: Cluster | None = None,
         writable: bool = False,
+        tools: list[Tool] | None = None,
     ) -> None:
         super().__init__(
             "mock-cluster",
+            tools=tools,
             version=package_version(),
             instructions="A simulated Kubernetes cluster (read-only).",
             log_level="WARNING",
@@ -91,6 +95,7 @@ class MockClusterServer(MCPServer[Any]):
         session, client = _connection_of(context)
         # A client of the stateless protocol has no session: the name in its URL is its identity.
         _SESSION.set(session or client)
+        _SERVER.set(self)
         plan = self._plan_of(session or client)
         fault = plan.next_fault(name) if plan else None
         self._log(name, arguments, fault, session, client)
@@ -222,144 +227,174 @@ def build_server(
 ) -> MCPServer[Any]:
     """The MCP server answering from `cluster`; `write_tools` adds destructive tools (delete_pod,
     restart_pod), for tests and demos; `result_log` gets what it answered each call."""
-    server = MockClusterServer(call_log, faults, result_log, cluster, writable=write_tools)
-    current = server.cluster
+    tools = _read_tools() + (_write_tools() if write_tools else [])
+    return MockClusterServer(call_log, faults, result_log, cluster, writable=write_tools, tools=tools)
 
-    def list_pods(
-        namespace: Annotated[
-            str | None, Field(description="Only this namespace; omit for all namespaces.")
-        ] = None,
-    ) -> str:
-        """List pods with READY, STATUS, RESTARTS, AGE and NODE, in one namespace or in all.
 
-        Start here. A pod is unhealthy when its STATUS is not Running or Completed, or when it is
-        Running but not ready (READY 0/1): that one is easy to miss.
-        """
-        return _answer(current().list_pods)(namespace)
+_SERVER: contextvars.ContextVar[MockClusterServer | None] = contextvars.ContextVar(
+    "mock_cluster_server", default=None
+)
+"""The server answering the call in progress (set by `MockClusterServer.call_tool`)."""
 
-    def describe_pod(name: PodName, namespace: Namespace) -> str:
-        """Describe one pod: container state and last termination reason, probes, environment,
-        conditions, and the pod's events (scheduling failures, image pull errors, probe failures).
 
-        Use it for every unhealthy pod: the events usually hold the evidence.
-        """
-        return _answer(current().describe_pod)(name, namespace)
+def _serving() -> MockClusterServer:
+    server = _SERVER.get()
+    if server is None:  # pragma: no cover - a tool is only ever called through call_tool
+        raise ToolError("no mock cluster is answering this call")
+    return server
 
-    def get_pod_logs(
-        name: PodName,
-        namespace: Namespace,
-        tail: Annotated[int, Field(description="Number of most recent lines to return.", ge=1, le=1000)] = 50,
-        previous: Annotated[
-            bool, Field(description="Logs of the previous (crashed) container instance.")
-        ] = False,
-        container: Annotated[str | None, Field(description="Container name; default the first.")] = None,
-    ) -> str:
-        """Read a container's logs (the last `tail` lines).
 
-        Use it for pods that crash or restart (CrashLoopBackOff, Error, high RESTARTS). Do not use this
-        for ImagePullBackOff or Pending pods: their containers never started, so there are no logs;
-        describe_pod shows why.
-        """
-        return _answer(current().get_pod_logs)(name, namespace, tail, previous, container)
-
-    def get_events(
-        namespace: Annotated[str | None, Field(description="Only this namespace; omit for all.")] = None,
-        pod: Annotated[str | None, Field(description="Only events of this pod.")] = None,
-        type: Annotated[str | None, Field(description="Normal or Warning.")] = None,
-    ) -> str:
-        """List cluster events, optionally for one namespace, one pod, or one type (Warning, Normal)."""
-        return _answer(current().get_events)(namespace, pod, type)
-
-    def list_nodes() -> str:
-        """List nodes with their status and requested/allocatable CPU and memory."""
-        return _answer(current().list_nodes)()
-
-    def describe_node(
-        name: Annotated[str, Field(description="Exact node name as listed by list_nodes.")],
-    ) -> str:
-        """Describe one node: conditions, capacity, allocatable and requested resources, and its pods.
-
-        Use it when pods are Pending for lack of CPU or memory.
-        """
-        return _answer(current().describe_node)(name)
-
-    def search_logs(
-        pattern: Annotated[
-            str, Field(description="Exact text to find (or a regular expression with regex=true).")
-        ],
-        namespace: Annotated[str | None, Field(description="Only this namespace; omit for all.")] = None,
-        regex: Annotated[bool, Field(description="Treat the pattern as a regular expression.")] = False,
-        ignore_case: Annotated[bool, Field(description="Match regardless of case.")] = False,
-        max_hits: Annotated[int, Field(description="Most hits to return.", ge=1, le=200)] = 20,
-    ) -> str:
-        """Search the logs of every pod (or one namespace), like grep, for an exact string or a regex.
-
-        Returns the match count and `namespace/pod:line` hits, capped at max_hits. When the count is
-        far above the hits shown, the pattern is too broad: narrow it. Use it to find every pod that
-        logs a given error, instead of guessing.
-        """
-        return _answer(current().search_logs)(pattern, namespace, regex, ignore_case, max_hits)
-
-    def resources_list(
-        kind: Annotated[
-            str,
-            Field(
-                description="Deployment, Service, Endpoints, PersistentVolumeClaim, Job ... (or svc, pvc)."
-            ),
-        ],
-        apiVersion: Annotated[str | None, Field(description="API version (v1, apps/v1); optional.")] = None,
-        namespace: Annotated[
-            str | None, Field(description="Only this namespace; omit for all namespaces.")
-        ] = None,
-        labelSelector: Annotated[str | None, Field(description="Only these labels (app=web).")] = None,
-    ) -> str:
-        """List objects of any kind with kubectl's columns for it: past the pods (Deployments,
-        Services, claims, quotas, autoscalers, policies)."""
-        return _answer(current().resources_list)(kind, apiVersion, namespace, labelSelector)
-
-    def resources_get(
-        kind: Annotated[str, Field(description="Kind of resource, as for resources_list.")],
-        name: Annotated[str, Field(description="Exact name, as listed.")],
-        namespace: Annotated[str | None, Field(description="Its namespace, if namespaced.")] = None,
-        apiVersion: Annotated[str | None, Field(description="API version; optional.")] = None,
-    ) -> str:
-        """Get one object of any kind as YAML, its spec and status (a Service's selector, a claim's
-        phase, a Deployment's conditions)."""
-        return _answer(current().resources_get)(kind, name, namespace, apiVersion)
-
-    for tool in (
-        list_pods,
-        describe_pod,
-        get_pod_logs,
-        get_events,
-        list_nodes,
-        describe_node,
-        search_logs,
-        resources_list,
-        resources_get,
-    ):
-        server.add_tool(
+@functools.cache
+def _read_tools() -> list[Tool]:
+    """The read-only tools, built once per process: a tool's schema is derived from its signature
+    (pydantic models), which costs more than the rest of a server; every server shares them, and
+    each call finds its server's cluster through `_SERVER`."""
+    return [
+        Tool.from_function(
             tool,
             description=inspect.cleandoc(tool.__doc__ or ""),
             annotations=READ_ONLY,
             structured_output=False,
         )
-    if write_tools:
+        for tool in (
+            list_pods,
+            describe_pod,
+            get_pod_logs,
+            get_events,
+            list_nodes,
+            describe_node,
+            search_logs,
+            resources_list,
+            resources_get,
+        )
+    ]
 
-        def delete_pod(name: PodName, namespace: Namespace) -> str:
-            return _answer(current().delete_pod)(name, namespace)
 
-        def restart_pod(name: PodName, namespace: Namespace) -> str:
-            return _answer(current().restart_pod)(name, namespace)
+@functools.cache
+def _write_tools() -> list[Tool]:
+    return [
+        Tool.from_function(
+            tool, description=WRITE_TOOLS[tool.__name__], annotations=DESTRUCTIVE, structured_output=False
+        )
+        for tool in (delete_pod, restart_pod)
+    ]
 
-        for tool in (delete_pod, restart_pod):
-            server.add_tool(
-                tool,
-                description=WRITE_TOOLS[tool.__name__],
-                annotations=DESTRUCTIVE,
-                structured_output=False,
-            )
-    return server
+
+def list_pods(
+    namespace: Annotated[
+        str | None, Field(description="Only this namespace; omit for all namespaces.")
+    ] = None,
+) -> str:
+    """List pods with READY, STATUS, RESTARTS, AGE and NODE, in one namespace or in all.
+
+    Start here. A pod is unhealthy when its STATUS is not Running or Completed, or when it is
+    Running but not ready (READY 0/1): that one is easy to miss.
+    """
+    return _answer(_serving().cluster().list_pods)(namespace)
+
+
+def describe_pod(name: PodName, namespace: Namespace) -> str:
+    """Describe one pod: container state and last termination reason, probes, environment,
+    conditions, and the pod's events (scheduling failures, image pull errors, probe failures).
+
+    Use it for every unhealthy pod: the events usually hold the evidence.
+    """
+    return _answer(_serving().cluster().describe_pod)(name, namespace)
+
+
+def get_pod_logs(
+    name: PodName,
+    namespace: Namespace,
+    tail: Annotated[int, Field(description="Number of most recent lines to return.", ge=1, le=1000)] = 50,
+    previous: Annotated[
+        bool, Field(description="Logs of the previous (crashed) container instance.")
+    ] = False,
+    container: Annotated[str | None, Field(description="Container name; default the first.")] = None,
+) -> str:
+    """Read a container's logs (the last `tail` lines).
+
+    Use it for pods that crash or restart (CrashLoopBackOff, Error, high RESTARTS). Do not use this
+    for ImagePullBackOff or Pending pods: their containers never started, so there are no logs;
+    describe_pod shows why.
+    """
+    return _answer(_serving().cluster().get_pod_logs)(name, namespace, tail, previous, container)
+
+
+def get_events(
+    namespace: Annotated[str | None, Field(description="Only this namespace; omit for all.")] = None,
+    pod: Annotated[str | None, Field(description="Only events of this pod.")] = None,
+    type: Annotated[str | None, Field(description="Normal or Warning.")] = None,
+) -> str:
+    """List cluster events, optionally for one namespace, one pod, or one type (Warning, Normal)."""
+    return _answer(_serving().cluster().get_events)(namespace, pod, type)
+
+
+def list_nodes() -> str:
+    """List nodes with their status and requested/allocatable CPU and memory."""
+    return _answer(_serving().cluster().list_nodes)()
+
+
+def describe_node(
+    name: Annotated[str, Field(description="Exact node name as listed by list_nodes.")],
+) -> str:
+    """Describe one node: conditions, capacity, allocatable and requested resources, and its pods.
+
+    Use it when pods are Pending for lack of CPU or memory.
+    """
+    return _answer(_serving().cluster().describe_node)(name)
+
+
+def search_logs(
+    pattern: Annotated[
+        str, Field(description="Exact text to find (or a regular expression with regex=true).")
+    ],
+    namespace: Annotated[str | None, Field(description="Only this namespace; omit for all.")] = None,
+    regex: Annotated[bool, Field(description="Treat the pattern as a regular expression.")] = False,
+    ignore_case: Annotated[bool, Field(description="Match regardless of case.")] = False,
+    max_hits: Annotated[int, Field(description="Most hits to return.", ge=1, le=200)] = 20,
+) -> str:
+    """Search the logs of every pod (or one namespace), like grep, for an exact string or a regex.
+
+    Returns the match count and `namespace/pod:line` hits, capped at max_hits. When the count is
+    far above the hits shown, the pattern is too broad: narrow it. Use it to find every pod that
+    logs a given error, instead of guessing.
+    """
+    return _answer(_serving().cluster().search_logs)(pattern, namespace, regex, ignore_case, max_hits)
+
+
+def resources_list(
+    kind: Annotated[
+        str,
+        Field(description="Deployment, Service, Endpoints, PersistentVolumeClaim, Job ... (or svc, pvc)."),
+    ],
+    apiVersion: Annotated[str | None, Field(description="API version (v1, apps/v1); optional.")] = None,
+    namespace: Annotated[
+        str | None, Field(description="Only this namespace; omit for all namespaces.")
+    ] = None,
+    labelSelector: Annotated[str | None, Field(description="Only these labels (app=web).")] = None,
+) -> str:
+    """List objects of any kind with kubectl's columns for it: past the pods (Deployments,
+    Services, claims, quotas, autoscalers, policies)."""
+    return _answer(_serving().cluster().resources_list)(kind, apiVersion, namespace, labelSelector)
+
+
+def resources_get(
+    kind: Annotated[str, Field(description="Kind of resource, as for resources_list.")],
+    name: Annotated[str, Field(description="Exact name, as listed.")],
+    namespace: Annotated[str | None, Field(description="Its namespace, if namespaced.")] = None,
+    apiVersion: Annotated[str | None, Field(description="API version; optional.")] = None,
+) -> str:
+    """Get one object of any kind as YAML, its spec and status (a Service's selector, a claim's
+    phase, a Deployment's conditions)."""
+    return _answer(_serving().cluster().resources_get)(kind, name, namespace, apiVersion)
+
+
+def delete_pod(name: PodName, namespace: Namespace) -> str:
+    return _answer(_serving().cluster().delete_pod)(name, namespace)
+
+
+def restart_pod(name: PodName, namespace: Namespace) -> str:
+    return _answer(_serving().cluster().restart_pod)(name, namespace)
 
 
 def serve_http(

@@ -103,17 +103,23 @@ def _escaped_forms(secret: str) -> list[str]:
     return sorted({secret, *once, *twice}, key=len, reverse=True)
 
 
-def holds_secret(body: Any, secret: str) -> bool:
+def holds_secret(body: Any, secret: str, strings: list[str] | None = None) -> bool:
     """Whether a request body holds a secret, in any form the model could read back: as it is, or
     JSON-escaped (with or without its characters outside ASCII escaped), in any string of the body
-    or of JSON a string of it holds (a result sent JSON-encoded escapes it once more)."""
+    or of JSON a string of it holds (a result sent JSON-encoded escapes it once more). `strings`:
+    the body's `readable_strings`, when they are already read."""
     forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
-    strings = [
+    texts = readable_strings(body) if strings is None else strings
+    return any(form in text for text in texts for form in forms)
+
+
+def readable_strings(body: Any) -> list[str]:
+    """Every string of a request body, each with the strings of the JSON it holds."""
+    return [
         readable(value)
         for value in leaves(dict(body) if isinstance(body, Mapping) else body)
         if isinstance(value, str)
     ]
-    return any(form in text for text in strings for form in forms)
 
 
 def c14(observed: Runs) -> Judgement:
@@ -128,8 +134,9 @@ def c14(observed: Runs) -> Judgement:
         leaked = False
         for number, body in enumerate(run.sent or run.requests, start=1):
             sent = json.dumps(body, ensure_ascii=False)
+            strings = readable_strings(body)
             for what, secret in run.secrets.items():
-                if not secret or not holds_secret(body, secret):
+                if not secret or not holds_secret(body, secret, strings):
                     continue
                 leaked = True
                 check.fail(

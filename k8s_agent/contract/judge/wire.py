@@ -3,6 +3,7 @@ messages, offers and answers of a request, the model's proposals and the server'
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -190,10 +191,12 @@ def content_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def readable(text: str) -> str:
     """What a message says, read whichever way it was written: the text itself, then, when it is JSON
     (or holds a JSON object after some words), every string of it decoded. An agent may send a result
-    JSON-encoded (`{"result": "pod \\"x\\" not found"}`), and its escaped quotes are still the result."""
+    JSON-encoded (`{"result": "pod \\"x\\" not found"}`), and its escaped quotes are still the result.
+    Kept for the strings seen last: a conversation sends its earlier messages again each request."""
     decoded = json_strings(text)
     return f"{text}\n{decoded}" if decoded else text
 
