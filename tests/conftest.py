@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -25,8 +24,6 @@ from k8s_agent_harness.events import resolved_json
 from k8s_agent_harness.servers import WARM_MOCK_CLUSTER
 from k8s_agent_harness.session import RunResult
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
-from k8s_agent_mock_cluster.warm import warm_mock_cluster as warm_mock_cluster_process
-from k8s_agent_mock_cluster.warm import warm_process
 from k8s_agent_scripted_llm import Step
 from k8s_agent_scripted_llm.responses_api import chat_request
 from tests import processes
@@ -131,35 +128,26 @@ RunAgent = Callable[..., AgentRun]
 
 
 @pytest.fixture(scope="session", autouse=True)
-def warm_cli(warm_mock_cluster: str) -> Iterator[str]:
-    """One warm `k8s-agent` for the session (per worker): `tests.processes.k8s_agent` forks each
-    CLI run from it, past the imports (tests/warm_cli.py says what is tested cold instead)."""
-    with warm_process(
-        [sys.executable, "-m", "tests.warm_cli"], cwd=str(Path(__file__).parent.parent)
-    ) as socket_path:
-        processes.WARM_CLI = socket_path
-        try:
-            yield socket_path
-        finally:
-            processes.WARM_CLI = None
+def _warm_processes_stop_with_the_session() -> Iterator[None]:
+    """The warm processes are started on first need (`tests.processes.warm_up`: by any test that
+    runs an agent or the CLI) and stopped here when the session ends."""
+    try:
+        yield
+    finally:
+        processes.warm_down()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def warm_mock_cluster() -> Iterator[str]:
-    """One warm mock cluster for the session (per worker): every run's mock cluster, in process or
-    in a `k8s-agent` subprocess, is forked from it in milliseconds instead of importing the MCP
-    stack for a second or more. Each run still gets a server process of its own; the tests of
-    the warm start itself, and of the processes a run leaves behind, start theirs cold."""
-    with warm_mock_cluster_process() as socket_path:
-        previous = os.environ.get(WARM_MOCK_CLUSTER)
-        os.environ[WARM_MOCK_CLUSTER] = socket_path
-        try:
-            yield socket_path
-        finally:
-            if previous is None:
-                os.environ.pop(WARM_MOCK_CLUSTER, None)
-            else:
-                os.environ[WARM_MOCK_CLUSTER] = previous
+@pytest.fixture
+def warm() -> None:
+    """Opt in to the warm processes: for a test that starts the mock cluster or `k8s-agent` by
+    another path than `run_scenario`, `run_agent` or `tests.processes` (which start them)."""
+    processes.warm_up()
+
+
+@pytest.fixture
+def warm_mock_cluster(warm: None) -> str:
+    """The socket of this worker's warm mock cluster."""
+    return os.environ[WARM_MOCK_CLUSTER]
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -184,6 +172,7 @@ def run_scenario(
     The run itself is `k8s_agent.scripted_run.run_scripted`, the one `k8s-agent compare` and
     `trace replay` use: the contract suite and the comparison run the same thing.
     """
+    processes.warm_up()
     responder = None
     write_tools = False
     if isinstance(script, Scenario):

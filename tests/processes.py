@@ -3,6 +3,7 @@ and finding the processes a run may have left behind (through `pgrep`/`ps`, not 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -45,6 +46,8 @@ def clean_env(extra: Mapping[str, str] | None = None, *, warm: bool = True) -> d
     The suite's warm mock cluster (tests/conftest.py) stays, unless `warm` is false: a test of
     the processes a run leaves behind starts its mock clusters as a user's run does.
     """
+    if warm:
+        warm_up()
     clean = {
         k: v
         for k, v in os.environ.items()
@@ -55,8 +58,42 @@ def clean_env(extra: Mapping[str, str] | None = None, *, warm: bool = True) -> d
     return clean
 
 
-# The session's warm `k8s-agent` (tests/warm_cli.py), set by tests/conftest.py for each worker.
+# The session's warm `k8s-agent` (tests/warm_cli.py), started by `warm_up` in each worker.
 WARM_CLI: str | None = None
+
+_WARM = contextlib.ExitStack()
+
+
+def warm_up() -> None:
+    """Start this worker's warm mock cluster and warm `k8s-agent` if they are not running yet: the
+    first test that runs an agent or the CLI pays their start (a few seconds), the tests that run
+    neither (a module's own unit tests) never do. tests/conftest.py stops them when the session
+    ends. Every run's mock cluster, in process or in a `k8s-agent` subprocess, is then forked from
+    the warm one in milliseconds instead of importing the MCP stack for a second or more; each run
+    still gets a server process of its own."""
+    global WARM_CLI
+    if WARM_CLI is not None:
+        return
+    from k8s_agent_mock_cluster.warm import warm_mock_cluster, warm_process
+
+    previous = os.environ.get(WARM_MOCK_CLUSTER)
+    os.environ[WARM_MOCK_CLUSTER] = _WARM.enter_context(warm_mock_cluster())
+    _WARM.callback(
+        lambda: (
+            os.environ.pop(WARM_MOCK_CLUSTER, None)
+            if previous is None
+            else os.environ.__setitem__(WARM_MOCK_CLUSTER, previous)
+        )
+    )
+    root = str(Path(__file__).parent.parent)
+    WARM_CLI = _WARM.enter_context(warm_process([sys.executable, "-m", "tests.warm_cli"], cwd=root))
+
+
+def warm_down() -> None:
+    """Stop what `warm_up` started (nothing if it never ran)."""
+    global WARM_CLI
+    WARM_CLI = None
+    _WARM.close()
 
 
 def k8s_agent(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -2061,19 +2061,6 @@ def _long_token_run() -> Observed:
     w.ask()
     w.says(REPORT)
     return w.observed(REPORT)
-
-
-@pytest.fixture(scope="session")
-def warm_mock_cluster() -> Iterator[str]:
-    """No warm mock cluster here (tests/conftest.py starts one for every session): these tests only
-    call the judge, with no process and no server."""
-    yield ""
-
-
-@pytest.fixture(scope="session")
-def warm_cli() -> Iterator[str]:
-    """No warm `k8s-agent` either."""
-    yield ""
 
 
 @pytest.mark.parametrize("item, clause, verdict, build, also", CASES)

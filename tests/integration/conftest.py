@@ -138,3 +138,8 @@ def leaked(run: AgentRun, secret: str) -> list[str]:
     if run.result is not None:
         places["answer"] = run.result.answer
     return [place for place, content in places.items() if secret in content]
+
+
+@pytest.fixture(autouse=True)
+def _warm(warm: None) -> None:
+    """Every test here starts servers or agents: the warm processes are started for the first."""

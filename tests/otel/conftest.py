@@ -76,3 +76,8 @@ def walk(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield node
     for child in node["children"]:
         yield from walk(child)
+
+
+@pytest.fixture(autouse=True)
+def _warm(warm: None) -> None:
+    """Every test here starts servers or agents: the warm processes are started for the first."""
