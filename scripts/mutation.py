@@ -1,0 +1,355 @@
+"""Mutation testing of the safety core with mutmut: each module's score and its surviving mutants.
+
+    python scripts/mutation.py                        every shard, one after another
+    python scripts/mutation.py --shard redact         one shard (repeat --shard for more)
+    python scripts/mutation.py --part 2/3             the second third of the shards (one per machine)
+    python scripts/mutation.py --list                 the shards, their modules and tests
+    python scripts/mutation.py --report               the table of the results so far (markdown)
+
+A shard is a module (or a few) the user's safety rests on, with the tests that are its own. Each
+shard runs in a snapshot of the checkout of its own (`.mutation/<shard>/`, git-ignored): mutmut
+copies it into `mutants/`, mutates the shard's modules there, runs the shard's tests once to learn
+which test reaches which function, then runs, for every mutant, the tests that reach the mutated
+function. A mutant is *killed* when a test fails, *survives* when they all pass, has *no tests*
+when no test of the shard reaches its function, and *times out* past 15 times the tests' own time.
+Every survivor is then tried once more in a fresh process (mutmut forks its mutants from a process
+that imported the modules already, so code that runs at import, a table built at module level, is
+mutated only in a fresh one): one that fails there is *killed at import*.
+
+The snapshot's packages come first on every path, the tests' subprocesses' included (PYTHONPATH):
+a mutant is the code under test whether a test calls it in process or through a `k8s-agent`
+process. Results are kept between runs in `.mutation/<shard>/mutants/`; `--fresh` starts a shard
+again from the checkout as it is now (do it after the code changed).
+
+Not part of CI: the whole job takes hours on two cores. It needs mutmut (`pip install -e
+'.[mutation]'`). Results: `.mutation/results.json`, each shard's survivors with their diffs in
+`.mutation/<shard>/survivors.md`; docs/testing.md keeps the table and says why the survivors left
+are left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / ".mutation"
+
+# mutmut's exit codes by verdict (mutmut/stats.py); anything else is "suspicious".
+VERDICTS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped"}
+VERDICTS |= dict.fromkeys((36, -24, 24, 152, 255), "timeout")
+VERDICTS |= {37: "killed"}  # caught by the type check (not configured here)
+
+
+@dataclass(frozen=True)
+class Shard:
+    name: str
+    modules: tuple[str, ...]
+    tests: tuple[str, ...]
+    why: str
+
+
+SHARDS = (
+    Shard(
+        "redact",
+        ("k8s_agent_harness/redact.py",),
+        (
+            "tests/unit/test_redact.py",
+            "tests/unit/test_redact_objects.py",
+            "tests/unit/test_secret_corpus.py",
+            "tests/unit/test_structured_content.py",
+            "tests/reliability/test_security.py",
+        ),
+        "secrets never reach the model, a trace, a report or the terminal",
+    ),
+    Shard(
+        "supervisor",
+        ("k8s_agent_harness/supervisor.py",),
+        ("tests/unit/test_gateway.py", "tests/contract/test_contract.py"),
+        "the step, wall-clock and tool budgets the model cannot talk past",
+    ),
+    Shard(
+        "gateway",
+        ("k8s_agent_harness/gateway.py",),
+        ("tests/unit/test_gateway.py", "tests/unit/test_read_policy.py", "tests/unit/test_tool_failures.py"),
+        "every tool call's one path: whitelist, arguments, schema, duplicates, failures as results",
+    ),
+    Shard(
+        "read_policy",
+        ("k8s_agent_harness/read_policy.py",),
+        ("tests/unit/test_read_policy.py",),
+        "a tool runs only when the harness can stand behind its reading only",
+    ),
+    Shard(
+        "review",
+        ("k8s_agent_harness/review.py",),
+        ("tests/contract/test_contract.py", "tests/reliability/test_evidence_structure.py"),
+        "the review policy: pushbacks on answers without evidence or with invented names",
+    ),
+    Shard(
+        "evidence",
+        (
+            "k8s_agent_harness/findings.py",
+            "k8s_agent_harness/grounding.py",
+            "k8s_agent_harness/provenance.py",
+        ),
+        (
+            "tests/unit/test_findings.py",
+            "tests/unit/test_grounding.py",
+            "tests/unit/test_provenance.py",
+            "tests/reliability/test_falsification.py",
+            "tests/reliability/test_evidence_threats.py",
+        ),
+        "every quote and name of a report is checked against what the tools showed",
+    ),
+    Shard(
+        "score",
+        ("k8s_agent/eval/score.py",),
+        ("tests/eval/test_score.py",),
+        "the eval's grades",
+    ),
+    Shard(
+        "judge",
+        ("k8s_agent/contract/judge/*.py",),
+        ("tests/contract/test_judge.py", "tests/contract/test_judge_from_the_docs.py"),
+        "the contract judge's verdict on any agent",
+    ),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Mutation testing of the safety core with mutmut, one shard per module.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+    )
+    parser.add_argument("--shard", action="append", choices=[s.name for s in SHARDS], help="run this shard")
+    parser.add_argument("--part", metavar="K/N", help="run the K-th of N equal parts of the shards")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants tested at once per shard (default 1)")
+    parser.add_argument("--fresh", action="store_true", help="start the shards again from the checkout")
+    parser.add_argument("--list", action="store_true", help="list the shards and exit")
+    parser.add_argument("--report", action="store_true", help="print the results so far and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        for shard in SHARDS:
+            print(f"{shard.name}: {', '.join(shard.modules)}\n    tests: {' '.join(shard.tests)}")
+        return 0
+    if args.report:
+        print(table(load_results()))
+        return 0
+    try:
+        chosen = select(args.shard, args.part)
+    except ValueError as error:
+        parser.error(str(error))
+    if shutil.which("mutmut", path=str(Path(sys.executable).parent)) is None:
+        print("mutation: mutmut is not installed: pip install -e '.[mutation]'", file=sys.stderr)
+        return 2
+    results = load_results()
+    for number, shard in enumerate(chosen, start=1):
+        print(f"mutation: [{number}/{len(chosen)}] {shard.name}: {', '.join(shard.modules)}", flush=True)
+        started = time.monotonic()
+        outcome = run_shard(shard, jobs=args.jobs, fresh=args.fresh)
+        outcome["seconds"] = round(time.monotonic() - started)
+        results[shard.name] = outcome
+        save_results(results)
+        print(f"mutation: {shard.name}: {summary(outcome)} in {outcome['seconds']} s", flush=True)
+    print(table(results))
+    return 0
+
+
+def select(names: list[str] | None, part: str | None) -> list[Shard]:
+    chosen = [s for s in SHARDS if not names or s.name in names]
+    if part:
+        try:
+            k, n = (int(x) for x in part.split("/"))
+        except ValueError:
+            raise ValueError(f"--part {part}: expected K/N, e.g. 1/3") from None
+        if not 1 <= k <= n:
+            raise ValueError(f"--part {part}: K must be between 1 and N")
+        chosen = chosen[k - 1 :: n]
+    return chosen
+
+
+def snapshot(folder: Path) -> None:
+    """The checkout's files as they are now (tracked, and new ones not ignored) into `folder`."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+def mutmut_config(shard: Shard, folder: Path) -> str:
+    """The [tool.mutmut] table of a shard: its modules mutated, its tests run, everything copied."""
+    packages = sorted({module.split("/")[0] for module in shard.modules})
+    tops = sorted(
+        p.name
+        for p in folder.iterdir()
+        if p.name not in (*packages, "mutants", "pyproject.toml", "snapshot-taken")
+    )
+    lines = [
+        "",
+        "[tool.mutmut]",
+        f"source_paths = {json.dumps(packages)}",
+        f"only_mutate = {json.dumps(list(shard.modules))}",
+        f"also_copy = {json.dumps(tops)}",
+        # The suite's own options (xdist's workers, its durations) stay out: mutmut runs it in process.
+        'pytest_add_cli_args = ["-o", "addopts=", "-q", "-p", "no:cacheprovider"]',
+        f"pytest_add_cli_args_test_selection = {json.dumps(list(shard.tests))}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def run_shard(shard: Shard, *, jobs: int, fresh: bool) -> dict[str, object]:
+    folder = WORK / shard.name
+    if fresh and folder.exists():
+        shutil.rmtree(folder)
+    taken = folder / "snapshot-taken"
+    if not taken.exists():
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        snapshot(folder)
+        pyproject = folder / "pyproject.toml"
+        pyproject.write_text(pyproject.read_text() + mutmut_config(shard, folder))
+        taken.write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
+    env = dict(os.environ)
+    mutants = folder / "mutants"
+    # On PYTHONPATH before mutmut fills it: a folder missing when Python starts is never searched.
+    mutants.mkdir(exist_ok=True)
+    env["PYTHONPATH"] = os.pathsep.join([str(mutants), *filter(None, [env.get("PYTHONPATH")])])
+    mutmut = str(Path(sys.executable).parent / "mutmut")
+    log = folder / "mutmut.log"
+    with log.open("a") as out:
+        done = subprocess.run(
+            [mutmut, "run", "--max-children", str(jobs)], cwd=folder, env=env, stdout=out, stderr=out
+        )
+    outcome = read_outcome(shard, folder)
+    outcome["mutmut_exit"] = done.returncode
+    confirm_survivors(shard, folder, outcome, env, jobs)
+    write_survivors(shard, folder, outcome, env)
+    return outcome
+
+
+def read_outcome(shard: Shard, folder: Path) -> dict[str, object]:
+    counts: dict[str, int] = {}
+    survivors: dict[str, str] = {}
+    for meta in sorted((folder / "mutants").rglob("*.py.meta")):
+        data = json.loads(meta.read_text())
+        for name, code in data.get("exit_code_by_key", {}).items():
+            verdict = "not checked" if code is None else VERDICTS.get(code, "suspicious")
+            counts[verdict] = counts.get(verdict, 0) + 1
+            if verdict in ("survived", "no tests", "suspicious"):
+                survivors[name] = verdict
+    return {
+        "modules": list(shard.modules),
+        "tests": list(shard.tests),
+        "counts": counts,
+        "survivors": survivors,
+    }
+
+
+def confirm_survivors(
+    shard: Shard, folder: Path, outcome: dict[str, object], env: dict[str, str], jobs: int
+) -> None:
+    """Run each survivor's tests again in a fresh process. mutmut forks every mutant from a process
+    that imported the modules already, so a mutant of code that runs at import (a table built by a
+    function call at module level) is never the code under test there. A survivor the fresh process
+    kills is counted killed ("killed at import")."""
+    survivors = outcome["survivors"]
+    counts = outcome["counts"]
+    assert isinstance(survivors, dict) and isinstance(counts, dict)
+    tried = [name for name, verdict in survivors.items() if verdict != "suspicious"]
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", "-p", "no:cacheprovider"]
+
+    def fails(name: str) -> bool:
+        fresh = subprocess.run(
+            [*command, *shard.tests],
+            cwd=folder / "mutants",
+            env={**env, "MUTANT_UNDER_TEST": name},
+            capture_output=True,
+        )
+        # 1: a test failed; 2: collection stopped (the mutated module could not even be imported).
+        return fresh.returncode in (1, 2, 3)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        killed = [name for name, dead in zip(tried, pool.map(fails, tried), strict=True) if dead]
+    for name in killed:
+        counts[survivors.pop(name)] -= 1
+        counts["killed at import"] = counts.get("killed at import", 0) + 1
+
+
+def write_survivors(shard: Shard, folder: Path, outcome: dict[str, object], env: dict[str, str]) -> None:
+    """Each surviving mutant's diff (`mutmut show`), for reading them one by one."""
+    mutmut = str(Path(sys.executable).parent / "mutmut")
+    parts = [f"# Surviving mutants of {shard.name} ({', '.join(shard.modules)})\n"]
+    survivors = outcome["survivors"]
+    assert isinstance(survivors, dict)
+    for name, verdict in survivors.items():
+        shown = subprocess.run([mutmut, "show", name], cwd=folder, env=env, capture_output=True, text=True)
+        parts.append(f"## {name} ({verdict})\n\n```diff\n{shown.stdout.strip()}\n```\n")
+    (folder / "survivors.md").write_text("\n".join(parts))
+
+
+def score(counts: dict[str, int]) -> tuple[int, int]:
+    """Mutants caught (killed or timed out) and mutants judged (all but the skipped and unchecked)."""
+    caught = counts.get("killed", 0) + counts.get("killed at import", 0) + counts.get("timeout", 0)
+    judged = sum(n for verdict, n in counts.items() if verdict not in ("skipped", "not checked"))
+    return caught, judged
+
+
+def summary(outcome: dict[str, object]) -> str:
+    counts = outcome["counts"]
+    assert isinstance(counts, dict)
+    caught, judged = score(counts)
+    rate = f"{100 * caught / judged:.0f}%" if judged else "-"
+    rest = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()) if n and verdict != "killed")
+    return f"{caught} of {judged} caught ({rate}){'; ' + rest if rest else ''}"
+
+
+def table(results: dict[str, dict[str, object]]) -> str:
+    rows = [
+        "| shard | modules | caught | survived | no tests | timeout | score |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for shard in SHARDS:
+        outcome = results.get(shard.name)
+        if outcome is None:
+            continue
+        counts = outcome["counts"]
+        assert isinstance(counts, dict)
+        caught, judged = score(counts)
+        rate = f"{100 * caught / judged:.0f}%" if judged else "-"
+        rows.append(
+            f"| {shard.name} | {', '.join(f'`{m}`' for m in shard.modules)} | {caught} | "
+            f"{counts.get('survived', 0) + counts.get('suspicious', 0)} | {counts.get('no tests', 0)} | "
+            f"{counts.get('timeout', 0)} | {rate} |"
+        )
+    return "\n".join(rows)
+
+
+def load_results() -> dict[str, dict[str, object]]:
+    path = WORK / "results.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def save_results(results: dict[str, dict[str, object]]) -> None:
+    WORK.mkdir(exist_ok=True)
+    (WORK / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
