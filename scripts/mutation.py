@@ -85,7 +85,7 @@ SHARDS = (
     Shard(
         "read_policy",
         ("k8s_agent_harness/read_policy.py",),
-        ("tests/unit/test_read_policy.py",),
+        ("tests/unit/test_read_policy.py", "tests/reliability/test_read_policy_outside.py"),
         "a tool runs only when the harness can stand behind its reading only",
     ),
     Shard(

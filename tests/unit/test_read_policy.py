@@ -22,6 +22,7 @@ from k8s_agent_harness.read_policy import (
     MOCK_CLUSTER_RULES,
     Access,
     ReadPolicy,
+    Verdict,
 )
 from k8s_agent_harness.redact import Redactor
 from k8s_agent_harness.supervisor import Supervisor
@@ -98,6 +99,55 @@ def test_kubernetes_mcp_server_s_scale_reads_without_a_scale_and_its_config_view
     assert ReadPolicy.of("kubernetes-mcp-server", allow_read=["configuration_view"]).verdict(view).offered
     assert (
         not ReadPolicy.of("kubernetes-mcp-server", allow_write=["configuration_view"]).verdict(view).offered
+    )
+
+
+def test_each_verdict_says_why_and_only_an_allowed_write_asks_the_operator() -> None:
+    """Every cell of the policy: what a tool is, what the user allowed, and the verdict's every field
+    (the reason is what `k8s-agent tools` and the trace show the user)."""
+    read = ReadPolicy.of("kubernetes-mcp-server").verdict(spec("pods_list", False))
+    assert read == Verdict(Access.READ, "reads the cluster", offered=True, approval=False)
+    trusted = ReadPolicy.of("s", trust_hints=True).verdict(spec("get_things", True))
+    assert trusted == Verdict(
+        Access.READ,
+        "the server marks it read-only, and --trust-server-hints takes its word",
+        offered=True,
+        approval=False,
+    )
+    unknown = "k8s-agent does not know this server; the server {} (a hint, not a guarantee)"
+    for hint, says in (
+        (True, "marks it read-only"),
+        (False, "marks it not read-only"),
+        (None, "does not say"),
+    ):
+        assert ReadPolicy.of("s").verdict(spec("t", hint)) == Verdict(
+            Access.UNVETTED, unknown.format(says), offered=False, approval=False
+        )
+    unlisted = ReadPolicy.of("kubernetes").verdict(spec("kubectl_new_thing", True))
+    assert unlisted.why == (
+        "mcp-server-kubernetes's vetted tools do not include it; the server marks it read-only "
+        "(a hint, not a guarantee)"
+    )
+    view = spec("configuration_view", True)
+    withheld = ReadPolicy.of("kubernetes-mcp-server", allow_read=["configuration_view"]).verdict(view)
+    assert (withheld.access, withheld.offered, withheld.approval) == (Access.WITHHELD, True, False)
+    assert withheld.why.endswith("; allowed with --allow-read")
+    written = ReadPolicy.of("s", allow_write=["set_things"]).verdict(spec("set_things", False))
+    assert (written.access, written.offered, written.approval) == (Access.UNVETTED, True, True)
+    assert written.why == unknown.format("marks it not read-only") + "; allowed with --allow-write"
+    refused = ReadPolicy.of("kubernetes").verdict(spec("kubectl_delete", True))
+    assert (refused.access, refused.offered, refused.approval) == (Access.WRITE, False, False)
+
+
+def test_a_call_that_leaves_out_the_deciding_argument_is_a_write_and_says_what_reads() -> None:
+    policy = ReadPolicy.of("kubernetes")
+    context = spec("kubectl_context", True, {"operation": {"type": "string"}})
+    assert policy.writes(context, {}) == (
+        "operation is missing (the server's default may be one that switches the kubeconfig's current "
+        "context); only operation list or get reads"
+    )
+    assert policy.writes(context, {"operation": "set"}) == (
+        "operation 'set' switches the kubeconfig's current context; only list or get reads"
     )
 
 
