@@ -12,7 +12,8 @@ from typing import Any
 
 from k8s_agent import scenarios
 from k8s_agent.scenarios import ANALYTICS, FABRICATED, INVENTED, LOG_LINE, PAYMENT, REPORT
-from k8s_agent_harness import findings, prompts
+from k8s_agent_harness.evidence import report as findings
+from k8s_agent_harness.model import prompts
 from k8s_agent_scripted_llm import call, text
 from tests.clusters import MOCK_TOOLS
 from tests.conftest import RunAgent

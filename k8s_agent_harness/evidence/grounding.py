@@ -38,7 +38,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from k8s_agent_harness.provenance import Source, names_in, sources_of
+from k8s_agent_harness.evidence.provenance import Source, names_in, sources_of
 
 POD = "pod"
 NODE = "node"

@@ -21,18 +21,26 @@ from typing import Any, Protocol
 
 import anyio
 
-from k8s_agent_harness import events, prompts
-from k8s_agent_harness.approval import Approver, deny_all
-from k8s_agent_harness.context import SEARCH_TOOL, Budget, ResultStore, excerpt, search_tool_spec, size_of
-from k8s_agent_harness.grounding import Evidence
-from k8s_agent_harness.mcp_client import ProgressListener, ToolFailure, ToolListing, ToolResult
-from k8s_agent_harness.mcp_listing import changes
-from k8s_agent_harness.read_policy import ReadPolicy
-from k8s_agent_harness.schemas import ArgumentValidator
-from k8s_agent_harness.supervisor import Supervisor, call_signature, fingerprint_of
-from k8s_agent_harness.tool_names import aliases, model_names
-from k8s_agent_harness.tools import ToolSpec
-from k8s_agent_harness.trace import Recorder
+from k8s_agent_harness.cluster.client import ProgressListener, ToolFailure, ToolListing, ToolResult
+from k8s_agent_harness.cluster.listing import changes
+from k8s_agent_harness.cluster.schemas import ArgumentValidator
+from k8s_agent_harness.cluster.tool_names import aliases, model_names
+from k8s_agent_harness.cluster.tools import ToolSpec
+from k8s_agent_harness.evidence.grounding import Evidence
+from k8s_agent_harness.guards.approval import Approver, deny_all
+from k8s_agent_harness.guards.read_policy import ReadPolicy
+from k8s_agent_harness.guards.supervisor import Supervisor, call_signature, fingerprint_of
+from k8s_agent_harness.model import prompts
+from k8s_agent_harness.model.context import (
+    SEARCH_TOOL,
+    Budget,
+    ResultStore,
+    excerpt,
+    search_tool_spec,
+    size_of,
+)
+from k8s_agent_harness.traces import events
+from k8s_agent_harness.traces.trace import Recorder
 from k8s_agent_harness.vocabulary import FailureKind, Outcome
 
 MAX_RAW_ARGUMENTS_ECHO = 500

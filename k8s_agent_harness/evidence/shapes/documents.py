@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from k8s_agent_harness.shapes import Record, Resource, is_name, kind_of
+from k8s_agent_harness.evidence.shapes import Record, Resource, is_name, kind_of
 
 Path = tuple[Any, ...]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from k8s_agent_harness.shapes import Record, Resource, is_name, kind_of
-from k8s_agent_harness.shapes.tables import lines_of
+from k8s_agent_harness.evidence.shapes import Record, Resource, is_name, kind_of
+from k8s_agent_harness.evidence.shapes.tables import lines_of
 
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _NAMESPACED = re.compile(rf"\s*({_LABEL})/({_LABEL}(?:\.{_LABEL})*)(:\d+:.*)?\s*")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from k8s_agent_harness.tools import ToolSpec
+from k8s_agent_harness.cluster.tools import ToolSpec
 
 
 class Access(StrEnum):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.events import sha256_of
+from k8s_agent_harness.traces.events import sha256_of
 
 BYTES_PER_TOKEN = 4
 """How the budget turns into bytes: an estimate that is close for English, JSON and kubectl output."""

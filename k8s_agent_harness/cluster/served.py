@@ -19,8 +19,8 @@ import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from k8s_agent_harness.cluster.servers import ServerLaunch
 from k8s_agent_harness.errors import McpServerError
-from k8s_agent_harness.servers import ServerLaunch
 
 STOP_GRACE = 2.0
 POLL_INTERVAL = 0.02

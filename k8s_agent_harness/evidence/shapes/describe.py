@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from k8s_agent_harness.shapes import Record, Resource, is_name, kind_of, tables
-from k8s_agent_harness.shapes.tables import lines_of
+from k8s_agent_harness.evidence.shapes import Record, Resource, is_name, kind_of, tables
+from k8s_agent_harness.evidence.shapes.tables import lines_of
 
 _HEADER = re.compile(r"Name:\s+(\S+)\s*")
 _FIELD = re.compile(r"\s*([A-Z][A-Za-z ]*?):\s+(\S.*?)\s*")

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from k8s_agent_harness.shapes import Record, folded
+from k8s_agent_harness.evidence.shapes import Record, folded
 
 _WORD = re.compile(r"[^\s,;()\[\]{}\"'`=]+")
 _EDGE = ".:!?"

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from k8s_agent_harness import events
+from k8s_agent_harness.traces import events
 from k8s_agent_harness.vocabulary import Outcome, RunStatus, StopReason
 
 AGENT_NAME = "k8s-agent"

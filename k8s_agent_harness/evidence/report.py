@@ -27,8 +27,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from k8s_agent_harness.context import MAX_ANSWER_BYTES
-from k8s_agent_harness.provenance import (
+from k8s_agent_harness.evidence.provenance import (
     MIN_LINE_CHARACTERS,
     MIN_QUOTE_CHARACTERS,
     NAMING_ARGUMENTS,
@@ -46,9 +45,10 @@ from k8s_agent_harness.provenance import (
     span_about,
     span_subject,
 )
-from k8s_agent_harness.redact import one_line
-from k8s_agent_harness.shapes import STATUSLESS, is_name
-from k8s_agent_harness.shapes.status import healthy, unshown
+from k8s_agent_harness.evidence.redact import one_line
+from k8s_agent_harness.evidence.shapes import STATUSLESS, is_name
+from k8s_agent_harness.evidence.shapes.status import healthy, unshown
+from k8s_agent_harness.model.context import MAX_ANSWER_BYTES
 from k8s_agent_harness.vocabulary import ReportFormat
 
 REPORT_SCHEMA_VERSION = 2

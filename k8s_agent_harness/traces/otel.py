@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.redact import public_url
-from k8s_agent_harness.spans import Attributes, SpanBuilder
+from k8s_agent_harness.evidence.redact import public_url
+from k8s_agent_harness.traces.spans import Attributes, SpanBuilder
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -185,7 +185,7 @@ class Exporter:
             export_timeout_millis=int(settings.timeout * 1000),
         )
         self._provider.add_span_processor(self._processor)
-        self._tracer = self._provider.get_tracer("k8s_agent_harness.spans")
+        self._tracer = self._provider.get_tracer("k8s_agent_harness.traces.spans")
 
     def builder(self) -> SpanBuilder:
         """A span builder for one run, writing to this exporter."""

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.private import write_private
+from k8s_agent_harness.traces.private import write_private
 
 IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
 MAX_FILE_BYTES = 1_048_576

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from k8s_agent_harness.shapes.secrets import (
+from k8s_agent_harness.evidence.shapes.secrets import (
     NOT_SECRET,
     SECRET_WORD,
     SECRET_WORDS,

@@ -15,7 +15,7 @@ from typing import Any
 
 import mcp_types
 
-from k8s_agent_harness.tools import ToolSpec, clean_description
+from k8s_agent_harness.cluster.tools import ToolSpec, clean_description
 
 MAX_TOOL_PAGES = 1000
 """Pages of `tools/list` followed at most: far beyond any server (one with a tool per page included)."""

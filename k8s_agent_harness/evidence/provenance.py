@@ -5,7 +5,7 @@ them the tool's input schema declares), and whether the call succeeded. The harn
 `search_results` tool is no source: its lines are copies of stored results, which are sources
 themselves, and its header repeats the model's own pattern.
 
-Each result is read by the parser of its shape (`k8s_agent_harness.shapes`) into records, one per
+Each result is read by the parser of its shape (`k8s_agent_harness.evidence.shapes`) into records, one per
 resource it shows, each with the kind, name and namespace the record itself gives. This module is
 the one place that decides, from those records, what a span of a result is about:
 
@@ -36,9 +36,18 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from k8s_agent_harness.redact import Redactor
-from k8s_agent_harness.shapes import Record, Resource, describe, documents, is_name, kind_of, lines, tables
-from k8s_agent_harness.shapes.naming import (
+from k8s_agent_harness.evidence.redact import Redactor
+from k8s_agent_harness.evidence.shapes import (
+    Record,
+    Resource,
+    describe,
+    documents,
+    is_name,
+    kind_of,
+    lines,
+    tables,
+)
+from k8s_agent_harness.evidence.shapes.naming import (
     OWNER_KINDS,
     WORKLOAD_KINDS,
     controllers_of,
@@ -47,7 +56,7 @@ from k8s_agent_harness.shapes.naming import (
     owners,
     owns,
 )
-from k8s_agent_harness.shapes.status import healthy
+from k8s_agent_harness.evidence.shapes.status import healthy
 
 __all__ = [
     "MIN_LINE_CHARACTERS",

@@ -37,11 +37,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from k8s_agent_harness import discovery, kubeconfig
+from k8s_agent_harness.cluster import discovery, kubeconfig
+from k8s_agent_harness.cluster.discovery import KUBERNETES_MCP_SERVER, MCP_SERVER_KUBERNETES
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.discovery import KUBERNETES_MCP_SERVER, MCP_SERVER_KUBERNETES
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.private import is_private, private_dirs, write_private
+from k8s_agent_harness.traces.private import is_private, private_dirs, write_private
 
 STDIO, STREAMABLE_HTTP, SSE = "stdio", "streamable-http", "sse"
 MOCK = "mock"
@@ -50,7 +50,7 @@ REMOTE = "remote"
 MOCK_CLUSTER_MODULE = "k8s_agent_mock_cluster"
 WARM_MOCK_CLUSTER = "K8S_AGENT_MOCK_CLUSTER_WARM"
 # The warm-start launcher, a file of the mock cluster's package run with -I -S (standard library only).
-MOCK_CLUSTER_LAUNCHER = Path(__file__).resolve().parent.parent / MOCK_CLUSTER_MODULE / "launch.py"
+MOCK_CLUSTER_LAUNCHER = Path(__file__).resolve().parents[2] / MOCK_CLUSTER_MODULE / "launch.py"
 
 # kubernetes-mcp-server: read-only tools of the core toolset (the `config` toolset's configuration_view
 # prints the kubeconfig with its token), on the kubeconfig's current context only.

@@ -34,12 +34,12 @@ from typing import Any
 import httpx2
 import openai
 
-from k8s_agent_harness import events
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.context import Budget
-from k8s_agent_harness.conversation import ModelTurn, content_text, turn_from_chat
 from k8s_agent_harness.errors import MalformedResponseError, ModelEndpointError
-from k8s_agent_harness.provider_wire import (
+from k8s_agent_harness.evidence.redact import public_url
+from k8s_agent_harness.model.context import Budget
+from k8s_agent_harness.model.conversation import ModelTurn, content_text, turn_from_chat
+from k8s_agent_harness.model.provider_wire import (
     FRESH_ID_PREFIX,
     UnparsableCall,
     client_view,
@@ -50,9 +50,9 @@ from k8s_agent_harness.provider_wire import (
     unoffered_call,
     unparsable_call,
 )
-from k8s_agent_harness.redact import public_url
-from k8s_agent_harness.streams import TextSink, read_stream
-from k8s_agent_harness.trace import Recorder
+from k8s_agent_harness.model.streams import TextSink, read_stream
+from k8s_agent_harness.traces import events
+from k8s_agent_harness.traces.trace import Recorder
 
 MAX_ERROR_BODY = 500
 MAX_UNPARSABLE_BODY = 8_000

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from k8s_agent_harness import prompts
-from k8s_agent_harness.context import (
+from k8s_agent_harness.model import prompts
+from k8s_agent_harness.model.context import (
     ARGUMENTS,
     PIECE_OVERHEAD,
     TEXT,

@@ -25,10 +25,10 @@ from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel
 
-from k8s_agent_harness import events
-from k8s_agent_harness.private import open_private, private_dirs
-from k8s_agent_harness.redact import Redactor
-from k8s_agent_harness.spans import SpanBuilder
+from k8s_agent_harness.traces import events
+from k8s_agent_harness.traces.private import open_private, private_dirs
+from k8s_agent_harness.evidence.redact import Redactor
+from k8s_agent_harness.traces.spans import SpanBuilder
 from k8s_agent_harness.vocabulary import Guardrail, Impl, Pushback, Rejection, ReportFormat, StopReason
 
 Observer = Callable[[events.Event | events.StreamedText], None]

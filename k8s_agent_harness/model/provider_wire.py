@@ -27,7 +27,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from k8s_agent_harness.conversation import content_text
+from k8s_agent_harness.model.conversation import content_text
 
 FRESH_ID_PREFIX = "k8s-agent-call-"
 MAX_GENERATION = 2_000

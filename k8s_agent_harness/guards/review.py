@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from k8s_agent_harness import prompts
-from k8s_agent_harness.findings import HealthReport, Verification, parse_report, verify
-from k8s_agent_harness.grounding import Evidence, invented_names
+from k8s_agent_harness.evidence.grounding import Evidence, invented_names
+from k8s_agent_harness.evidence.report import HealthReport, Verification, parse_report, verify
+from k8s_agent_harness.model import prompts
 from k8s_agent_harness.vocabulary import Pushback
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from k8s_agent_harness.shapes import Record, Resource, is_name, kind_of
+from k8s_agent_harness.evidence.shapes import Record, Resource, is_name, kind_of
 
 _HEADER_CELL = re.compile(r"[A-Z][A-Z0-9/._-]*(?:\([^()]*\))?(?: [A-Z][A-Z0-9/._-]*(?:\([^()]*\))?)*")
 _OBJECT_REFERENCE = re.compile(r"([A-Za-z]+)(?:\.[a-z0-9.]+)?/([a-z0-9][a-z0-9.-]*)")

@@ -32,13 +32,13 @@ from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from k8s_agent_harness import events
+from k8s_agent_harness.cluster.content import read_content
+from k8s_agent_harness.cluster.listing import Listing, list_tools
+from k8s_agent_harness.cluster.stdio import UNREAD_MARK, StderrTail, stdio_transport
+from k8s_agent_harness.cluster.tools import ToolSpec
 from k8s_agent_harness.errors import McpServerError
-from k8s_agent_harness.mcp_content import read_content
-from k8s_agent_harness.mcp_listing import Listing, list_tools
-from k8s_agent_harness.mcp_stdio import UNREAD_MARK, StderrTail, stdio_transport
-from k8s_agent_harness.redact import public_url
-from k8s_agent_harness.tools import ToolSpec
+from k8s_agent_harness.evidence.redact import public_url
+from k8s_agent_harness.traces import events
 from k8s_agent_harness.vocabulary import FailureKind
 
 CONNECTION_CLOSED = -32000

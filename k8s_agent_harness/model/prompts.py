@@ -30,7 +30,7 @@ def system_prompt(structured: bool) -> str:
     """The system prompt: with how to write the JSON report when the report is structured."""
     if not structured:
         return SYSTEM_PROMPT
-    from k8s_agent_harness.findings import instructions
+    from k8s_agent_harness.evidence.report import instructions
 
     return f"{SYSTEM_PROMPT}\n{instructions()}\n"
 
