@@ -48,7 +48,6 @@ from k8s_agent_harness.evidence.provenance import (
 from k8s_agent_harness.evidence.redact import one_line
 from k8s_agent_harness.evidence.shapes import STATUSLESS, is_name
 from k8s_agent_harness.evidence.shapes.status import healthy, unshown
-from k8s_agent_harness.model.context import MAX_ANSWER_BYTES
 from k8s_agent_harness.vocabulary import ReportFormat
 
 REPORT_SCHEMA_VERSION = 2
@@ -66,7 +65,7 @@ MAX_SENTENCE_CHARACTERS = 1000
 MAX_SCOPE_CHARACTERS = 300
 MAX_UNCHECKED = 20
 MAX_UNCHECKED_CHARACTERS = 1000
-MAX_REPORT_BYTES = MAX_ANSWER_BYTES
+MAX_REPORT_BYTES = 32_768
 """The report as the model writes it (UTF-8), whatever its fields: one bound for the terminal, the
 trace and the correction turn's context (where a longer answer is cut to it)."""
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.evidence.report import MAX_REPORT_BYTES
 from k8s_agent_harness.traces.events import sha256_of
 
 BYTES_PER_TOKEN = 4
@@ -34,7 +35,7 @@ MAX_LINE_SHOWN = 300
 MAX_MATCHES = 200
 MIN_RESULT_BYTES = 2048
 """However small the budget, an excerpt keeps this much."""
-MAX_ANSWER_BYTES = 32_768
+MAX_ANSWER_BYTES = MAX_REPORT_BYTES
 """A text answer of the model kept in the conversation (a report sent back for correction) is cut
 to this, or to ANSWER_SHARE of the budget if less: the tool results its quotes come from keep the room."""
 ANSWER_SHARE = 4
