@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from k8s_agent_harness.config import OFFLINE_MODEL
 from k8s_agent_harness.evidence.redact import one_line, printable
-from k8s_agent_harness.evidence.report import Shown
+from k8s_agent_harness.evidence.verification import Shown
 from k8s_agent_harness.model.prompts import MAX_PROBLEMS_LISTED
 from k8s_agent_harness.session import RunResult
 
@@ -133,7 +133,7 @@ def _problems(result: RunResult) -> str:
 
 def render_markdown(result: RunResult) -> str:
     """The report as markdown for a ticket: the findings, what was verified, and where the run is."""
-    from k8s_agent_harness.evidence.report import render_markdown as findings_markdown
+    from k8s_agent_harness.evidence.rendering import render_markdown as findings_markdown
 
     model = OFFLINE_NOTE if result.model == OFFLINE_MODEL else result.model
     if result.report is not None:

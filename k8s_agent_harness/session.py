@@ -27,7 +27,9 @@ from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import AgentError, ConfigError
 from k8s_agent_harness.evidence.grounding import Evidence, invented_names
 from k8s_agent_harness.evidence.redact import Redactor, one_line, public_url
-from k8s_agent_harness.evidence.report import HealthReport, Shown, render_text, report_fields
+from k8s_agent_harness.evidence.rendering import render_text
+from k8s_agent_harness.evidence.report import HealthReport, report_fields
+from k8s_agent_harness.evidence.verification import Shown
 from k8s_agent_harness.guards.approval import Approver, deny_all
 from k8s_agent_harness.guards.gateway import ToolGateway
 from k8s_agent_harness.guards.read_policy import KNOWN_AS, Access, ReadPolicy

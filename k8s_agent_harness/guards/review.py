@@ -20,7 +20,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from k8s_agent_harness.evidence.grounding import Evidence, invented_names
-from k8s_agent_harness.evidence.report import HealthReport, Verification, parse_report, verify
+from k8s_agent_harness.evidence.report import HealthReport, parse_report
+from k8s_agent_harness.evidence.verification import Verification, verify
 from k8s_agent_harness.model import prompts
 from k8s_agent_harness.vocabulary import Pushback
 

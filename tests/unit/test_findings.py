@@ -9,16 +9,15 @@ import pytest
 
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.evidence.grounding import ToolText
+from k8s_agent_harness.evidence.rendering import render_markdown, render_text
 from k8s_agent_harness.evidence.report import (
     REPORT_JSON_SCHEMA,
     Cause,
     HealthReport,
     parse_report,
-    render_markdown,
-    render_text,
     response_format,
-    verify,
 )
+from k8s_agent_harness.evidence.verification import verify
 from k8s_agent_harness.model import prompts
 from k8s_agent_harness.vocabulary import ReportFormat
 from k8s_agent_mock_cluster.cluster import table
