@@ -17,7 +17,8 @@ from typing import Any, NoReturn
 
 from k8s_agent import uptime
 from k8s_agent_harness import interrupts
-from k8s_agent_harness.config import GROUPS, SETTINGS, Config, flag_of, help_of, is_yes_no, load_config
+from k8s_agent_harness.config import GROUPS, SETTINGS, Config, flag_of, help_of, is_yes_no
+from k8s_agent_harness.config_load import load_config
 from k8s_agent_harness.errors import AgentError, ConfigError
 
 EXIT_INTERNAL = 1
@@ -232,7 +233,7 @@ class _YesNo(argparse.Action):
 
 def _yes_no_word(word: str) -> bool:
     """Whether a word is a yes or no value (`yes`, `off`, ...), or close to one (`yse`)."""
-    from k8s_agent_harness.config import NO, YES
+    from k8s_agent_harness.config_load import NO, YES
 
     word = word.strip().lower()
     return word in YES + NO or (len(word) <= 5 and bool(difflib.get_close_matches(word, YES + NO, n=1)))

@@ -22,15 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from k8s_agent.cli import add_run_options, config_from
 from k8s_agent.outputs import add_output_flags
-from k8s_agent_harness.config import (
-    BUDGET_SETTINGS,
-    CLUSTER,
-    MODEL,
-    SETTINGS,
-    checked_settings,
-    flag_of,
-    trace_folder,
-)
+from k8s_agent_harness.config import BUDGET_SETTINGS, CLUSTER, MODEL, SETTINGS, flag_of, trace_folder
+from k8s_agent_harness.config_load import checked_settings
 from k8s_agent_harness.errors import ConfigError
 
 if TYPE_CHECKING:

@@ -23,7 +23,8 @@ from k8s_agent.invariants import Check, check_run, requests_from_trace
 from k8s_agent.scripted_run import CALL_LOG, run_scripted
 from k8s_agent.timeline import clip, timeline, turn_facts
 from k8s_agent_harness.cluster.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
-from k8s_agent_harness.config import BUDGET_SETTINGS, checked_settings
+from k8s_agent_harness.config import BUDGET_SETTINGS
+from k8s_agent_harness.config_load import checked_settings
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.model.provider_wire import unparsable_call
 from k8s_agent_harness.printout import plural

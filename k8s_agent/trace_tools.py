@@ -257,7 +257,7 @@ def whole_number(text: str) -> int:
 
 def mcp_command_words(command: str) -> tuple[str, ...]:
     """`--mcp-command` split as a shell would; ConfigError for an unterminated quote or nothing."""
-    from k8s_agent_harness.config import command_words
+    from k8s_agent_harness.config_load import command_words
 
     return command_words(command, "--mcp-command")
 

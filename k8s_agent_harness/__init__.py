@@ -1,6 +1,7 @@
 """The shared harness: everything both agents use, and nothing of either (SDK-free).
 
     config        the run's settings, each defined once (flags, environment, help derive from it)
+    config_load   reading them: flags, the environment and a .env file, each value checked and coerced
     vocabulary    the enums runs are described in (outcomes, rejections, guardrails, stop reasons)
     errors        the run failures and their exit codes
     interrupts    SIGTERM and SIGHUP end a command as Ctrl-C does (the trace closed, exit 128 + the signal)

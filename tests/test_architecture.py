@@ -89,7 +89,7 @@ def test_every_package_folder_is_part_of_a_layer() -> None:
 def test_the_handwritten_path_never_imports_the_sdk(tmp_path: Path) -> None:
     script = (
         "import asyncio, sys\n"
-        "from k8s_agent_harness.config import load_config\n"
+        "from k8s_agent_harness.config_load import load_config\n"
         "from k8s_agent.cli import build_parser\n"
         "from k8s_agent.implementations import ask\n"
         "build_parser()\n"

@@ -20,7 +20,8 @@ from k8s_agent_harness.cluster.servers import (
     MCP_SERVER_KUBERNETES_TOOLS,
     resolve_server,
 )
-from k8s_agent_harness.config import Config, load_config
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.config_load import load_config
 from k8s_agent_harness.errors import ConfigError
 
 TOKEN = "fake-token-DO-NOT-LEAK-6f1c2b9e"
