@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from k8s_agent_harness.cluster.client import McpClient, ToolResult
+from k8s_agent_harness.cluster.client import McpClient
+from k8s_agent_harness.cluster.results import ToolResult
 from k8s_agent_harness.evidence.grounding import Evidence
 from k8s_agent_harness.evidence.redact import Redactor
 from k8s_agent_harness.guards.gateway import ToolGateway

@@ -1,6 +1,7 @@
 """The cluster side: the MCP client and the servers it talks to.
 
 client        the MCP client (stdio, Streamable HTTP, SSE): tools, calls, restarts, reconnects; failures as data
+results       what a call gives back: a result, or a failure as data (retryable, after how long); a tool listing
 stdio         the stdio transport: the server's process, its stdout read in bounded lines, its stderr's tail
 listing       a server's tool list: every page, each tool once, what changed between two listings
 content       a result's content blocks as the model reads them, and what only the user sees

@@ -21,8 +21,8 @@ from typing import Any, Protocol
 
 import anyio
 
-from k8s_agent_harness.cluster.client import ProgressListener, ToolFailure, ToolListing, ToolResult
 from k8s_agent_harness.cluster.listing import changes
+from k8s_agent_harness.cluster.results import ProgressListener, ToolFailure, ToolListing, ToolResult
 from k8s_agent_harness.cluster.schemas import ArgumentValidator
 from k8s_agent_harness.cluster.tool_names import aliases, model_names
 from k8s_agent_harness.cluster.tools import ToolSpec

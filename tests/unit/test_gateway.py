@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness.cluster.client import ToolFailure, ToolResult
+from k8s_agent_harness.cluster.results import ToolFailure, ToolResult
 from k8s_agent_harness.cluster.tools import ToolSpec
 from k8s_agent_harness.evidence.grounding import Evidence
 from k8s_agent_harness.evidence.redact import Redactor

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from k8s_agent_harness.cluster.client import classify_failure
+from k8s_agent_harness.cluster.results import classify_failure
 
 
 @pytest.mark.parametrize(
