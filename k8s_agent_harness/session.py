@@ -134,7 +134,7 @@ class Session:
 
     @property
     def report_fields(self) -> dict[str, Any]:
-        """The fields every request adds to ask for the report on this run's wire (findings.py)."""
+        """The fields every request adds to ask for the report on this run's wire (evidence/report.py)."""
         return report_fields(self.config.report_mode, self.config.api)
 
     @property

@@ -204,7 +204,7 @@ class McpClient:
         self._restarts_left = restarts
         """One restart (stdio) or reconnect (HTTP) per run, as docs/failures.md says."""
         # The server's stderr is read (never the user's terminal) and its last bytes kept in memory:
-        # they explain failures (mcp_stdio.py).
+        # they explain failures (stdio.py).
         self._stderr = StderrTail()
         self._connection = _Connection(generation=0)
         self._pending = self._connection

@@ -191,7 +191,7 @@ class Evidence:
 
     Two views: `text`, the successful results and the question, which prose reports' names are
     checked against (C5); and `results` / `sources`, every cluster tool result with its provenance
-    (failures included, marked), which a structured report is verified against (findings.py). The
+    (failures included, marked), which a structured report is verified against (verification.py). The
     harness's own search tool adds nothing: its lines are copies of stored results, already here.
     """
 

@@ -1,4 +1,4 @@
-"""The report schema, how an answer is read, the verification rule and the renderings (findings.py)."""
+"""The report schema, how an answer is read, the verification rule and the renderings (evidence/report.py, verification.py, rendering.py)."""
 
 from __future__ import annotations
 
