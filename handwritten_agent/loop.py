@@ -19,12 +19,12 @@ from typing import Any
 
 import openai
 
-from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.conversation import Call, Conversation, ModelTurn, Opaque, Part, Said
 from k8s_agent_harness.errors import ModelEndpointError
-from k8s_agent_harness.model_client import endpoint_error
-from k8s_agent_harness.review import Accept, PushBack
+from k8s_agent_harness.guards.review import Accept, PushBack
+from k8s_agent_harness.model import prompts
+from k8s_agent_harness.model.client import endpoint_error
+from k8s_agent_harness.model.conversation import Call, Conversation, ModelTurn, Opaque, Part, Said
 from k8s_agent_harness.session import RunResult, Session, open_session
 from k8s_agent_harness.vocabulary import Impl
 

@@ -17,7 +17,8 @@ from typing import Any, NoReturn
 
 from k8s_agent import uptime
 from k8s_agent_harness import interrupts
-from k8s_agent_harness.config import GROUPS, SETTINGS, Config, flag_of, help_of, is_yes_no, load_config
+from k8s_agent_harness.config import GROUPS, SETTINGS, Config, flag_of, help_of, is_yes_no
+from k8s_agent_harness.config_load import load_config
 from k8s_agent_harness.errors import AgentError, ConfigError
 
 EXIT_INTERNAL = 1
@@ -232,7 +233,7 @@ class _YesNo(argparse.Action):
 
 def _yes_no_word(word: str) -> bool:
     """Whether a word is a yes or no value (`yes`, `off`, ...), or close to one (`yse`)."""
-    from k8s_agent_harness.config import NO, YES
+    from k8s_agent_harness.config_load import NO, YES
 
     word = word.strip().lower()
     return word in YES + NO or (len(word) <= 5 and bool(difflib.get_close_matches(word, YES + NO, n=1)))
@@ -310,7 +311,7 @@ def start_otel(args: argparse.Namespace) -> bool:
     settings that cannot be used or a missing extra. True when it was opened."""
     if getattr(args, "command", None) not in OTEL_COMMANDS:
         return False
-    from k8s_agent_harness import otel
+    from k8s_agent_harness.traces import otel
 
     settings = otel.OtelSettings.read(getattr(args, "otel_endpoint", None), os.environ)
     if settings is None:
@@ -405,10 +406,10 @@ def _run(args: argparse.Namespace, config: Config) -> int:
 
     from k8s_agent.implementations import ask
     from k8s_agent.progress import ProgressPrinter
-    from k8s_agent_harness.approval import TerminalApprover, deny_all
-    from k8s_agent_harness.redact import json_printable
-    from k8s_agent_harness.report import render, render_markdown
-    from k8s_agent_harness.trace import prune_traces
+    from k8s_agent_harness.evidence.redact import json_printable
+    from k8s_agent_harness.guards.approval import TerminalApprover, deny_all
+    from k8s_agent_harness.printout import render, render_markdown
+    from k8s_agent_harness.traces.trace import prune_traces
 
     observer = None if args.quiet else ProgressPrinter()
     approver = TerminalApprover() if config.allow_write else deny_all
@@ -460,7 +461,7 @@ def fail(error: AgentError, trace: Path | None, *, as_json: bool = False, impl: 
         if tail:
             payload["stderr_tail"] = tail
         print(json.dumps(payload, indent=2))
-    from k8s_agent_harness.redact import printable
+    from k8s_agent_harness.evidence.redact import printable
 
     # An error can quote a value or what a server wrote: no terminal escapes, no bidi controls.
     print(printable(f"error: {error}"), file=sys.stderr)
@@ -493,7 +494,7 @@ def _main(argv: Sequence[str] | None) -> int:
             return int(args.handler(args))
         finally:
             if exporting:
-                from k8s_agent_harness import otel
+                from k8s_agent_harness.traces import otel
 
                 otel.finish()
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM or SIGHUP taken down its path

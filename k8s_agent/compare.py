@@ -22,15 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from k8s_agent.cli import add_run_options, config_from
 from k8s_agent.outputs import add_output_flags
-from k8s_agent_harness.config import (
-    BUDGET_SETTINGS,
-    CLUSTER,
-    MODEL,
-    SETTINGS,
-    checked_settings,
-    flag_of,
-    trace_folder,
-)
+from k8s_agent_harness.config import BUDGET_SETTINGS, CLUSTER, MODEL, SETTINGS, flag_of, trace_folder
+from k8s_agent_harness.config_load import checked_settings
 from k8s_agent_harness.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -149,7 +142,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def _compare_scenarios(args: argparse.Namespace) -> int:
     from k8s_agent.compare_runs import Progress, listing, run_comparison, select_cases
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
 
     given = [flag_of(name) for name in ENDPOINT_SETTINGS if getattr(args, name, None)]
     if given or args.repeat is not None:
@@ -234,14 +227,14 @@ def _prune(root: Path, keep: int | None) -> None:
     """Keep the newest comparisons' folders in the trace folder (--keep-traces, as `ask` does its
     traces); this one stays."""
     from k8s_agent_harness.config import Config
-    from k8s_agent_harness.trace import prune_folders
+    from k8s_agent_harness.traces.trace import prune_folders
 
     prune_folders(root.parent, "compare-", Config.keep_traces if keep is None else keep, current=root)
 
 
 def check_out(out: Path | None) -> None:
     """Before any run: the report can be written where --out says (its folder made if need be, 0700)."""
-    from k8s_agent_harness.private import private_dirs
+    from k8s_agent_harness.traces.private import private_dirs
 
     if out is None:
         return
@@ -264,7 +257,7 @@ def _run_folder(trace_dir: str | Path | None) -> Path:
     import tempfile
     import time
 
-    from k8s_agent_harness.private import private_dirs
+    from k8s_agent_harness.traces.private import private_dirs
 
     folder = trace_folder(trace_dir)
     try:
@@ -284,7 +277,7 @@ def _emit(comparison: Comparison, args: argparse.Namespace, progress: Progress) 
 
     from k8s_agent.outputs import emit
     from k8s_agent.uptime import command_seconds
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
 
     @functools.cache
     def rendered(fmt: str) -> str:

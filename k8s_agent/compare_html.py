@@ -34,8 +34,8 @@ from k8s_agent.compare_report import (
     repeat_summary,
 )
 from k8s_agent.timeline import Timeline, Turn, clip, describe_response, timeline
-from k8s_agent_harness import events
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.printout import plural
+from k8s_agent_harness.traces import events
 from k8s_agent_harness.vocabulary import Guardrail, Outcome
 
 MARKS = {Outcome.EXECUTED: "✓", Outcome.CACHED: "↺", Outcome.FAILED: "✗"}

@@ -19,10 +19,11 @@ from typing import Any
 
 from k8s_agent.invariants import check_run, requests_from_trace
 from k8s_agent.timeline import timeline, turn_facts
-from k8s_agent_harness import events, prompts
 from k8s_agent_harness.config import APIS, did_you_mean
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.model import prompts
+from k8s_agent_harness.printout import plural
+from k8s_agent_harness.traces import events
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl, Rejection, ReportFormat, RunStatus
 from k8s_agent_mock_cluster.call_log import LoggedCall
 from k8s_agent_scripted_llm.responses_api import chat_request

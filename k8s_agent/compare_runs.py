@@ -23,12 +23,12 @@ from k8s_agent.implementations import ask_function
 from k8s_agent.pool import RateGate, run_pool
 from k8s_agent.scenarios import SCENARIOS, Scenario
 from k8s_agent.scripted_run import CALL_LOG, run_scripted
+from k8s_agent_harness.cluster.servers import STREAMABLE_HTTP, mock_cluster_command
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import AgentError, ConfigError
-from k8s_agent_harness.events import read_trace
-from k8s_agent_harness.private import private_dirs
-from k8s_agent_harness.report import plural
-from k8s_agent_harness.servers import STREAMABLE_HTTP, mock_cluster_command
+from k8s_agent_harness.printout import plural
+from k8s_agent_harness.traces.events import read_trace
+from k8s_agent_harness.traces.private import private_dirs
 from k8s_agent_mock_cluster import FixtureError, load_fixture
 from k8s_agent_mock_cluster.call_log import of_client, read_call_log
 from k8s_agent_scripted_llm import ScriptedModelServer, offline_model, responder_for

@@ -50,7 +50,7 @@ def _value(value: object) -> str:
 
 def trace_table() -> str:
     """One row per event kind: its `kind`, what it records, and its fields with their types."""
-    from k8s_agent_harness import events
+    from k8s_agent_harness.traces import events
 
     lines = ["| kind | recorded when | fields |", "|---|---|---|"]
     for model in events.EVENT_TYPES:
@@ -66,7 +66,7 @@ def trace_table() -> str:
 
 
 def _type_name(annotation: object) -> str:
-    text = str(annotation).replace("typing.", "").replace("k8s_agent_harness.events.", "")
+    text = str(annotation).replace("typing.", "").replace("k8s_agent_harness.traces.events.", "")
     text = text.replace("k8s_agent_harness.vocabulary.", "").replace("<class '", "").replace("'>", "")
     if typing.get_origin(annotation) is None and isinstance(annotation, type):
         text = annotation.__name__

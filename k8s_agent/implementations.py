@@ -12,8 +12,8 @@ import re
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from k8s_agent_harness.cluster.discovery import KUBERNETES_MCP_SERVER
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.discovery import KUBERNETES_MCP_SERVER
 from k8s_agent_harness.errors import ConfigError
 from k8s_agent_harness.vocabulary import Impl
 
@@ -75,7 +75,7 @@ def check_inputs(config: Config, question: str) -> None:
             load_fixture(config.cluster)
         except FixtureError as error:
             raise ConfigError(str(error)) from None
-    from k8s_agent_harness.servers import resolve_server
+    from k8s_agent_harness.cluster.servers import resolve_server
 
     resolve_server(config)
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from k8s_agent.timeline import RESPONSES
-from k8s_agent_harness import events
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.printout import plural
+from k8s_agent_harness.traces import events
 from k8s_agent_harness.vocabulary import Guardrail, ReportFormat
 from k8s_agent_mock_cluster.call_log import LoggedCall
 from k8s_agent_scripted_llm.responses_api import chat_request, is_responses_request

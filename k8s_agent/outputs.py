@@ -37,7 +37,7 @@ def emit(
 ) -> int | None:
     """Write each file, then print `fmt` to stdout whatever happened to the files (nothing is lost);
     EXIT_USAGE when a file could not be written, else None."""
-    from k8s_agent_harness.private import private_dirs, write_private
+    from k8s_agent_harness.traces.private import private_dirs, write_private
 
     status = None
     for path in outs:

@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, TextIO, assert_never
 
 from k8s_agent.timeline import clip, pieces
-from k8s_agent_harness import events
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.printout import plural
+from k8s_agent_harness.traces import events
 from k8s_agent_harness.vocabulary import Guardrail, Outcome
 
 QUESTION_SHOWN = 200
@@ -128,7 +128,7 @@ class ProgressPrinter:
         self._command_clock = command_clock
 
     def __call__(self, event: events.Event | events.StreamedText) -> None:
-        from k8s_agent_harness.redact import printable
+        from k8s_agent_harness.evidence.redact import printable
 
         if isinstance(event, events.StreamedText):
             self._streamed(printable(event.text))

@@ -22,14 +22,15 @@ from typing import Any
 from k8s_agent.invariants import Check, check_run, requests_from_trace
 from k8s_agent.scripted_run import CALL_LOG, run_scripted
 from k8s_agent.timeline import clip, timeline, turn_facts
-from k8s_agent_harness import events
-from k8s_agent_harness.config import BUDGET_SETTINGS, checked_settings
+from k8s_agent_harness.cluster.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
+from k8s_agent_harness.config import BUDGET_SETTINGS
+from k8s_agent_harness.config_load import checked_settings
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.private import write_private
-from k8s_agent_harness.provider_wire import unparsable_call
-from k8s_agent_harness.report import plural
-from k8s_agent_harness.servers import MOCK_CLUSTER_MODULE, mock_cluster_command
-from k8s_agent_harness.trace import Observer
+from k8s_agent_harness.model.provider_wire import unparsable_call
+from k8s_agent_harness.printout import plural
+from k8s_agent_harness.traces import events
+from k8s_agent_harness.traces.private import write_private
+from k8s_agent_harness.traces.trace import Observer
 from k8s_agent_harness.vocabulary import Impl, ReportFormat
 from k8s_agent_mock_cluster import FixtureError, load_fixture
 from k8s_agent_mock_cluster.faults import FaultPlan, FaultPlanError

@@ -15,13 +15,13 @@ from typing import Any
 
 from k8s_agent.implementations import ask_function
 from k8s_agent.scenarios import QUESTION
+from k8s_agent_harness.cluster.servers import mock_cluster_command
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import AgentError
-from k8s_agent_harness.events import Event, Trace, read_trace
-from k8s_agent_harness.private import private_dirs
-from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_harness.session import RunResult
-from k8s_agent_harness.trace import Observer
+from k8s_agent_harness.traces.events import Event, Trace, read_trace
+from k8s_agent_harness.traces.private import private_dirs
+from k8s_agent_harness.traces.trace import Observer
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_mock_cluster.call_log import LoggedCall, read_call_log
 from k8s_agent_scripted_llm import ScriptedModelServer, Step

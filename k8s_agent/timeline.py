@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from k8s_agent_harness import events
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.printout import plural
+from k8s_agent_harness.traces import events
 
 NOT_FORCED = ("auto", "absent")
 RESPONSES = "responses"

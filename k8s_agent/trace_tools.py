@@ -23,7 +23,7 @@ from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 
 if TYPE_CHECKING:
     from k8s_agent.replay import Replay
-    from k8s_agent_harness import events
+    from k8s_agent_harness.traces import events
 
 EXIT_OK = 0
 EXIT_NOT_SENT = 1
@@ -149,7 +149,7 @@ def trace_file(name: str, trace_dir: str | None) -> Path:
     run writing to the same folder are not `last`; a note on stderr says when newer traces were
     passed over, and why."""
     from k8s_agent_harness.config import trace_folder
-    from k8s_agent_harness.trace import run_traces
+    from k8s_agent_harness.traces.trace import run_traces
 
     if name != "last":
         return Path(name).expanduser()
@@ -232,7 +232,7 @@ def read_trace_file(path: Path) -> events.Trace:
     """The trace in `path`, checked; ConfigError (exit 2) for anything that is not a readable trace,
     also a line of JSON nested too deep to parse (thousands of `[`), which Python's parser refuses
     with a RecursionError."""
-    from k8s_agent_harness.events import read_trace
+    from k8s_agent_harness.traces.events import read_trace
 
     try:
         return read_trace(path)
@@ -257,7 +257,7 @@ def whole_number(text: str) -> int:
 
 def mcp_command_words(command: str) -> tuple[str, ...]:
     """`--mcp-command` split as a shell would; ConfigError for an unterminated quote or nothing."""
-    from k8s_agent_harness.config import command_words
+    from k8s_agent_harness.config_load import command_words
 
     return command_words(command, "--mcp-command")
 
@@ -275,7 +275,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """`k8s-agent trace export FILE`: the recorded run as spans, sent; one line says what went where."""
-    from k8s_agent_harness import otel
+    from k8s_agent_harness.traces import otel
 
     try:
         settings = otel.OtelSettings.read(args.otel_endpoint, os.environ)
@@ -288,7 +288,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
 
     exporter = otel.Exporter(settings)
     exporter.builder().feed_all(trace)
@@ -306,7 +306,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def show(trace: events.Trace, *, full: bool = False) -> str:
     """A trace as lines: time since start, then what happened (the progress printer's words)."""
     from k8s_agent.progress import ProgressPrinter
-    from k8s_agent_harness import events
+    from k8s_agent_harness.traces import events
 
     printer = ProgressPrinter()
     started = trace.start.ts
@@ -343,13 +343,13 @@ def show(trace: events.Trace, *, full: bool = False) -> str:
             lines += _details(event, " " * (len(stamp) + 6))
             if isinstance(event, events.ModelResponse) and event.text:
                 shown_text = event.text
-    from k8s_agent_harness.redact import printable
+    from k8s_agent_harness.evidence.redact import printable
 
     return printable("\n".join(lines) + "\n")  # a trace holds what tools returned: no terminal escapes
 
 
 def _details(event: events.Event, indent: str) -> list[str]:
-    from k8s_agent_harness import events
+    from k8s_agent_harness.traces import events
 
     text = ""
     if isinstance(event, events.ModelResponse) and event.text:
@@ -368,7 +368,7 @@ def _details(event: events.Event, indent: str) -> list[str]:
 
 
 def _end_lines(event: events.RunEnd, stamp: str, *, already_shown: bool) -> list[str]:
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
 
     counts = event.counts
     if event.status != "ok":
@@ -428,9 +428,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from k8s_agent.progress import ProgressPrinter
     from k8s_agent.replay import replay
     from k8s_agent_harness.config import Config, trace_folder
-    from k8s_agent_harness.private import private_dirs
-    from k8s_agent_harness.redact import json_printable, printable
-    from k8s_agent_harness.trace import prune_folders
+    from k8s_agent_harness.evidence.redact import json_printable, printable
+    from k8s_agent_harness.traces.private import private_dirs
+    from k8s_agent_harness.traces.trace import prune_folders
 
     observer = None if args.quiet else ProgressPrinter()
     try:
@@ -474,8 +474,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _requests_recorded(trace: events.Trace) -> str:
-    from k8s_agent_harness import events
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
+    from k8s_agent_harness.traces import events
 
     first = sum(1 for event in trace if isinstance(event, events.ModelRequest) and event.attempt == 1)
     return plural(first, "model request")
@@ -512,7 +512,7 @@ def replay_json(result: Replay, source: Path) -> dict[str, Any]:
 def replay_report(result: Replay, source: Path) -> str:
     """The replay in a few lines: what ran, the invariants, and the verdict."""
     from k8s_agent.timeline import timeline
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
 
     before, after = timeline(result.recorded.events), timeline(result.replayed)
     budgets = ", ".join(f"{k} {v}" for k, v in result.settings.items() if k not in ("model", "api"))

@@ -19,23 +19,27 @@ from typing import Any
 
 import openai
 
-from k8s_agent_harness import events, interrupts, otel, prompts
-from k8s_agent_harness.approval import Approver, deny_all
+from k8s_agent_harness import interrupts
+from k8s_agent_harness.cluster.client import McpClient
+from k8s_agent_harness.cluster.served import started_over_http
+from k8s_agent_harness.cluster.servers import resolve_server
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.context import Budget, ResultStore
 from k8s_agent_harness.errors import AgentError, ConfigError
-from k8s_agent_harness.findings import HealthReport, Shown, render_text, report_fields
-from k8s_agent_harness.gateway import ToolGateway
-from k8s_agent_harness.grounding import Evidence, invented_names
-from k8s_agent_harness.mcp_client import McpClient
-from k8s_agent_harness.model_client import WireState, model_client
-from k8s_agent_harness.read_policy import KNOWN_AS, Access, ReadPolicy
-from k8s_agent_harness.redact import Redactor, one_line, public_url
-from k8s_agent_harness.review import Accept, Checked, PushBack, Verdict, review, review_report
-from k8s_agent_harness.served import started_over_http
-from k8s_agent_harness.servers import resolve_server
-from k8s_agent_harness.supervisor import Supervisor
-from k8s_agent_harness.trace import Observer, Recorder, RunStats, TraceWriter, new_run_id, trace_path
+from k8s_agent_harness.evidence.grounding import Evidence, invented_names
+from k8s_agent_harness.evidence.redact import Redactor, one_line, public_url
+from k8s_agent_harness.evidence.rendering import render_text
+from k8s_agent_harness.evidence.report import HealthReport, report_fields
+from k8s_agent_harness.evidence.verification import Shown
+from k8s_agent_harness.guards.approval import Approver, deny_all
+from k8s_agent_harness.guards.gateway import ToolGateway
+from k8s_agent_harness.guards.read_policy import KNOWN_AS, Access, ReadPolicy
+from k8s_agent_harness.guards.review import Accept, Checked, PushBack, Verdict, review, review_report
+from k8s_agent_harness.guards.supervisor import Supervisor
+from k8s_agent_harness.model import prompts
+from k8s_agent_harness.model.client import WireState, model_client
+from k8s_agent_harness.model.context import Budget, ResultStore
+from k8s_agent_harness.traces import events, otel
+from k8s_agent_harness.traces.trace import Observer, Recorder, RunStats, TraceWriter, new_run_id, trace_path
 from k8s_agent_harness.vocabulary import Impl, Pushback, ReportFormat, RunStatus
 
 
@@ -130,7 +134,7 @@ class Session:
 
     @property
     def report_fields(self) -> dict[str, Any]:
-        """The fields every request adds to ask for the report on this run's wire (findings.py)."""
+        """The fields every request adds to ask for the report on this run's wire (evidence/report.py)."""
         return report_fields(self.config.report_mode, self.config.api)
 
     @property

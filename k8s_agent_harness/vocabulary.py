@@ -128,7 +128,7 @@ class FailureKind(StrEnum):
 
 
 class ReportFormat(StrEnum):
-    """How the final report is asked for and read (findings.py)."""
+    """How the final report is asked for and read (evidence/report.py)."""
 
     AUTO = "auto"
     """json_schema for api.openai.com and the offline model, json_text for other endpoints."""

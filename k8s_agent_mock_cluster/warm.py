@@ -3,7 +3,7 @@
 Starting the mock cluster costs a second or more of imports (the MCP server stack) before it
 answers `initialize`; a suite or an eval starts it hundreds of times. This process imports it
 once, listens on a Unix socket, and for each launcher (`launch.py`, the command
-`k8s_agent_harness.servers.mock_cluster_command` gives while $K8S_AGENT_MOCK_CLUSTER_WARM names
+`k8s_agent_harness.cluster.servers.mock_cluster_command` gives while $K8S_AGENT_MOCK_CLUSTER_WARM names
 the socket) forks one server onto the launcher's stdin, stdout and stderr, in its folder and
 environment, with its arguments. Each run still has a process of its own (its fault plan's
 counters, its call log, its exit), started in milliseconds.

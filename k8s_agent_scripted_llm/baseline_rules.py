@@ -57,7 +57,7 @@ MAX_CALLS = 20
 """Tool calls in one turn (the harness runs 24 at most)."""
 MAX_QUOTE = 1000
 """The report schema's longest quote, as its JSON schema on the wire says (the model side knows the
-harness only by the wire: k8s_agent_harness.findings.MAX_QUOTE_CHARACTERS)."""
+harness only by the wire: k8s_agent_harness.evidence.report.MAX_QUOTE_CHARACTERS)."""
 _NODE_QUESTION = re.compile(r"(?i)\bnodes?\b")
 _CRASHING = re.compile(r"CrashLoopBackOff|Error|OOMKilled")
 _ERROR_LINE = re.compile(r"(?i)error|exception|fatal|panic")

@@ -2,7 +2,7 @@
 
 Both tool surfaces print their listings so (the mock cluster's `list_pods`, `list_nodes` and
 `get_events`; kubernetes-mcp-server's `pods_list`, `pods_list_in_namespace` and `resources_list`).
-The harness reads tables for evidence on its own (k8s_agent_harness.shapes.tables): a model knows
+The harness reads tables for evidence on its own (k8s_agent_harness.evidence.shapes.tables): a model knows
 the harness only by the wire. A cell is the text under its column's header, up to the next column's
 start: a header of two words (`LAST SEEN`, `NOMINATED NODE`) and a last column with spaces (an
 event's MESSAGE) read whole.

@@ -26,10 +26,10 @@ from typing import Any
 
 from k8s_agent.implementations import ask_function
 from k8s_agent.scripted_run import SCRIPTED_SETTINGS
+from k8s_agent_harness.cluster.servers import mock_cluster_command
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.context import SEARCH_TOOL
-from k8s_agent_harness.events import ToolCall, read_trace
-from k8s_agent_harness.servers import mock_cluster_command
+from k8s_agent_harness.model.context import SEARCH_TOOL
+from k8s_agent_harness.traces.events import ToolCall, read_trace
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_mock_cluster.synthetic import PLANTED, cluster
 from k8s_agent_scripted_llm import ScriptedModelServer, calls, raw_tool, text, tool

@@ -15,8 +15,8 @@ from typing import Any
 
 from agents import FunctionToolResult, RunContextWrapper, ToolsToFinalOutputResult
 
-from k8s_agent_harness.findings import HealthReport
-from k8s_agent_harness.supervisor import Supervisor
+from k8s_agent_harness.evidence.report import HealthReport
+from k8s_agent_harness.guards.supervisor import Supervisor
 from k8s_agent_harness.vocabulary import StopReason
 
 # For an agent whose output type is str the SDK passes `str(final_output)` on, so an object

@@ -29,8 +29,8 @@ import openai
 from agents import Model, ModelResponse, OpenAIChatCompletionsModel, OpenAIResponsesModel
 from openai.types.responses import ResponseFunctionToolCall, ResponseReasoningItem
 
-from k8s_agent_harness.conversation import CHAT_CALL_FIELDS, CHAT_MESSAGE_FIELDS, Conversation
-from k8s_agent_harness.model_client import WireState
+from k8s_agent_harness.model.client import WireState
+from k8s_agent_harness.model.conversation import CHAT_CALL_FIELDS, CHAT_MESSAGE_FIELDS, Conversation
 
 
 class ModelCallUnparsable(Exception):

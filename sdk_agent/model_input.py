@@ -15,10 +15,10 @@ from typing import Any
 
 from agents.run_config import CallModelData, ModelInputData
 
-from k8s_agent_harness.context import Budget, ResultStore
-from k8s_agent_harness.conversation import Conversation
-from k8s_agent_harness.gateway import ToolGateway
-from k8s_agent_harness.supervisor import Supervisor
+from k8s_agent_harness.guards.gateway import ToolGateway
+from k8s_agent_harness.guards.supervisor import Supervisor
+from k8s_agent_harness.model.context import Budget, ResultStore
+from k8s_agent_harness.model.conversation import Conversation
 from sdk_agent.behavior import StopForSummary
 
 

@@ -39,13 +39,14 @@ from agents.exceptions import AgentsException, ModelBehaviorError
 from agents.items import MessageOutputItem
 from openai import OpenAIError
 
-from k8s_agent_harness import otel, prompts
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import MalformedResponseError
-from k8s_agent_harness.findings import HealthReport
-from k8s_agent_harness.model_client import endpoint_error
-from k8s_agent_harness.review import Accept, PushBack
+from k8s_agent_harness.evidence.report import HealthReport
+from k8s_agent_harness.guards.review import Accept, PushBack
+from k8s_agent_harness.model import prompts
+from k8s_agent_harness.model.client import endpoint_error
 from k8s_agent_harness.session import RunResult, Session, open_session
+from k8s_agent_harness.traces import otel
 from k8s_agent_harness.vocabulary import Impl, ReportFormat, StopReason
 from sdk_agent import tracing
 from sdk_agent.behavior import (

@@ -19,8 +19,8 @@ from typing import Any
 from agents import Agent, FunctionTool, RunContextWrapper, Tool, ToolErrorFormatterArgs
 from agents.tool_context import ToolContext
 
-from k8s_agent_harness.gateway import ToolGateway
-from k8s_agent_harness.model_client import WireState
+from k8s_agent_harness.guards.gateway import ToolGateway
+from k8s_agent_harness.model.client import WireState
 
 CallTool = Callable[[str, str, str], Awaitable[str]]
 """Answers one proposed call (call id, tool, raw arguments) through the gateway: `Session.call_tool`."""

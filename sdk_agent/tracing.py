@@ -21,7 +21,7 @@ from typing import Any
 
 from agents import TracingProcessor, set_trace_processors, set_tracing_disabled
 
-from k8s_agent_harness.spans import SpanBuilder
+from k8s_agent_harness.traces.spans import SpanBuilder
 
 
 @dataclass

@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, settings
 from k8s_agent.invariants import calls_answered
 from k8s_agent.scenarios import QUESTION, Scenario
 from k8s_agent.scripted_run import run_scripted
+from k8s_agent_harness.cluster.servers import WARM_MOCK_CLUSTER
 from k8s_agent_harness.config import APIS
 from k8s_agent_harness.errors import AgentError
-from k8s_agent_harness.events import resolved_json
-from k8s_agent_harness.servers import WARM_MOCK_CLUSTER
 from k8s_agent_harness.session import RunResult
+from k8s_agent_harness.traces.events import resolved_json
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_scripted_llm import Step
 from k8s_agent_scripted_llm.responses_api import chat_request

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from k8s_agent_harness.servers import WARM_MOCK_CLUSTER, warm_command
+from k8s_agent_harness.cluster.servers import WARM_MOCK_CLUSTER, warm_command
 
 HANG_SECONDS = 600.0
 """How long a test waits for a process or a condition before calling it a hang. Only a real hang

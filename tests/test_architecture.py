@@ -69,6 +69,66 @@ def test_imports_point_down(package: str) -> None:
     assert offences == []
 
 
+# Inside the harness, lowest first: its base modules, then its subpackages, then what a run shares
+# and prints. A module may import its own folder, the base and the floors below its own, never one
+# above, and never one beside it.
+HARNESS_FLOORS: list[set[str]] = [
+    {"errors", "vocabulary", "interrupts"},  # the base: failures, the words runs are described in, signals
+    {"config"},  # the settings, each defined once
+    {"config_load"},  # the settings read from flags, the environment and .env
+    {"evidence"},  # what the tools showed: shapes, redaction, provenance, the report, its verification
+    {"traces"},  # what a run leaves behind: trace events, the writer, spans, OTLP, private files
+    {"cluster", "model"},  # the two wires: the MCP client and servers; the model client and prompts
+    {"guards"},  # the safety core: the gateway every call takes, read policy, budgets, review
+    {"session"},  # what a run shares
+    {"printout"},  # a run's result, printed
+]
+HARNESS = ROOT / "k8s_agent_harness"
+
+
+def harness_part(module: str) -> str | None:
+    """The floor's name of a `k8s_agent_harness` module (`guards` for k8s_agent_harness.guards.gateway)."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "k8s_agent_harness" and len(parts) > 1 else None
+
+
+def test_every_harness_module_is_on_a_floor() -> None:
+    parts = {
+        path.stem if path.parent == HARNESS else path.relative_to(HARNESS).parts[0]
+        for path in HARNESS.rglob("*.py")
+    }
+
+    assert parts - {"__init__"} == set().union(*HARNESS_FLOORS)
+
+
+def test_the_harness_imports_point_down() -> None:
+    floor_of = {part: number for number, floor in enumerate(HARNESS_FLOORS) for part in floor}
+    offences = []
+    for path in sorted(HARNESS.rglob("*.py")):
+        relative = path.relative_to(HARNESS)
+        own = path.stem if len(relative.parts) == 1 else relative.parts[0]
+        if own == "__init__":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            modules = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module
+                else []
+            )
+            if isinstance(node, ast.ImportFrom) and node.module == "k8s_agent_harness":
+                modules = [f"k8s_agent_harness.{alias.name}" for alias in node.names]
+            for module in modules:
+                part = harness_part(module)
+                if part is None or part == own:
+                    continue
+                if floor_of[part] >= floor_of[own]:
+                    offences.append(f"{relative} imports {module}")
+    assert offences == []
+
+
 def test_every_top_level_name_the_project_installs_is_its_own() -> None:
     installed = metadata.distribution("k8s-agent").read_text("top_level.txt") or ""
 
@@ -89,7 +149,7 @@ def test_every_package_folder_is_part_of_a_layer() -> None:
 def test_the_handwritten_path_never_imports_the_sdk(tmp_path: Path) -> None:
     script = (
         "import asyncio, sys\n"
-        "from k8s_agent_harness.config import load_config\n"
+        "from k8s_agent_harness.config_load import load_config\n"
         "from k8s_agent.cli import build_parser\n"
         "from k8s_agent.implementations import ask\n"
         "build_parser()\n"

@@ -10,13 +10,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from k8s_agent_harness.gateway import ToolGateway
-from k8s_agent_harness.grounding import Evidence
-from k8s_agent_harness.mcp_client import McpClient, ToolResult
-from k8s_agent_harness.read_policy import ReadPolicy
-from k8s_agent_harness.redact import Redactor
-from k8s_agent_harness.supervisor import Supervisor
-from k8s_agent_harness.trace import Recorder, TraceWriter
+from k8s_agent_harness.cluster.client import McpClient
+from k8s_agent_harness.cluster.results import ToolResult
+from k8s_agent_harness.evidence.grounding import Evidence
+from k8s_agent_harness.evidence.redact import Redactor
+from k8s_agent_harness.guards.gateway import ToolGateway
+from k8s_agent_harness.guards.read_policy import ReadPolicy
+from k8s_agent_harness.guards.supervisor import Supervisor
+from k8s_agent_harness.traces.trace import Recorder, TraceWriter
 from k8s_agent_harness.vocabulary import Impl
 
 

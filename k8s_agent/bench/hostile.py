@@ -82,7 +82,7 @@ def _mode(case: str) -> str:
 
 
 async def _with_agent_client(case: str, seconds: float) -> dict[str, Any]:
-    from k8s_agent_harness.mcp_client import McpClient
+    from k8s_agent_harness.cluster.client import McpClient
 
     figures: dict[str, Any] = {}
     command = (sys.executable, "-c", SERVER, _mode(case))

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from k8s_agent.bench import EXIT_TARGET_MISSED
 from k8s_agent.bench.stats import Samples
-from k8s_agent_harness import otel
 from k8s_agent_harness.config import Config
+from k8s_agent_harness.traces import otel
 from k8s_agent_harness.vocabulary import Impl
 
 TARGET = 0.02

@@ -17,7 +17,7 @@ from agents.mcp import MCPServerStdio, MCPServerStreamableHttp
 from agents.models.openai_provider import OpenAIProvider
 from openai import AsyncOpenAI
 
-from k8s_agent_harness.prompts import SYSTEM_PROMPT
+from k8s_agent_harness.model.prompts import SYSTEM_PROMPT
 
 
 def native_server(command: Sequence[str]) -> MCPServerStdio:

@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
-from k8s_agent_harness.redact import Redactor
-from k8s_agent_harness.shapes.secrets import text_targets
+from k8s_agent_harness.evidence.redact import Redactor
+from k8s_agent_harness.evidence.shapes.secrets import text_targets
 
 SECRET = "pl4nted-{n}-Zk8qW"
 

@@ -15,8 +15,8 @@ from typing import Any
 from k8s_agent.bench import EXIT_TARGET_MISSED, calls, startup
 from k8s_agent.bench.stats import Samples, ratio
 from k8s_agent.bench.turns import MOCK, TurnBench
-from k8s_agent_harness.mcp_client import McpClient
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.cluster.client import McpClient
+from k8s_agent_harness.printout import plural
 
 TARGETS = {
     "handwritten_per_turn_vs_floor": 1.15,

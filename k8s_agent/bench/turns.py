@@ -23,10 +23,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from k8s_agent_harness.cluster.client import McpClient
+from k8s_agent_harness.cluster.servers import mock_cluster_command
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.mcp_client import McpClient
-from k8s_agent_harness.prompts import SYSTEM_PROMPT
-from k8s_agent_harness.servers import mock_cluster_command
+from k8s_agent_harness.model.prompts import SYSTEM_PROMPT
 from k8s_agent_harness.vocabulary import Impl, ReportFormat
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text
 

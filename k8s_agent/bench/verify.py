@@ -22,8 +22,9 @@ from typing import Any
 import yaml
 
 from k8s_agent.bench import EXIT_TARGET_MISSED
-from k8s_agent_harness.findings import HealthReport, verify
-from k8s_agent_harness.grounding import ToolText
+from k8s_agent_harness.evidence.grounding import ToolText
+from k8s_agent_harness.evidence.report import HealthReport
+from k8s_agent_harness.evidence.verification import verify
 from k8s_agent_mock_cluster import Cluster
 from k8s_agent_mock_cluster.kube_objects import kube_objects
 from k8s_agent_mock_cluster.synthetic import PLANTED, cluster

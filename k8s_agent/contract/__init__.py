@@ -148,7 +148,7 @@ def cmd_contract(args: argparse.Namespace) -> int:
         builtin,
     )
     from k8s_agent.outputs import emit
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
 
     if args.mutants:
         return _mutants(args)

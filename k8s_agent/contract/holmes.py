@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from k8s_agent.contract.launch import Outcome, Setup, run_command
-from k8s_agent_harness.discovery import cache_root
+from k8s_agent_harness.cluster.discovery import cache_root
 from k8s_agent_harness.errors import ConfigError
 
 VERSION = "0.45.0"

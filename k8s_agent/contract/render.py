@@ -7,7 +7,7 @@ from pathlib import Path
 
 from k8s_agent.contract.judge import FAILS, HOLDS, ITEMS, UNOBSERVABLE, Judgement
 from k8s_agent.contract.run import ContractReport, SubjectResult
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.printout import plural
 
 MARKS = {HOLDS: "✓ holds", FAILS: "✗ fails", UNOBSERVABLE: "○ not observable"}
 

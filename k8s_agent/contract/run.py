@@ -29,9 +29,9 @@ from k8s_agent.contract.launch import MockCluster, Setup
 from k8s_agent.contract.subjects import Subject
 from k8s_agent.pool import run_pool
 from k8s_agent.scenarios import JUDGED_SCENARIOS, QUESTION, SECRETS, Scenario
+from k8s_agent_harness.cluster.servers import mock_cluster_command
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.private import private_dirs
-from k8s_agent_harness.servers import mock_cluster_command
+from k8s_agent_harness.traces.private import private_dirs
 from k8s_agent_mock_cluster.call_log import of_client, read_call_log, read_result_log
 from k8s_agent_scripted_llm import HttpError, Reply, ScriptedModelServer, Step
 
@@ -329,7 +329,7 @@ async def _run_all(
             stream,
         )
 
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
 
     def said(pair: tuple[Subject, Scenario], run: tuple[Observed, dict[str, Any]]) -> None:
         nonlocal done

@@ -83,7 +83,7 @@ def report_json(shell: Shell) -> str:
 
 def correction(shell: Shell) -> str:
     """The correction turn's message, as the trace of the caught fabrication records it."""
-    from k8s_agent_harness.events import GuardrailFired, read_trace
+    from k8s_agent_harness.traces.events import GuardrailFired, read_trace
     from k8s_agent_harness.vocabulary import Guardrail
 
     trace = read_trace(caught_fabrication_trace(shell))
@@ -163,7 +163,7 @@ def bytes_per_wire(shell: Shell) -> str:
 
 def large_result(shell: Shell) -> tuple[str, str]:
     """The excerpt the model got of the 5,000-pod listing, and its first search's answer."""
-    from k8s_agent_harness.events import ToolCall, read_trace
+    from k8s_agent_harness.traces.events import ToolCall, read_trace
     from k8s_agent_mock_cluster.synthetic import cluster
 
     fixture = shell.path("pods-5000.json")

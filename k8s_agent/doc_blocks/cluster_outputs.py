@@ -101,7 +101,7 @@ def mcp_url_run(shell: Shell) -> str:
 
 def mcp_url_start(shell: Shell) -> str:
     """What the trace's `run_start` records of the server (and not the token)."""
-    from k8s_agent_harness.events import read_trace
+    from k8s_agent_harness.traces.events import read_trace
 
     start = read_trace(_runs(shell)[2]).start
     shown = {"mcp_command": start.mcp_command, "mcp_url": start.mcp_url, "mcp_server": start.mcp_server}

@@ -12,7 +12,7 @@ from typing import Any
 
 from k8s_agent.outputs import add_output_flags
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.private import write_private
+from k8s_agent_harness.traces.private import write_private
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -153,7 +153,7 @@ def register(commands: Any) -> None:
 def _same_incidents(done: dict[str, Any], incidents: list[Any], results: Path) -> None:
     """Refuse to continue a results file whose runs were made against other versions of the
     incidents to run (their digests differ): the file would mix two truths."""
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
 
     digests = {incident.id: incident.digest for incident in incidents}
     changed = sorted(
@@ -181,7 +181,7 @@ def _serve(args: argparse.Namespace) -> Any:
     from k8s_agent.eval.hosting import serve_mock_cluster, serve_through_kubernetes_mcp_server
 
     if args.served_by == "kubernetes-mcp-server":
-        from k8s_agent_harness.discovery import find_kubernetes_mcp_server
+        from k8s_agent_harness.cluster.discovery import find_kubernetes_mcp_server
 
         if args.server_per_run:
             raise ConfigError(
@@ -225,7 +225,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from k8s_agent.eval.runner import read_results
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
 
     merged: dict[str, dict[str, Any]] = {}
     repeated = 0
@@ -302,7 +302,7 @@ def _emit(report: Any, args: argparse.Namespace) -> int | None:
 def cmd_report(args: argparse.Namespace) -> int:
     from k8s_agent.eval.report import build
     from k8s_agent.eval.runner import read_results
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
 
     try:
         if not args.results.is_file():
@@ -333,7 +333,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from k8s_agent.cli import config_from
     from k8s_agent.eval.report import build
     from k8s_agent.eval.runner import MadeFolders, Progress, Results, model_endpoints, plan, run_jobs, shard
-    from k8s_agent_harness.report import plural
+    from k8s_agent_harness.printout import plural
     from k8s_agent_harness.vocabulary import Impl
 
     folders = MadeFolders()  # the results' and the traces' folders: removed again if left empty

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from k8s_agent_harness.findings import Cause
+from k8s_agent_harness.evidence.report import Cause
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 BACKGROUNDS = Path(__file__).resolve().parent / "backgrounds"

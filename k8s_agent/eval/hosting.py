@@ -20,8 +20,8 @@ from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from pathlib import Path
 
 from k8s_agent.eval.corpus import Incident
+from k8s_agent_harness.cluster.servers import STREAMABLE_HTTP, HttpStart, ServerLaunch, mock_cluster_command
 from k8s_agent_harness.errors import AgentError
-from k8s_agent_harness.servers import STREAMABLE_HTTP, HttpStart, ServerLaunch, mock_cluster_command
 
 START_TIMEOUT = 60.0
 """Seconds a server has to listen (a busy machine starts Python slowly)."""
@@ -37,7 +37,7 @@ def serve_mock_cluster(incident: Incident) -> AbstractAsyncContextManager[str]:
 
 def serve_over_http(command: tuple[str, ...]) -> AbstractAsyncContextManager[str]:
     """A server that picks its own loopback port and prints `serving URL` (the mock cluster)."""
-    from k8s_agent_harness.served import started_over_http
+    from k8s_agent_harness.cluster.served import started_over_http
 
     return started_over_http(ServerLaunch(command, http=HttpStart(STREAMABLE_HTTP)), START_TIMEOUT)
 

@@ -24,9 +24,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from k8s_agent.eval.corpus import Incident
+from k8s_agent_harness.cluster.servers import KUBERNETES_MCP_SERVER_ARGUMENTS, KUBERNETES_MCP_SERVER_CONFIG
 from k8s_agent_harness.errors import ConfigError, McpServerError
-from k8s_agent_harness.private import open_private, write_private
-from k8s_agent_harness.servers import KUBERNETES_MCP_SERVER_ARGUMENTS, KUBERNETES_MCP_SERVER_CONFIG
+from k8s_agent_harness.traces.private import open_private, write_private
 from k8s_agent_mock_cluster import FixtureError, load_fixture
 from k8s_agent_mock_cluster.fixture import YAML_SUFFIXES, read_yaml
 from k8s_agent_mock_cluster.kube_api import FakeKubeAPI

@@ -24,8 +24,8 @@ from k8s_agent import charts
 from k8s_agent.eval.corpus import Incident
 from k8s_agent.eval.score import METRICS, counted, rescore
 from k8s_agent.eval.stats import bootstrap_mean, mean, sign_test, solved_interval
-from k8s_agent_harness.redact import one_line
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.evidence.redact import one_line
+from k8s_agent_harness.printout import plural
 
 ALPHA = 0.05
 BASELINE = "baseline:"

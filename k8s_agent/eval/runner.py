@@ -33,7 +33,7 @@ from k8s_agent.eval.score import score
 from k8s_agent.pool import RateGate, run_pool
 from k8s_agent_harness.config import BASELINE_MODELS, Config
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.private import open_private, private_dirs
+from k8s_agent_harness.traces.private import open_private, private_dirs
 from k8s_agent_harness.vocabulary import Impl
 
 RECORD_KIND = "k8s-agent-eval-run"

@@ -62,7 +62,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from k8s_agent.eval.corpus import Incident, Resource
-from k8s_agent_harness.shapes.naming import pod_of
+from k8s_agent_harness.evidence.shapes.naming import pod_of
 
 METRICS = ("recall", "precision", "cause", "evidence", "fact")
 ZERO_WHEN_UNSCORED = ("recall", "cause", "fact")

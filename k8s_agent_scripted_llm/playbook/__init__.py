@@ -21,6 +21,7 @@ the question asks for. Its rules live by topic, each a named function whose docs
     report.py           the prose and JSON reports
     flows.py            one flow per kind of question
     kube.py             the same playbook on kubernetes-mcp-server's tools
+    kube_views.py       kubernetes-mcp-server's results read as the playbook's views
 
 It speaks the mock cluster's tools (list_pods, describe_pod, get_pod_logs, get_events, list_nodes,
 describe_node, resources_list, resources_get), and kubernetes-mcp-server's (pods_list, pods_get, pods_log, events_list, resources_*:

@@ -28,11 +28,22 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-import yaml
-
+from k8s_agent_scripted_llm.playbook.kube_views import (
+    Call,
+    Known,
+    Line,
+    View,
+    Yaml,
+    call_signature,
+    container_lines,
+    event_listing,
+    events_of,
+    node_listing,
+    pod_listing,
+    statuses_of,
+)
 from k8s_agent_scripted_llm.script import Reply, Step, ToolCall, message_text, requested_call
 
 Playbook = Callable[[dict[str, Any]], Step]
@@ -51,7 +62,6 @@ MOCK_NAMES = {
 MAX_ROUNDS_WITHOUT_A_CALL = 8
 """How often the playbook may ask only for results it already has before it must report."""
 _NODE = {"apiVersion": "v1", "kind": "Node"}
-_FAILED = "Tool call failed"
 
 
 def on_kube_surface(body: dict[str, Any]) -> bool:
@@ -78,64 +88,6 @@ def kube_surface(body: dict[str, Any], playbook: Playbook) -> Step:
             return Reply(content=step.content, tool_calls=tuple(wanted))
         extra += known  # only results it has: show them as its own calls, and ask again
     return playbook(chat.mock_body(extra, tools=False))
-
-
-# -- reading the conversation ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Call:
-    """One call the conversation made to a kube tool, with its result."""
-
-    id: str
-    tool: str
-    arguments: dict[str, Any]
-    content: str
-    round: int
-
-    @property
-    def failed(self) -> bool:
-        return self.content.startswith((_FAILED, "[Duplicate call]"))
-
-    def signature(self) -> str:
-        return _signature(self.tool, self.arguments)
-
-
-@dataclass(frozen=True)
-class Known:
-    """A call of the playbook whose result the conversation already has: shown to it again."""
-
-    call: ToolCall
-    content: str
-    call_id: str
-    """The kube call whose result it is (the quotes of it are that call's)."""
-
-
-@dataclass(frozen=True)
-class Line:
-    """A line of a view: its text as the playbook reads it, and where it came from."""
-
-    text: str
-    original: str
-    """Text the result of `call_id` holds (whitespace aside)."""
-    call_id: str
-    tool: str
-    message: str = ""
-    """An event's message, decoded from the YAML: quoted alone when the result holds it as is."""
-
-
-@dataclass
-class View:
-    """A kube result (or several) as one result of the playbook's tool."""
-
-    tool: str
-    arguments: dict[str, Any]
-    lines: list[Line] = field(default_factory=list)
-    text: str | None = None
-    """The view's text when it is not its lines' (a failure, a log)."""
-
-    def content(self) -> str:
-        return self.text if self.text is not None else "\n".join(line.text for line in self.lines)
 
 
 @dataclass
@@ -253,9 +205,9 @@ class _KubeChat:
             except ValueError:
                 arguments = {}
             needed = list(self._kube_calls(call.name, arguments))
-            new = [(tool, args) for tool, args in needed if _signature(tool, args) not in made]
+            new = [(tool, args) for tool, args in needed if call_signature(tool, args) not in made]
             for tool, args in new:
-                made.add(_signature(tool, args))
+                made.add(call_signature(tool, args))
                 wanted.append(ToolCall(tool, json.dumps(args)))
             if not new and needed:
                 found = self._made(*needed[0])
@@ -297,7 +249,7 @@ class _KubeChat:
 
     def _made(self, tool: str, arguments: dict[str, Any]) -> Call | None:
         """The last call made to `tool` with these arguments whose result has a view."""
-        wanted = _signature(tool, arguments)
+        wanted = call_signature(tool, arguments)
         return next(
             (call for call in reversed(self.calls) if call.signature() == wanted and call.id in self.views),
             None,
@@ -315,8 +267,8 @@ class _KubeChat:
             container = self._telling_container(name, namespace, bool(call.arguments.get("previous")))
             if container:
                 args = {**call.arguments, "container": container}
-                if _signature("pods_log", args) not in made:
-                    made.add(_signature("pods_log", args))
+                if call_signature("pods_log", args) not in made:
+                    made.add(call_signature("pods_log", args))
                     again.append(ToolCall("pods_log", json.dumps(args)))
         return again
 
@@ -327,7 +279,7 @@ class _KubeChat:
         pod = self._pod_yaml(name, namespace)
         if pod is None:
             return None
-        statuses = _statuses(pod.data)
+        statuses = statuses_of(pod.data)
         if len(statuses) < 2:
             return None
 
@@ -341,7 +293,7 @@ class _KubeChat:
             chosen = next((s for s in ran if not s.get("ready")), ran[0] if ran else None)
         return str(chosen["name"]) if chosen else None
 
-    def _pod_yaml(self, name: str, namespace: str) -> _Yaml | None:
+    def _pod_yaml(self, name: str, namespace: str) -> Yaml | None:
         for call in reversed(self.calls):
             if (
                 call.tool == "pods_get"
@@ -349,7 +301,7 @@ class _KubeChat:
                 and call.arguments.get("namespace") in (namespace, None)
                 and not call.failed
             ):
-                return _Yaml.parse(call.content)
+                return Yaml.parse(call.content)
         return None
 
     # the views
@@ -367,7 +319,7 @@ class _KubeChat:
         if call.failed:
             return View(tool, arguments, text=call.content)
         if call.tool in POD_LISTS:
-            return _pod_listing(call, arguments)
+            return pod_listing(call, arguments)
         if call.tool == "pods_get":
             return self._describe_pod(call, arguments)
         if call.tool == "pods_log":
@@ -380,9 +332,9 @@ class _KubeChat:
                 arguments["container"] = asked  # a container the playbook named, not the one chosen for it
             return View(tool, arguments, text="(no log lines)" if _no_log(call.content) else call.content)
         if call.tool == "events_list":
-            return _event_listing(call, arguments)
+            return event_listing(call, arguments)
         if call.tool == "resources_list" and call.arguments.get("kind") == "Node":
-            return _node_listing(call, arguments)
+            return node_listing(call, arguments)
         if call.tool == "resources_get" and call.arguments.get("kind") == "Node":
             return self._describe_node(call, arguments)
         return None
@@ -403,7 +355,7 @@ class _KubeChat:
                 continue
             return [
                 line
-                for event, line in _events_of(call)
+                for event, line in events_of(call)
                 if event.get("kind") == kind
                 and event.get("name") == name
                 and (namespace is None or event.get("namespace") in (namespace, None))
@@ -411,7 +363,7 @@ class _KubeChat:
         return []
 
     def _describe_pod(self, call: Call, arguments: dict[str, Any]) -> View:
-        pod = _Yaml.parse(call.content)
+        pod = Yaml.parse(call.content)
         view = View("describe_pod", arguments)
         data = pod.data if isinstance(pod.data, dict) else {}
         metadata, spec, status = (data.get(key) or {} for key in ("metadata", "spec", "status"))
@@ -443,7 +395,7 @@ class _KubeChat:
             for container in specs:
                 index, state = by_name.get(container.get("name"), (None, {}))
                 where = ("status", statuses_key, index) if index is not None else None
-                for text, path in _container_lines(container, state, where):
+                for text, path in container_lines(container, state, where):
                     add(text, *path)
         conditions = status.get("conditions") or []
         if conditions:
@@ -467,7 +419,7 @@ class _KubeChat:
         return view
 
     def _describe_node(self, call: Call, arguments: dict[str, Any]) -> View:
-        node = _Yaml.parse(call.content)
+        node = Yaml.parse(call.content)
         view = View("describe_node", arguments)
         data = node.data if isinstance(node.data, dict) else {}
         metadata, status = data.get("metadata") or {}, data.get("status") or {}
@@ -548,251 +500,6 @@ class _KubeChat:
         return {"text": said, "call_id": line.call_id, "tool": line.tool}
 
 
-# -- views of single results -----------------------------------------------------------------------
-
-
-def _pod_listing(call: Call, arguments: dict[str, Any]) -> View:
-    view = View("list_pods", arguments)
-    rows = _table(call.content)
-    if not rows:
-        where = f"namespace {arguments['namespace']}" if arguments.get("namespace") else "any namespace"
-        view.text = f"No pods found in {where}."
-        return view
-    header = "NAMESPACE   NAME   READY   STATUS   RESTARTS   AGE   NODE"
-    view.lines.append(Line(header, call.content.splitlines()[0], call.id, call.tool))
-    for row, original in rows:
-        cells = [row.get(key) or "-" for key in ("NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE")]
-        cells.append(row.get("NODE") or "<none>")
-        view.lines.append(Line("   ".join(cells), original, call.id, call.tool))
-    return view
-
-
-def _node_listing(call: Call, arguments: dict[str, Any]) -> View:
-    view = View("list_nodes", arguments)
-    rows = _table(call.content)
-    view.lines.append(
-        Line(
-            "NAME   STATUS   ROLES   AGE   VERSION",
-            call.content.splitlines()[0] if rows else "",
-            call.id,
-            call.tool,
-        )
-    )
-    for row, original in rows:
-        cells = [row.get(key) or "-" for key in ("NAME", "STATUS", "ROLES", "AGE", "VERSION")]
-        view.lines.append(Line("   ".join(cells), original, call.id, call.tool))
-    return view
-
-
-def _event_listing(call: Call, arguments: dict[str, Any]) -> View:
-    view = View("get_events", arguments)
-    view.lines.append(
-        Line("NAMESPACE   LAST SEEN   TYPE   REASON   OBJECT   MESSAGE", "", call.id, call.tool)
-    )
-    for event, line in _events_of(call):
-        if arguments.get("type") and event.get("type") != arguments["type"]:
-            continue
-        cells = [event.get("namespace") or "-", "-", event.get("type") or "-", event.get("reason") or "-"]
-        cells += [f"{str(event.get('kind', '')).lower()}/{event.get('name', '')}", line.message]
-        view.lines.append(Line("   ".join(cells), line.original, line.call_id, line.tool, line.message))
-    if len(view.lines) == 1:
-        view.text = "No events found."
-    return view
-
-
-def _events_of(call: Call) -> list[tuple[dict[str, Any], Line]]:
-    """Each event of an events_list result, and its line in describe_pod's form."""
-    document = _Yaml.parse(call.content)
-    items = document.data if isinstance(document.data, list) else []
-    times = [_when(item) for item in items if isinstance(item, dict)]
-    latest = max((time for time in times if time is not None), default=None)
-    found = []
-    for number, item in enumerate(items):
-        if not isinstance(item, dict):
-            continue
-        when = _when(item)
-        # The Go server gives each event its time, not its age: the age in describe's column is
-        # counted back from the latest event of the result, which keeps their order.
-        age = f"{int((latest - when).total_seconds())}s" if latest and when else "-"
-        involved = item.get("InvolvedObject") or {}
-        message = str(item.get("Message") or "")
-        event = {
-            "kind": involved.get("Kind"),
-            "name": involved.get("Name"),
-            "namespace": item.get("Namespace"),
-            "type": item.get("Type"),
-            "reason": item.get("Reason"),
-        }
-        text = "  " + "   ".join(
-            [str(item.get("Type") or "-"), str(item.get("Reason") or "-"), age, "-", message]
-        )
-        original = document.span([(number, "Message")]) or message
-        found.append((event, Line(text, original, call.id, call.tool, message)))
-    return found
-
-
-def _when(event: dict[str, Any]) -> datetime | None:
-    """When an event of an events_list result was last seen (its Timestamp), or None."""
-    stamp = event.get("LastTimestamp") or event.get("Timestamp")
-    if isinstance(stamp, datetime):
-        return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
-    try:
-        return datetime.strptime(str(stamp), "%Y-%m-%d %H:%M:%S %z %Z")
-    except ValueError:
-        return None
-
-
-def _container_lines(
-    container: dict[str, Any], status: dict[str, Any], where: tuple[Any, ...] | None
-) -> Iterator[tuple[str, tuple[Any, ...]]]:
-    """describe_pod's lines of one container, each with the YAML path of the field it shows."""
-
-    def at(*path: Any) -> tuple[Any, ...]:
-        return (*where, *path) if where is not None else ()
-
-    yield f"  {container.get('name', '')}:", at("name")
-    yield f"    Image:          {container.get('image', '')}", at("image")
-    for label, key in (("State", "state"), ("Last State", "lastState")):
-        state = status.get(key) or {}
-        if not state:
-            continue
-        kind, detail = next(iter(state.items()))
-        detail = detail or {}
-        reason_path = at(key, kind, "reason") if "reason" in detail else at(key)
-        yield f"    {label + ':':<16}{str(kind).capitalize()}", reason_path
-        for field_key, title in (
-            ("reason", "Reason"),
-            ("message", "Message"),
-            ("exitCode", "Exit Code"),
-            ("startedAt", "Started"),
-            ("finishedAt", "Finished"),
-        ):
-            if field_key in detail:
-                yield f"      {title + ':':<14}{detail[field_key]}", at(key, kind, field_key)
-    yield f"    Ready:          {'True' if status.get('ready') else 'False'}", at("ready")
-    yield f"    Restart Count:  {status.get('restartCount', 0)}", at("restartCount")
-    resources = container.get("resources") or {}
-    for label, key in (("Limits", "limits"), ("Requests", "requests")):
-        if resources.get(key):
-            values = ", ".join(f"{k}={v}" for k, v in resources[key].items())
-            yield f"    {label + ':':<16}{values}", ()
-    for label, key in (
-        ("Liveness", "livenessProbe"),
-        ("Readiness", "readinessProbe"),
-        ("Startup", "startupProbe"),
-    ):
-        if container.get(key):
-            yield f"    {label + ':':<16}{_probe_text(container[key])}", ()
-    ports = [f"{p.get('containerPort')}/{p.get('protocol', 'TCP')}" for p in container.get("ports") or []]
-    if ports:
-        yield f"    Ports:          {', '.join(ports)}", ()
-    env = container.get("env") or []
-    yield "    Environment:" + ("" if env else "    <none>"), ()
-    for variable in env:
-        source = variable.get("valueFrom") or {}
-        reference = source.get("secretKeyRef") or source.get("configMapKeyRef")
-        if reference:
-            what = "secret" if "secretKeyRef" in source else "config map"
-            value = f"<set to the key '{reference.get('key')}' in {what} '{reference.get('name')}'>"
-        else:
-            value = str(variable.get("value", ""))
-        yield f"      {variable.get('name')}:  {value}", ()
-
-
-def _probe_text(probe: dict[str, Any]) -> str:
-    """A probe as `kubectl describe` writes it."""
-    if probe.get("httpGet"):
-        get = probe["httpGet"]
-        what = f"http-get {str(get.get('scheme', 'HTTP')).lower()}://:{get.get('port')}{get.get('path', '/')}"
-    elif probe.get("tcpSocket"):
-        what = f"tcp-socket :{probe['tcpSocket'].get('port')}"
-    elif probe.get("exec"):
-        what = f"exec [{' '.join(map(str, probe['exec'].get('command') or []))}]"
-    else:
-        what = "unknown"
-    timing = (
-        f"delay={probe.get('initialDelaySeconds', 0)}s timeout={probe.get('timeoutSeconds', 1)}s "
-        f"period={probe.get('periodSeconds', 10)}s #success={probe.get('successThreshold', 1)} "
-        f"#failure={probe.get('failureThreshold', 3)}"
-    )
-    return f"{what} {timing}"
-
-
-# -- tables and YAML -------------------------------------------------------------------------------
-
-
-def _table(text: str) -> list[tuple[dict[str, str], str]]:
-    """The rows of a table the Go server printed (columns aligned, names of several words), each
-    with its line: cells are cut at the header's column starts."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines or not re.match(r"^[A-Z]", lines[0]):
-        return []
-    header = lines[0]
-    starts = [match.start() for match in re.finditer(r"(?:^|(?<=\s{2}))\S", header)]
-    names = [header[start:end].strip() for start, end in zip(starts, [*starts[1:], None], strict=True)]
-    rows = []
-    for line in lines[1:]:
-        cells = [line[start:end].strip() for start, end in zip(starts, [*starts[1:], None], strict=True)]
-        rows.append((dict(zip(names, cells, strict=True)), line))
-    return rows
-
-
-@dataclass(frozen=True)
-class _Yaml:
-    """A YAML result, its data and where each value is in its text."""
-
-    text: str
-    data: Any
-    node: Any
-
-    @classmethod
-    def parse(cls, text: str) -> _Yaml:
-        try:
-            return cls(text, yaml.safe_load(text), yaml.compose(text))
-        except yaml.YAMLError:
-            return cls(text, None, None)
-
-    def span(self, paths: Sequence[Sequence[Any]]) -> str:
-        """The text of the lines that hold these fields (each a path of keys and indexes), from the
-        first key to the last value; "" when one is not there."""
-        lines = self.text.splitlines()
-        first, last = len(lines), -1
-        for path in paths:
-            found = _yaml_node(self.node, path)
-            if found is None:
-                return ""
-            key, value = found
-            first = min(first, key.start_mark.line)
-            end = value.end_mark.line if value.end_mark.column == 0 else value.end_mark.line + 1
-            last = max(last, end - 1, key.start_mark.line)
-        return "\n".join(lines[first : last + 1]).strip() if last >= first else ""
-
-
-def _yaml_node(node: Any, path: Sequence[Any]) -> tuple[Any, Any] | None:
-    """(key node, value node) at `path` in a composed YAML tree (for a sequence item, the item twice)."""
-    key = node
-    for step in path:
-        if isinstance(node, yaml.MappingNode):
-            pair = next((pair for pair in node.value if pair[0].value == step), None)
-            if pair is None:
-                return None
-            key, node = pair
-        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
-            key = node = node.value[step]
-        else:
-            return None
-    return (key, node) if node is not None else None
-
-
-def _statuses(pod: Any) -> list[dict[str, Any]]:
-    status = (pod or {}).get("status") or {} if isinstance(pod, dict) else {}
-    return [
-        s
-        for s in (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or [])
-        if isinstance(s, dict)
-    ]
-
-
 # -- small helpers ---------------------------------------------------------------------------------
 
 
@@ -858,10 +565,6 @@ def _offered(body: dict[str, Any]) -> set[str]:
     return {
         str((t.get("function") or {}).get("name")) for t in body.get("tools") or [] if isinstance(t, dict)
     }
-
-
-def _signature(tool: str, arguments: dict[str, Any]) -> str:
-    return f"{tool}:{json.dumps(arguments, sort_keys=True)}"
 
 
 def _norm(text: str) -> str:

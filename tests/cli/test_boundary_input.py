@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from k8s_agent.progress import ProgressPrinter
-from k8s_agent_harness import events
+from k8s_agent_harness.traces import events
 from k8s_agent_harness.vocabulary import Outcome
 from tests.cli.test_ask import DEFAULT_QUESTION, ask, traces
 from tests.cli.test_hostile_input import cli, in_process

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from k8s_agent_harness.private import open_private, private_dirs, write_private
-from k8s_agent_harness.servers import ServerLaunch
-from k8s_agent_harness.trace import RUN_TRACE
+from k8s_agent_harness.cluster.servers import ServerLaunch
+from k8s_agent_harness.traces.private import open_private, private_dirs, write_private
+from k8s_agent_harness.traces.trace import RUN_TRACE
 from k8s_agent_mock_cluster import default_fixture_path
 from tests.processes import HANG_SECONDS, clean_env, k8s_agent
 

@@ -15,7 +15,7 @@ from tests.processes import HANG_SECONDS, k8s_agent, start_cold, wait_until
 
 # What a run needs and a refusal must not wait for: the model and MCP clients, the SDK, the
 # harness's session and tool gateway (each seconds of imports on a loaded machine).
-HEAVY = ("openai", "mcp", "agents", "k8s_agent_harness.session", "k8s_agent_harness.gateway")
+HEAVY = ("openai", "mcp", "agents", "k8s_agent_harness.session", "k8s_agent_harness.guards.gateway")
 A_MODEL = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "sk-test", "K8S_AGENT_MODEL": "any"}
 
 

@@ -17,7 +17,7 @@ import pytest
 from k8s_agent import charts
 from k8s_agent.compare import render
 from k8s_agent.compare_report import Comparison
-from k8s_agent_harness.events import Event
+from k8s_agent_harness.traces.events import Event
 from tests.browser import CHROMIUM, chromium, colour_pixels
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}

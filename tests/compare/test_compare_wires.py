@@ -28,7 +28,7 @@ from k8s_agent.compare_report import (
 )
 from k8s_agent.compare_runs import run_comparison, select_cases
 from k8s_agent.scenarios import QUESTION
-from k8s_agent_harness import events
+from k8s_agent_harness.traces import events
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, offline_model, tool
 from k8s_agent_scripted_llm.responses_api import is_responses_request

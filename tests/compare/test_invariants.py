@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from k8s_agent.invariants import INVARIANTS, Check, calls_answered, check_run, requests_from_trace
-from k8s_agent_harness.events import Event, parse_event
+from k8s_agent_harness.traces.events import Event, parse_event
 
 REQUIRED = {
     "run_start": {"question": "q", "started_at": "t"},

@@ -11,9 +11,9 @@ import pytest
 
 from k8s_agent.cli import main
 from k8s_agent.replay import Divergence, first_divergence, recorded_settings, replay, script_from_trace
-from k8s_agent_harness import events
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.events import read_trace
+from k8s_agent_harness.traces import events
+from k8s_agent_harness.traces.events import read_trace
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_scripted_llm import Delay, HttpError, Reply, call, error, text
 from tests.conftest import read_jsonl, run_scenario

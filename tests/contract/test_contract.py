@@ -12,7 +12,8 @@ from typing import Any
 
 from k8s_agent import scenarios
 from k8s_agent.scenarios import ANALYTICS, FABRICATED, INVENTED, LOG_LINE, PAYMENT, REPORT
-from k8s_agent_harness import findings, prompts
+from k8s_agent_harness.evidence.report import instructions, response_format
+from k8s_agent_harness.model import prompts
 from k8s_agent_scripted_llm import call, text
 from tests.clusters import MOCK_TOOLS
 from tests.conftest import RunAgent
@@ -243,8 +244,8 @@ def test_c11_every_request_asks_for_the_report_schema_and_a_schema_violation_get
     run = run_agent(scenarios.C11)
 
     assert len(run.requests) == 4
-    assert all(request["response_format"] == findings.response_format() for request in run.requests)
-    assert findings.instructions() in run.requests[0]["messages"][0]["content"]  # the system prompt
+    assert all(request["response_format"] == response_format() for request in run.requests)
+    assert instructions() in run.requests[0]["messages"][0]["content"]  # the system prompt
     bad, correction = run.requests[3]["messages"][-2:]
     assert bad["role"] == "assistant" and json.loads(bad["content"])["findings"][0]["cause"] == "crashing"
     assert correction["role"] == "user"
@@ -269,7 +270,7 @@ def test_c11_json_text_asks_in_the_instructions_and_reads_a_fenced_answer(run_ag
     run = run_agent(scenarios.C11_TEXT)
 
     assert all("response_format" not in request for request in run.requests)
-    assert findings.instructions() in run.requests[0]["messages"][0]["content"]
+    assert instructions() in run.requests[0]["messages"][0]["content"]
     assert last_message(run.requests[3])["content"].startswith(
         "Your report cannot be accepted as it is: the report is not valid JSON: "
     )
@@ -371,7 +372,7 @@ def test_c11_the_forced_summary_asks_for_the_report_and_gets_its_correction_with
 
     summary, correction = run.requests[2:]
     assert "tools" not in summary and "tools" not in correction
-    assert summary["response_format"] == correction["response_format"] == findings.response_format()
+    assert summary["response_format"] == correction["response_format"] == response_format()
     assert last_message(summary)["content"] == prompts.summary_instruction("step_budget", structured=True)
     assert last_message(correction)["content"].startswith("Your report cannot be accepted as it is: ")
     assert run.result is not None and run.result.verified is True

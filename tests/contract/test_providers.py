@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 
 from k8s_agent.invariants import check_run
-from k8s_agent_harness.conversation import STANDARD_CALL_FIELDS, STANDARD_MESSAGE_FIELDS, content_text
-from k8s_agent_harness.events import read_trace
-from k8s_agent_harness.provider_wire import FRESH_ID_PREFIX
+from k8s_agent_harness.model.conversation import STANDARD_CALL_FIELDS, STANDARD_MESSAGE_FIELDS, content_text
+from k8s_agent_harness.model.provider_wire import FRESH_ID_PREFIX
+from k8s_agent_harness.traces.events import read_trace
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_scripted_llm import Recorded
 from tests.conftest import AgentRun, run_scenario

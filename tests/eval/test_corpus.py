@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from k8s_agent.eval.corpus import KINDS, NAMESPACED, OBJECT_KINDS, load_corpus, load_incident, tool_texts
-from k8s_agent_harness.findings import Cause
+from k8s_agent_harness.evidence.report import Cause
 from k8s_agent_mock_cluster.cluster import Cluster
 from k8s_agent_mock_cluster.fixture import load_fixture
 

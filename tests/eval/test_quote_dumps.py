@@ -19,7 +19,7 @@ import pytest
 
 import k8s_agent_scripted_llm.baseline_rules as reader
 from k8s_agent.cli import main
-from k8s_agent_harness.findings import MAX_QUOTE_CHARACTERS, MAX_QUOTES
+from k8s_agent_harness.evidence.report import MAX_QUOTE_CHARACTERS, MAX_QUOTES
 
 MIDLOG = "midlog-*"
 

@@ -16,7 +16,7 @@ import pytest
 from k8s_agent.eval.corpus import Incident, Resource
 from k8s_agent.eval.report import NO_BASELINES, as_json, build, html, markdown
 from k8s_agent.eval.score import counted, quotes_fact, score
-from k8s_agent_harness.findings import Cause
+from k8s_agent_harness.evidence.report import Cause
 
 CRASH = "payment-7c9d8f6b5-q2w4x"
 PENDING = "ledger-6d5f7c8b9-k2m4p"

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness.discovery import find_kubernetes_mcp_server, find_mcp_server_kubernetes
+from k8s_agent_harness.cluster.discovery import find_kubernetes_mcp_server, find_mcp_server_kubernetes
+from k8s_agent_harness.cluster.servers import ServerLaunch
 from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.servers import ServerLaunch
 from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, make_event, make_pod
 from k8s_agent_mock_cluster.kube_objects import kube_objects
 from tests.conftest import AgentRun, run_scenario

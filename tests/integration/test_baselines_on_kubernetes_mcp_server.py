@@ -18,8 +18,9 @@ import pytest
 from k8s_agent.eval.corpus import Incident, Resource
 from k8s_agent.eval.kube_surface import serve_incident
 from k8s_agent.eval.score import score
-from k8s_agent_harness.findings import Cause, HealthReport, verify
-from k8s_agent_harness.provenance import Source
+from k8s_agent_harness.evidence.provenance import Source
+from k8s_agent_harness.evidence.report import Cause, HealthReport
+from k8s_agent_harness.evidence.verification import verify
 from k8s_agent_mock_cluster import Cluster, load_fixture
 from tests.clusters import (
     READER_JOB,

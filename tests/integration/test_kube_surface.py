@@ -18,8 +18,8 @@ import pytest
 from k8s_agent.eval.corpus import Incident, load_incident
 from k8s_agent.eval.kube_surface import serve_incident
 from k8s_agent.eval.score import score
+from k8s_agent_harness.cluster.servers import ServerLaunch
 from k8s_agent_harness.errors import ConfigError, McpServerError
-from k8s_agent_harness.servers import ServerLaunch
 from k8s_agent_mock_cluster import load_fixture
 from k8s_agent_mock_cluster.kube_api import FakeKubeAPI
 from tests.clusters import LEDGER_TIMEOUT, ledger_chain_fixture, restarts_fixture
@@ -200,7 +200,7 @@ async def _facts_through_the_go_server(
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    from k8s_agent_harness.servers import KUBERNETES_MCP_SERVER_ARGUMENTS
+    from k8s_agent_harness.cluster.servers import KUBERNETES_MCP_SERVER_ARGUMENTS
     from k8s_agent_mock_cluster.fixture import read_yaml
     from k8s_agent_mock_cluster.kube_objects import cluster_moment, kube_objects
     from tests.integration.test_kubernetes_mcp_server import served_over_http

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from k8s_agent_harness import prompts
+from k8s_agent_harness.cluster.servers import KUBERNETES_MCP_SERVER_ARGUMENTS, ServerLaunch, resolve_server
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.read_policy import KUBERNETES_MCP_SERVER_RULES
-from k8s_agent_harness.servers import KUBERNETES_MCP_SERVER_ARGUMENTS, ServerLaunch, resolve_server
+from k8s_agent_harness.guards.read_policy import KUBERNETES_MCP_SERVER_RULES
+from k8s_agent_harness.model import prompts
 from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
 from k8s_agent_scripted_llm import call, raw_call, text
 from tests.conftest import run_scenario

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from k8s_agent.implementations import ask_function
-from k8s_agent_harness import prompts
-from k8s_agent_harness.config import Config
-from k8s_agent_harness.read_policy import MCP_SERVER_KUBERNETES_RULES, Access
-from k8s_agent_harness.servers import (
+from k8s_agent_harness.cluster.servers import (
     MCP_SERVER_KUBERNETES_ENVIRONMENT,
     MCP_SERVER_KUBERNETES_TOOLS,
     ServerLaunch,
     resolve_server,
 )
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.guards.read_policy import MCP_SERVER_KUBERNETES_RULES, Access
+from k8s_agent_harness.model import prompts
 from k8s_agent_mock_cluster.kube_api import FAKE_TOKEN, FakeKubeAPI, refused_url, write_kubeconfig
 from k8s_agent_scripted_llm import ScriptedModelServer, call, text
 from tests.integration.conftest import CRASHING, LOG_LINE, diagnose, leaked, offered

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from k8s_agent_harness.context import BYTES_PER_TOKEN, SEARCH_TOOL
+from k8s_agent_harness.model.context import BYTES_PER_TOKEN, SEARCH_TOOL
 from k8s_agent_mock_cluster.kube_api import FakeKubeAPI, make_namespace, make_pod
 from k8s_agent_scripted_llm import call, raw_call, text
 from tests.conftest import run_scenario

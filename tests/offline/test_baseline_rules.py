@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness.findings import instructions, parse_report, response_format, verify
-from k8s_agent_harness.grounding import ToolText
+from k8s_agent_harness.evidence.grounding import ToolText
+from k8s_agent_harness.evidence.report import instructions, parse_report, response_format
+from k8s_agent_harness.evidence.verification import verify
 from k8s_agent_mock_cluster import Cluster, Invalid, NotFound, load_fixture
 from k8s_agent_scripted_llm import Reply, responder_for
 from k8s_agent_scripted_llm.baseline_rules import rules

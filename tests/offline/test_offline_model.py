@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness.findings import instructions, parse_report, response_format, verify
-from k8s_agent_harness.grounding import ToolText
+from k8s_agent_harness.evidence.grounding import ToolText
+from k8s_agent_harness.evidence.report import instructions, parse_report, response_format
+from k8s_agent_harness.evidence.verification import verify
 from k8s_agent_mock_cluster import Cluster, Invalid, NotFound, default_fixture_path, load_fixture
 from k8s_agent_scripted_llm import Reply, offline_model
 from k8s_agent_scripted_llm.playbook.conversation import HEADER

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness.findings import instructions, response_format
+from k8s_agent_harness.evidence.report import instructions, response_format
 from k8s_agent_mock_cluster import Cluster, Invalid, NotFound, load_fixture
 from k8s_agent_scripted_llm import Reply, Step, offline_model
 from k8s_agent_scripted_llm.baseline_rules import rules

@@ -11,7 +11,7 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from k8s_agent_harness import otel
+from k8s_agent_harness.traces import otel
 
 SETTINGS = otel.OtelSettings(endpoint="http://127.0.0.1:9/v1/traces")
 """Export on; the endpoint is never reached (the spans go to memory)."""

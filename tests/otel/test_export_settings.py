@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 import pytest
 
 from k8s_agent.bench.otel_cost import loopback_receiver
-from k8s_agent_harness import otel
 from k8s_agent_harness.errors import ConfigError
+from k8s_agent_harness.traces import otel
 from tests.processes import EXERCISED_TIMEOUT, HANG_SECONDS, clean_env, k8s_agent
 
 QUESTION = "Which pods in the production namespace are unhealthy, and why?"

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from k8s_agent.scenarios import OFFLINE
-from k8s_agent_harness import events, otel
-from k8s_agent_harness.events import read_trace
+from k8s_agent_harness.traces import events, otel
+from k8s_agent_harness.traces.events import read_trace
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_mock_cluster import default_fixture_path
 from tests.conftest import run_scenario

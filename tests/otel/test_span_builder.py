@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from k8s_agent.scenarios import PAYMENT, REPORT
-from k8s_agent_harness import events
-from k8s_agent_harness.events import read_trace
-from k8s_agent_harness.spans import SpanBuilder, question_scope
+from k8s_agent_harness.traces import events
+from k8s_agent_harness.traces.events import read_trace
+from k8s_agent_harness.traces.spans import SpanBuilder, question_scope
 from k8s_agent_harness.vocabulary import Impl, Outcome, RunStatus
 from k8s_agent_scripted_llm import call, text
 from tests.conftest import run_scenario

@@ -29,8 +29,9 @@ import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from k8s_agent_harness.findings import HealthReport, Verification, verify
-from k8s_agent_harness.grounding import ToolText
+from k8s_agent_harness.evidence.grounding import ToolText
+from k8s_agent_harness.evidence.report import HealthReport
+from k8s_agent_harness.evidence.verification import Verification, verify
 
 EXAMPLES = 12
 """Examples per shape and property: about 140 per property over the twelve shapes."""

@@ -13,8 +13,8 @@ import pytest
 
 from k8s_agent.scenarios import OFFLINE, PAYMENT
 from k8s_agent_harness.config import APIS
-from k8s_agent_harness.context import BYTES_PER_TOKEN, SEARCH_TOOL
-from k8s_agent_harness.events import STORED_TEXT_MAX
+from k8s_agent_harness.model.context import BYTES_PER_TOKEN, SEARCH_TOOL
+from k8s_agent_harness.traces.events import STORED_TEXT_MAX
 from k8s_agent_mock_cluster.synthetic import PLANTED, cluster
 from k8s_agent_scripted_llm import Step, calls, raw_tool, text, tool
 from tests.conftest import AgentRun, RunAgent, assert_every_call_answered, run_scenario

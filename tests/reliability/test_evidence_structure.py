@@ -27,9 +27,9 @@ import pytest
 
 from k8s_agent.implementations import ask_function
 from k8s_agent.scenarios import QUESTION
+from k8s_agent_harness.cluster.client import McpClient
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.errors import AgentError
-from k8s_agent_harness.mcp_client import McpClient
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl, Pushback
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, call, text
 from tests.conftest import AgentRun, assert_every_call_answered, read_jsonl

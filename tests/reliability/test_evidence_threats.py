@@ -19,11 +19,11 @@ import pytest
 
 from k8s_agent.implementations import ask_function
 from k8s_agent.scenarios import FABRICATED, INVENTED, LOG_LINE, PAYMENT, QUESTION
+from k8s_agent_harness.cluster.client import McpClient
+from k8s_agent_harness.cluster.servers import mock_cluster_command
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.findings import Finding, HealthReport
-from k8s_agent_harness.mcp_client import McpClient
-from k8s_agent_harness.report import render, render_markdown
-from k8s_agent_harness.servers import mock_cluster_command
+from k8s_agent_harness.evidence.report import Finding, HealthReport
+from k8s_agent_harness.printout import render, render_markdown
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_scripted_llm import ScriptedModelServer, Step, call, text
 from tests.conftest import AgentRun, assert_every_call_answered, read_jsonl

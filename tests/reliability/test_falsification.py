@@ -36,8 +36,9 @@ import pytest
 import yaml
 
 from k8s_agent.eval.corpus import CORPUS, load_corpus
-from k8s_agent_harness.findings import HealthReport, verify
-from k8s_agent_harness.provenance import Source
+from k8s_agent_harness.evidence.provenance import Source
+from k8s_agent_harness.evidence.report import HealthReport
+from k8s_agent_harness.evidence.verification import verify
 from k8s_agent_mock_cluster import load_fixture
 from k8s_agent_mock_cluster.cluster import Cluster
 from k8s_agent_mock_cluster.fixture import default_fixture_path

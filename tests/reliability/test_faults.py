@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from k8s_agent.scenarios import ANALYTICS, PAYMENT, REPORT
-from k8s_agent_harness import prompts
 from k8s_agent_harness.errors import MalformedResponseError, McpServerError, ModelEndpointError
+from k8s_agent_harness.model import prompts
 from k8s_agent_scripted_llm import call, error, hang, malformed, text
 from tests.conftest import RunAgent
 from tests.processes import EXERCISED_TIMEOUT

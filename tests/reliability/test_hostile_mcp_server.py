@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness import prompts
-from k8s_agent_harness.mcp_listing import MAX_TOOLS
-from k8s_agent_harness.mcp_stdio import MAX_JSON_DEPTH, MAX_LINE_BYTES
+from k8s_agent_harness.cluster.listing import MAX_TOOLS
+from k8s_agent_harness.cluster.stdio import MAX_JSON_DEPTH, MAX_LINE_BYTES
+from k8s_agent_harness.model import prompts
 from k8s_agent_scripted_llm import call, calls, text, tool
 from tests.conftest import AgentRun, run_scenario
 from tests.processes import EXERCISED_TIMEOUT

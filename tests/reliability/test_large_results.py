@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from k8s_agent_harness.events import STORED_TEXT_MAX, read_trace, sha256_of
+from k8s_agent_harness.traces.events import STORED_TEXT_MAX, read_trace, sha256_of
 from k8s_agent_scripted_llm import call, text
 from tests.conftest import read_jsonl, run_scenario
 

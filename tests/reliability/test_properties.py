@@ -29,10 +29,10 @@ from jsonschema import Draft202012Validator
 
 from k8s_agent.implementations import ask_function
 from k8s_agent.scenarios import ANALYTICS, PAYMENT
+from k8s_agent_harness.cluster.client import McpClient
+from k8s_agent_harness.cluster.servers import mock_cluster_command
 from k8s_agent_harness.config import APIS, Config
-from k8s_agent_harness.context import BYTES_PER_TOKEN
-from k8s_agent_harness.mcp_client import McpClient
-from k8s_agent_harness.servers import mock_cluster_command
+from k8s_agent_harness.model.context import BYTES_PER_TOKEN
 from k8s_agent_harness.session import RunResult
 from k8s_agent_mock_cluster import load_fixture
 from k8s_agent_scripted_llm import Reply, ScriptedModelServer, Step, ToolCall, text

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from k8s_agent.scenarios import PAYMENT
-from k8s_agent_harness import prompts
 from k8s_agent_harness.errors import MalformedResponseError, ModelEndpointError
-from k8s_agent_harness.provider_wire import FRESH_ID_PREFIX
+from k8s_agent_harness.model import prompts
+from k8s_agent_harness.model.provider_wire import FRESH_ID_PREFIX
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_scripted_llm import Recorded, Reply, Step, call, raw_tool, text, tool
 from tests.conftest import AgentRun, RunAgent, run_scenario

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from k8s_agent.scenarios import ANALYTICS, FABRICATED, INVENTED, LOG_LINE, PAYMENT, finding, report_json
 from k8s_agent_harness.config import APIS
-from k8s_agent_harness.events import resolved_json
-from k8s_agent_harness.findings import parse_report
+from k8s_agent_harness.evidence.report import parse_report
+from k8s_agent_harness.traces.events import resolved_json
 from k8s_agent_scripted_llm import Reply, Step, ToolCall, text
 from tests.conftest import assert_every_call_answered, read_jsonl
 from tests.reliability.test_properties import EXAMPLES, MAX_STEPS, VALID_CALLS, Rig, examples, make_rig

@@ -15,8 +15,8 @@ import pytest
 from k8s_agent.implementations import ask_function
 from k8s_agent.scenarios import PAYMENT
 from k8s_agent.scripted_run import run_scripted
+from k8s_agent_harness.cluster.servers import mock_cluster_command
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.servers import mock_cluster_command
 from k8s_agent_harness.session import RunResult
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_mock_cluster import default_fixture_path
@@ -254,7 +254,7 @@ def test_a_secret_in_structured_content_never_reaches_the_model_through_the_sear
 ) -> None:
     # A large result is stored and searched: the server's structured content beside its text is
     # searchable by path. The requests are read as sent (the trace redacts again).
-    from k8s_agent_harness.context import SEARCH_TOOL
+    from k8s_agent_harness.model.context import SEARCH_TOOL
     from k8s_agent_scripted_llm import raw_tool
 
     password = "Vq7-hunter2-Lx9-structured"

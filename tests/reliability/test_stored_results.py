@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from k8s_agent.trace_tools import show
-from k8s_agent_harness.events import ToolCall, TraceError, read_trace, sha256_of
+from k8s_agent_harness.traces.events import ToolCall, TraceError, read_trace, sha256_of
 from k8s_agent_harness.vocabulary import Impl
 from k8s_agent_mock_cluster.synthetic import PLANTED, cluster
 from k8s_agent_scripted_llm import calls, text, tool

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from k8s_agent_harness.config import load_config, read_dotenv
+from k8s_agent_harness.config_load import load_config, read_dotenv
 from k8s_agent_harness.errors import ConfigError
 
 

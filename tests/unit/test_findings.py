@@ -1,4 +1,4 @@
-"""The report schema, how an answer is read, the verification rule and the renderings (findings.py)."""
+"""The report schema, how an answer is read, the verification rule and the renderings (evidence/report.py, verification.py, rendering.py)."""
 
 from __future__ import annotations
 
@@ -7,19 +7,18 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness import prompts
 from k8s_agent_harness.config import Config
-from k8s_agent_harness.findings import (
+from k8s_agent_harness.evidence.grounding import ToolText
+from k8s_agent_harness.evidence.rendering import render_markdown, render_text
+from k8s_agent_harness.evidence.report import (
     REPORT_JSON_SCHEMA,
     Cause,
     HealthReport,
     parse_report,
-    render_markdown,
-    render_text,
     response_format,
-    verify,
 )
-from k8s_agent_harness.grounding import ToolText
+from k8s_agent_harness.evidence.verification import verify
+from k8s_agent_harness.model import prompts
 from k8s_agent_harness.vocabulary import ReportFormat
 from k8s_agent_mock_cluster.cluster import table
 
@@ -372,7 +371,7 @@ def test_a_resource_link_s_words_are_about_nothing_and_an_embedded_resource_is_a
 ):
     import mcp_types
 
-    from k8s_agent_harness.mcp_content import describe_block
+    from k8s_agent_harness.cluster.content import describe_block
 
     link = mcp_types.ResourceLink(
         type="resource_link",

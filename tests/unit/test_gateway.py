@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness import prompts
-from k8s_agent_harness.gateway import RetryPolicy, ToolGateway, ToolOutcome
-from k8s_agent_harness.grounding import Evidence
-from k8s_agent_harness.mcp_client import ToolFailure, ToolResult
-from k8s_agent_harness.read_policy import ReadPolicy
-from k8s_agent_harness.redact import Redactor
-from k8s_agent_harness.supervisor import Supervisor
-from k8s_agent_harness.tools import ToolSpec
-from k8s_agent_harness.trace import Recorder, TraceWriter
+from k8s_agent_harness.cluster.results import ToolFailure, ToolResult
+from k8s_agent_harness.cluster.tools import ToolSpec
+from k8s_agent_harness.evidence.grounding import Evidence
+from k8s_agent_harness.evidence.redact import Redactor
+from k8s_agent_harness.guards.gateway import RetryPolicy, ToolGateway, ToolOutcome
+from k8s_agent_harness.guards.read_policy import ReadPolicy
+from k8s_agent_harness.guards.supervisor import Supervisor
+from k8s_agent_harness.model import prompts
+from k8s_agent_harness.traces.trace import Recorder, TraceWriter
 from k8s_agent_harness.vocabulary import Impl
 
 LOGS_SCHEMA = {

@@ -6,7 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from k8s_agent_harness.grounding import NAMESPACE, NODE, POD, Evidence, Mention, invented_names, mentions
+from k8s_agent_harness.evidence.grounding import (
+    NAMESPACE,
+    NODE,
+    POD,
+    Evidence,
+    Mention,
+    invented_names,
+    mentions,
+)
 
 
 def evidence(*texts: str, question: str = "") -> Evidence:

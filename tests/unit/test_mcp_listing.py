@@ -11,8 +11,8 @@ from collections.abc import Callable
 import mcp_types
 import pytest
 
-from k8s_agent_harness.mcp_listing import MAX_TOOL_PAGES, MAX_TOOLS, Listing, list_tools
-from k8s_agent_harness.tool_names import model_names
+from k8s_agent_harness.cluster.listing import MAX_TOOL_PAGES, MAX_TOOLS, Listing, list_tools
+from k8s_agent_harness.cluster.tool_names import model_names
 
 FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

@@ -8,7 +8,7 @@ import json
 
 import mcp_types
 
-from k8s_agent_harness.mcp_stdio import (
+from k8s_agent_harness.cluster.stdio import (
     MAX_JSON_DEPTH,
     UNREAD_MARK,
     LineReader,

@@ -8,7 +8,7 @@ import itertools
 import time
 
 from k8s_agent.progress import ProgressPrinter
-from k8s_agent_harness import events
+from k8s_agent_harness.traces import events
 from k8s_agent_harness.vocabulary import Outcome
 from tests.processes import HANG_SECONDS
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness.provenance import Owners, Resource, Source, Subject, normalised, span_about
-from k8s_agent_harness.shapes.naming import owners
+from k8s_agent_harness.evidence.provenance import Owners, Resource, Source, Subject, normalised, span_about
+from k8s_agent_harness.evidence.shapes.naming import owners
 from k8s_agent_mock_cluster.cluster import Cluster
 from k8s_agent_mock_cluster.fixture import load_fixture
 
@@ -388,7 +388,7 @@ Events:
     ],
 )
 def test_a_status_claim_is_checked_field_by_field(text: str, claim: str, holds: bool) -> None:
-    from k8s_agent_harness.shapes.status import unshown
+    from k8s_agent_harness.evidence.shapes.status import unshown
 
     kind = "node" if "worker-c" in text else "pod"
     result = source(f"describe_{kind}", text)

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness.context import Budget, ContextBudgetError, ResultStore
-from k8s_agent_harness.conversation import Call, Conversation, ModelTurn, Said, turn_from_chat
-from k8s_agent_harness.streams import StreamEnd, read_stream
+from k8s_agent_harness.model.context import Budget, ContextBudgetError, ResultStore
+from k8s_agent_harness.model.conversation import Call, Conversation, ModelTurn, Said, turn_from_chat
+from k8s_agent_harness.model.streams import StreamEnd, read_stream
 
 
 def streamed(text: str, api: str = "chat") -> tuple[StreamEnd, list[str]]:
@@ -223,7 +223,7 @@ def test_the_sdk_ports_chat_client_sends_the_conversations_messages_and_none_of_
 
 
 def test_at_azure_openai_hosts_the_key_also_goes_in_the_api_key_header() -> None:
-    from k8s_agent_harness.model_client import _key_header
+    from k8s_agent_harness.model.client import _key_header
 
     for host in ("res.openai.azure.com", "res.cognitiveservices.azure.com", "proj.services.ai.azure.com"):
         assert _key_header(f"https://{host}/openai/deployments/gpt4o", "k1") == {"api-key": "k1"}

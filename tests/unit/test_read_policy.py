@@ -13,10 +13,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from k8s_agent_harness import prompts
-from k8s_agent_harness.gateway import ToolGateway
-from k8s_agent_harness.grounding import Evidence
-from k8s_agent_harness.read_policy import (
+from k8s_agent_harness.cluster.tools import ToolSpec
+from k8s_agent_harness.evidence.grounding import Evidence
+from k8s_agent_harness.evidence.redact import Redactor
+from k8s_agent_harness.guards.gateway import ToolGateway
+from k8s_agent_harness.guards.read_policy import (
     KNOWN_SERVERS,
     MCP_SERVER_KUBERNETES_RULES,
     MOCK_CLUSTER_RULES,
@@ -24,10 +25,9 @@ from k8s_agent_harness.read_policy import (
     ReadPolicy,
     Verdict,
 )
-from k8s_agent_harness.redact import Redactor
-from k8s_agent_harness.supervisor import Supervisor
-from k8s_agent_harness.tools import ToolSpec
-from k8s_agent_harness.trace import Recorder, TraceWriter
+from k8s_agent_harness.guards.supervisor import Supervisor
+from k8s_agent_harness.model import prompts
+from k8s_agent_harness.traces.trace import Recorder, TraceWriter
 from k8s_agent_harness.vocabulary import Impl, Outcome
 from tests.clusters import MOCK_TOOLS
 from tests.unit.test_gateway import FakeServer

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from k8s_agent_harness import redact
-from k8s_agent_harness.redact import REDACTED, Redactor
+from k8s_agent_harness.evidence import redact
+from k8s_agent_harness.evidence.redact import REDACTED, Redactor
 
 
 @pytest.mark.parametrize(

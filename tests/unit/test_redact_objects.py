@@ -9,7 +9,7 @@ import json
 import yaml
 from hypothesis import given, settings
 
-from k8s_agent_harness.redact import REDACTED, Redactor
+from k8s_agent_harness.evidence.redact import REDACTED, Redactor
 from tests.reliability.secret_objects import Planted, encoded, objects, shapes
 
 

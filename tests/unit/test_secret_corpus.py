@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness.redact import Redactor
+from k8s_agent_harness.evidence.redact import Redactor
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "secret_corpus.json").read_text(encoding="utf-8"))
 

@@ -13,15 +13,16 @@ import pytest
 import yaml
 
 from k8s_agent.cli import build_parser, config_from
-from k8s_agent_harness.config import Config, load_config
-from k8s_agent_harness.discovery import kms_platform_package
-from k8s_agent_harness.errors import ConfigError
-from k8s_agent_harness.kubeconfig import kubeconfig_secrets, secrets_in_kubeconfig
-from k8s_agent_harness.servers import (
+from k8s_agent_harness.cluster.discovery import kms_platform_package
+from k8s_agent_harness.cluster.kubeconfig import kubeconfig_secrets, secrets_in_kubeconfig
+from k8s_agent_harness.cluster.servers import (
     KUBERNETES_MCP_SERVER_CONFIG,
     MCP_SERVER_KUBERNETES_TOOLS,
     resolve_server,
 )
+from k8s_agent_harness.config import Config
+from k8s_agent_harness.config_load import load_config
+from k8s_agent_harness.errors import ConfigError
 
 TOKEN = "fake-token-DO-NOT-LEAK-6f1c2b9e"
 
@@ -521,7 +522,7 @@ def test_the_mock_started_in_http_mode_serves_on_loopback_and_announces_its_url(
 def test_a_started_server_gets_private_copies_of_the_kubeconfig_with_its_relative_paths_made_absolute(
     tmp_path: Path,
 ) -> None:
-    from k8s_agent_harness.kubeconfig import private_copies
+    from k8s_agent_harness.cluster.kubeconfig import private_copies
 
     home = tmp_path / "kube"
     home.mkdir()
@@ -555,7 +556,7 @@ def test_a_started_server_gets_private_copies_of_the_kubeconfig_with_its_relativ
 
 
 def test_a_kubeconfig_that_names_no_file_is_passed_on_as_it_is() -> None:
-    from k8s_agent_harness.kubeconfig import private_copies
+    from k8s_agent_harness.cluster.kubeconfig import private_copies
 
     with private_copies(os.devnull) as listed:
         assert listed == os.devnull

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from k8s_agent_harness.mcp_client import classify_failure
+from k8s_agent_harness.cluster.results import classify_failure
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ class _Raising:
 def test_whatever_the_mcp_library_raises_on_a_result_is_a_tool_failure(error: Exception, reason: str) -> None:
     import anyio
 
-    from k8s_agent_harness.mcp_client import McpClient, _Connection
+    from k8s_agent_harness.cluster.client import McpClient, _Connection
 
     client = McpClient(("a-server",))
     connection = _Connection(generation=0, client=_Raising(error))  # type: ignore[arg-type]

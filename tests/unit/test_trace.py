@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness import events
-from k8s_agent_harness.events import SCHEMA_VERSION, TraceError, parse_trace, read_trace
-from k8s_agent_harness.redact import Redactor
-from k8s_agent_harness.trace import Recorder, TraceWriter
+from k8s_agent_harness.evidence.redact import Redactor
+from k8s_agent_harness.traces import events
+from k8s_agent_harness.traces.events import SCHEMA_VERSION, TraceError, parse_trace, read_trace
+from k8s_agent_harness.traces.trace import Recorder, TraceWriter
 from k8s_agent_harness.vocabulary import (
     Guardrail,
     Impl,
@@ -252,7 +252,7 @@ def test_pruning_keeps_the_newest_written_traces_whatever_their_names(tmp_path: 
     the run's own trace is kept (and is `last`), the older ones go."""
     import os
 
-    from k8s_agent_harness.trace import prune_traces, run_traces
+    from k8s_agent_harness.traces.trace import prune_traces, run_traces
 
     future = tmp_path / "20991231T235959Z-sdk-aaaaaaaaaaaa.jsonl"
     old = tmp_path / "20261130T000000Z-handwritten-bbbbbbbbbbbb.jsonl"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from k8s_agent.scenarios import SCENARIOS
-from k8s_agent_harness.servers import WARM_MOCK_CLUSTER, mock_cluster_command
+from k8s_agent_harness.cluster.servers import WARM_MOCK_CLUSTER, mock_cluster_command
 from k8s_agent_harness.vocabulary import IMPLEMENTATIONS, Impl
 from k8s_agent_mock_cluster.warm import warm_mock_cluster
 from tests.conftest import run_scenario

@@ -42,8 +42,8 @@ from k8s_agent.contract.judge.wire import (
     same_tool,
     tool_names,
 )
-from k8s_agent_harness.provenance import normalised
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.evidence.provenance import normalised
+from k8s_agent_harness.printout import plural
 
 
 def c3(observed: Runs) -> Judgement:

@@ -30,7 +30,7 @@ from k8s_agent.contract.judge.wire import (
     readable,
     same_tool,
 )
-from k8s_agent_harness.provenance import normalised
+from k8s_agent_harness.evidence.provenance import normalised
 
 Runs = Observed | Sequence[Observed]
 

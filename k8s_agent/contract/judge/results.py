@@ -23,8 +23,8 @@ from k8s_agent.contract.judge.wire import (
     receipts,
     result_of,
 )
-from k8s_agent_harness.provenance import normalised
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.evidence.provenance import normalised
+from k8s_agent_harness.printout import plural
 
 
 def shows_result(answer: str, result: str) -> str | None:

@@ -26,7 +26,7 @@ from k8s_agent.contract.judge.wire import (
     tool_names,
     write_tools_offered,
 )
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.printout import plural
 
 
 def c13(observed: Runs) -> Judgement:

@@ -18,7 +18,7 @@ from k8s_agent.contract.judge.wire import (
     offers_tools,
     tool_names,
 )
-from k8s_agent_harness.report import plural
+from k8s_agent_harness.printout import plural
 
 
 def c1(observed: Runs) -> Judgement:

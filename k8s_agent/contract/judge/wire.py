@@ -13,7 +13,7 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from k8s_agent_harness.provenance import normalised
+from k8s_agent_harness.evidence.provenance import normalised
 from k8s_agent_mock_cluster.writes import WRITE_TOOLS as WRITE_TOOL_DESCRIPTIONS
 from k8s_agent_scripted_llm.responses_api import chat_request, is_responses_request
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from k8s_agent_harness.findings import verify
+from k8s_agent_harness.evidence.verification import verify
 from k8s_agent_mock_cluster import Cluster
 from k8s_agent_mock_cluster.fixture import SCHEMA
 from tests.offline.test_offline_model import play, play_structured

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from k8s_agent.scenarios import OFFLINE
-from k8s_agent_harness.context import SEARCH_TOOL
+from k8s_agent_harness.model.context import SEARCH_TOOL
 from k8s_agent_mock_cluster import Cluster
 from k8s_agent_mock_cluster.synthetic import cluster as synthetic_cluster
 from k8s_agent_scripted_llm.playbook.questions import asks_about_restarts
