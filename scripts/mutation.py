@@ -14,7 +14,7 @@ function. A mutant is *killed* when a test fails, *survives* when they all pass,
 when no test of the shard reaches its function, and *times out* past 15 times the tests' own time.
 Every survivor is then tried once more in a fresh process (mutmut forks its mutants from a process
 that imported the modules already, so code that runs at import, a table built at module level, is
-mutated only in a fresh one): one that fails there is *killed at import*.
+mutated only in a fresh one): one that fails there is *killed in a fresh process*.
 
 The snapshot's packages come first on every path, the tests' subprocesses' included (PYTHONPATH):
 a mutant is the code under test whether a test calls it in process or through a `k8s-agent`
@@ -60,7 +60,7 @@ class Shard:
 SHARDS = (
     Shard(
         "redact",
-        ("k8s_agent_harness/redact.py",),
+        ("k8s_agent_harness/evidence/redact.py",),
         (
             "tests/unit/test_redact.py",
             "tests/unit/test_redact_objects.py",
@@ -72,34 +72,35 @@ SHARDS = (
     ),
     Shard(
         "supervisor",
-        ("k8s_agent_harness/supervisor.py",),
+        ("k8s_agent_harness/guards/supervisor.py",),
         ("tests/unit/test_gateway.py", "tests/contract/test_contract.py"),
         "the step, wall-clock and tool budgets the model cannot talk past",
     ),
     Shard(
         "gateway",
-        ("k8s_agent_harness/gateway.py",),
+        ("k8s_agent_harness/guards/gateway.py",),
         ("tests/unit/test_gateway.py", "tests/unit/test_read_policy.py", "tests/unit/test_tool_failures.py"),
         "every tool call's one path: whitelist, arguments, schema, duplicates, failures as results",
     ),
     Shard(
         "read_policy",
-        ("k8s_agent_harness/read_policy.py",),
+        ("k8s_agent_harness/guards/read_policy.py",),
         ("tests/unit/test_read_policy.py", "tests/reliability/test_read_policy_outside.py"),
         "a tool runs only when the harness can stand behind its reading only",
     ),
     Shard(
         "review",
-        ("k8s_agent_harness/review.py",),
+        ("k8s_agent_harness/guards/review.py",),
         ("tests/contract/test_contract.py", "tests/reliability/test_evidence_structure.py"),
         "the review policy: pushbacks on answers without evidence or with invented names",
     ),
     Shard(
         "evidence",
         (
-            "k8s_agent_harness/findings.py",
-            "k8s_agent_harness/grounding.py",
-            "k8s_agent_harness/provenance.py",
+            "k8s_agent_harness/evidence/report.py",
+            "k8s_agent_harness/evidence/verification.py",
+            "k8s_agent_harness/evidence/grounding.py",
+            "k8s_agent_harness/evidence/provenance.py",
         ),
         (
             "tests/unit/test_findings.py",
@@ -268,7 +269,7 @@ def confirm_survivors(
     """Run each survivor's tests again in a fresh process. mutmut forks every mutant from a process
     that imported the modules already, so a mutant of code that runs at import (a table built by a
     function call at module level) is never the code under test there. A survivor the fresh process
-    kills is counted killed ("killed at import")."""
+    kills is counted killed ("killed in a fresh process")."""
     survivors = outcome["survivors"]
     counts = outcome["counts"]
     assert isinstance(survivors, dict) and isinstance(counts, dict)
@@ -289,7 +290,7 @@ def confirm_survivors(
         killed = [name for name, dead in zip(tried, pool.map(fails, tried), strict=True) if dead]
     for name in killed:
         counts[survivors.pop(name)] -= 1
-        counts["killed at import"] = counts.get("killed at import", 0) + 1
+        counts["killed in a fresh process"] = counts.get("killed in a fresh process", 0) + 1
 
 
 def write_survivors(shard: Shard, folder: Path, outcome: dict[str, object], env: dict[str, str]) -> None:
@@ -306,7 +307,7 @@ def write_survivors(shard: Shard, folder: Path, outcome: dict[str, object], env:
 
 def score(counts: dict[str, int]) -> tuple[int, int]:
     """Mutants caught (killed or timed out) and mutants judged (all but the skipped and unchecked)."""
-    caught = counts.get("killed", 0) + counts.get("killed at import", 0) + counts.get("timeout", 0)
+    caught = counts.get("killed", 0) + counts.get("killed in a fresh process", 0) + counts.get("timeout", 0)
     judged = sum(n for verdict, n in counts.items() if verdict not in ("skipped", "not checked"))
     return caught, judged
 
