@@ -41,7 +41,7 @@ for corpus in corpus holdout holdout2; do
 done
 echo "check-wheel: k8s-agent ask (both agents), probe and eval ran from the wheel; the tests:" >&2
 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider tests/contract/test_contract.py \
-    tests/unit/test_mock_cluster_files.py tests/unit/test_servers.py
+    tests/unit/test_mock_cluster_files.py tests/harness/cluster/test_servers.py
 status=$?
 [ "$status" -eq 5 ] && fail "pytest collected no tests"
 [ "$status" -eq 0 ] || fail "the quick tests failed against the installed wheel (exit $status)"

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install -q --no-compile -e '.[test,lint,charts,otel,release]' 2>&1 | grep -v '^WARNING: Location' || true
+"$work/venv/bin/pip" install -q --no-compile -e '.[test,lint,charts,otel,release,mutation]' 2>&1 | grep -v '^WARNING: Location' || true
 {
     echo "# Every distribution a fresh install of k8s-agent with all its extras resolved to on $(date -u +%Y-%m-%d)"
     echo "# (Python $(python3 -c 'import platform; print(platform.python_version())')), pinned: \`pip install -c constraints.txt -e '.[test,lint,charts,otel]'\`"

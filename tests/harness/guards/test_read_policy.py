@@ -30,7 +30,7 @@ from k8s_agent_harness.model import prompts
 from k8s_agent_harness.traces.trace import Recorder, TraceWriter
 from k8s_agent_harness.vocabulary import Impl, Outcome
 from tests.clusters import MOCK_TOOLS
-from tests.unit.test_gateway import FakeServer
+from tests.harness.guards.test_gateway import FakeServer
 
 OBJECT = {"type": "object"}
 

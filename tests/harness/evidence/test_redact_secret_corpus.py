@@ -1,6 +1,6 @@
 """An outside corpus against the redactor: 100 results as Kubernetes tools print them, each with the
 secrets planted in it and the values that are evidence, written from the redaction rules in
-docs/real-clusters.md by someone who had not read the redactor (tests/unit/data/secret_corpus.json:
+docs/real-clusters.md by someone who had not read the redactor (tests/harness/evidence/data/secret_corpus.json:
 pods, workloads and Secrets of every type in YAML, JSON and Go's and kubectl's shapes, describe text,
 tables, logs, structured content, results cut short). No secret, nor its base64 or JSON-escaped form,
 survives; every kept value does."""
