@@ -227,3 +227,55 @@ def test_hostile_text_is_redacted_in_one_pass_not_a_quadratic_search(text: str) 
 def test_the_quick_look_for_secrets_finds_what_the_full_pattern_finds(text: str) -> None:
     # The look decides whether the secret patterns run at all: a miss would let a secret through.
     assert redact._might_hold_a_secret(text) == (redact._TRIGGERS.search(text) is not None)
+
+
+@pytest.mark.parametrize(
+    "text, redacted",
+    [
+        (  # JSON in a log line: the value's quotes stay, so the fragment still parses
+            '2024-01-01 INFO loaded {"password": "hunter2-zz", "user": "bob"} from env ok',
+            '2024-01-01 INFO loaded {"password": "[REDACTED]", "user": "bob"} from env ok',
+        ),
+        (  # single-quoted YAML in text that is no YAML document
+            "line one\n  password: 'hunter2-zz'\n  next: x\n  - not yaml: [",
+            "line one\n  password: '[REDACTED]'\n  next: x\n  - not yaml: [",
+        ),
+        (  # JSON inside a JSON string: its escaped quotes stay escaped
+            'log: payload="{\\"password\\": \\"hunter2-zz\\"}" done',
+            'log: payload="{\\"password\\": \\"[REDACTED]\\"}" done',
+        ),
+        (  # an env entry as Kubernetes prints it, trailing blanks kept after the mark
+            'env:\n- name: DB_PASSWORD\n  value: "hunter2-zz"   \n- name: X\n  value: y\n: bad: [',
+            'env:\n- name: DB_PASSWORD\n  value: "[REDACTED]"   \n- name: X\n  value: y\n: bad: [',
+        ),
+        ('config  password = "hunter2-zz"  # trailing\n', 'config  password = "[REDACTED]"  # trailing\n'),
+        (  # an unquoted value: the mark takes all of it (no first character kept as a "quote")
+            "env:\n- name: API_TOKEN\n  value: hunter2-zz\n: bad: [\n",
+            "env:\n- name: API_TOKEN\n  value: [REDACTED]\n: bad: [\n",
+        ),
+        (  # a Secret's data in YAML that is no document: each entry's line, its line break kept
+            "kind: Secret\ndata:\n  user: Ym9i\n  pass: aHVudGVyMg==\nnext: [\n",
+            "kind: Secret\ndata:\n  user: [REDACTED]\n  pass: [REDACTED]\nnext: [\n",
+        ),
+    ],
+)
+def test_the_mark_takes_the_value_s_place_and_keeps_its_quotes(text: str, redacted: str) -> None:
+    assert Redactor().text(text) == redacted
+
+
+def test_a_known_secret_of_four_characters_is_redacted_and_a_shorter_one_is_not() -> None:
+    added = Redactor()
+    added.add("q7z")
+    added.add("k9x2")
+    assert added.text("a q7z b k9x2 c") == f"a q7z b {REDACTED} c"
+    assert Redactor(["q7z", "k9x2"]).text("a q7z b k9x2 c") == f"a q7z b {REDACTED} c"
+
+
+def test_a_known_secret_inside_another_leaves_nothing_of_the_longer_one() -> None:
+    """Secrets are replaced longest first: the shorter one inside the longer must not cut it in two
+    pieces that stay readable, whatever order they were learnt in."""
+    for order in (["token-4f9a", "my-token-4f9a-tail"], ["my-token-4f9a-tail", "token-4f9a"]):
+        redactor = Redactor()
+        for secret in order:
+            redactor.add(secret)
+        assert redactor.text("x my-token-4f9a-tail y token-4f9a z") == f"x {REDACTED} y {REDACTED} z"
