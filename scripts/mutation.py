@@ -12,9 +12,10 @@ copies it into `mutants/`, mutates the shard's modules there, runs the shard's t
 which test reaches which function, then runs, for every mutant, the tests that reach the mutated
 function. A mutant is *killed* when a test fails, *survives* when they all pass, has *no tests*
 when no test of the shard reaches its function, and *times out* past 15 times the tests' own time.
-Every survivor is then tried once more in a fresh process (mutmut forks its mutants from a process
-that imported the modules already, so code that runs at import, a table built at module level, is
-mutated only in a fresh one): one that fails there is *killed in a fresh process*.
+A survivor of a function that runs at import, and one with no tests, is then tried once more in a
+fresh process (mutmut forks its mutants from a process that imported the modules already, so code
+that runs at import, a table built at module level, is mutated only in a fresh one): one that fails
+there is *killed in a fresh process*.
 
 The snapshot's packages come first on every path, the tests' subprocesses' included (PYTHONPATH):
 a mutant is the code under test whether a test calls it in process or through a `k8s-agent`
@@ -270,14 +271,26 @@ def read_outcome(shard: Shard, folder: Path) -> dict[str, object]:
 def confirm_survivors(
     shard: Shard, folder: Path, outcome: dict[str, object], env: dict[str, str], jobs: int
 ) -> None:
-    """Run each survivor's tests again in a fresh process. mutmut forks every mutant from a process
-    that imported the modules already, so a mutant of code that runs at import (a table built by a
-    function call at module level) is never the code under test there. A survivor the fresh process
-    kills is counted killed ("killed in a fresh process")."""
+    """Run a survivor's tests again in a fresh process where mutmut cannot see it. mutmut forks every
+    mutant from a process that imported the modules already, so a mutant of a function that runs at
+    import (a table built by a call at module level) is never the code under test there; and a
+    function its map says no test reaches has "no tests". Those are tried once more, with all the
+    shard's tests, with the mutant named in the environment before anything is imported: one that
+    fails there is counted "killed in a fresh process". The other survivors stand as they are."""
     survivors = outcome["survivors"]
     counts = outcome["counts"]
     assert isinstance(survivors, dict) and isinstance(counts, dict)
-    tried = [name for name, verdict in survivors.items() if verdict != "suspicious"]
+    # The modules mutmut mutated (each has its results beside it), read as the snapshot has them.
+    mutated = [
+        meta.relative_to(folder / "mutants").with_suffix("")
+        for meta in (folder / "mutants").rglob("*.py.meta")
+    ]
+    at_import = set().union(*(called_at_import(folder / path) for path in mutated))
+    tried = [
+        name
+        for name, verdict in survivors.items()
+        if verdict == "no tests" or (verdict == "survived" and function_of(name) in at_import)
+    ]
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", "-p", "no:cacheprovider"]
 
     def fails(name: str) -> bool:
@@ -295,6 +308,38 @@ def confirm_survivors(
     for name in killed:
         counts[survivors.pop(name)] -= 1
         counts["killed in a fresh process"] = counts.get("killed in a fresh process", 0) + 1
+
+
+def function_of(mutant: str) -> str:
+    """The function a mutant's name says it mutates: `pkg.mod.x__when__mutmut_2` is `_when`,
+    `pkg.mod.xǁPolicyǁverdict__mutmut_6` is `verdict`."""
+    last = mutant.rsplit(".", 1)[-1].rsplit("__mutmut_", 1)[0]
+    return last.rsplit("ǁ", 1)[-1] if "ǁ" in last else last.removeprefix("x_")
+
+
+def called_at_import(path: Path) -> set[str]:
+    """The names a module's own top-level code refers to (outside function bodies): what runs, or is
+    handed on, when it is imported."""
+    import ast
+
+    names: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for decorator in getattr(node, "decorator_list", []):
+                visit(decorator)
+            return
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    source = path.read_text() if path.exists() else ""
+    for statement in ast.parse(source).body if source else []:
+        visit(statement)
+    return names
 
 
 def write_survivors(shard: Shard, folder: Path, outcome: dict[str, object], env: dict[str, str]) -> None:

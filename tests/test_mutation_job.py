@@ -59,3 +59,20 @@ def test_verdicts_are_counted_and_survivors_kept_by_name(job: ModuleType, tmp_pa
     assert outcome["counts"] == {"killed": 1, "survived": 1, "no tests": 1, "timeout": 1, "not checked": 1}
     assert outcome["survivors"] == {"m.x_a__mutmut_2": "survived", "m.x_b__mutmut_1": "no tests"}
     assert job.score(outcome["counts"]) == (2, 4)
+
+
+def test_a_survivor_is_tried_again_only_where_mutmut_could_not_see_it(
+    job: ModuleType, tmp_path: Path
+) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "def _when(a):\n    return a\n\n"
+        "def quiet(b):\n    return _helper(b)\n\n"
+        "TABLE = {'x': _when('x')}\n\n"
+        "class Policy:\n    default = _made()\n\n    def verdict(self):\n        return inside()\n"
+    )
+    assert job.called_at_import(module) >= {"_when", "_made"}
+    assert not job.called_at_import(module) & {"_helper", "inside", "quiet", "verdict"}
+    assert job.function_of("pkg.m.x__when__mutmut_2") == "_when"
+    assert job.function_of("pkg.m.x_quiet__mutmut_11") == "quiet"
+    assert job.function_of("pkg.m.xǁPolicyǁverdict__mutmut_6") == "verdict"
