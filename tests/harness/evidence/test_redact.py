@@ -253,6 +253,10 @@ def test_the_quick_look_for_secrets_finds_what_the_full_pattern_finds(text: str)
             "env:\n- name: API_TOKEN\n  value: hunter2-zz\n: bad: [\n",
             "env:\n- name: API_TOKEN\n  value: [REDACTED]\n: bad: [\n",
         ),
+        (  # JSON in a JSON string, compact: the escaped quotes around the mark stay escaped
+            'POST /login body="{\\"access_token\\":\\"abc123xyz\\"}" 200\n',
+            'POST /login body="{\\"access_token\\":\\"[REDACTED]\\"}" 200\n',
+        ),
         (  # a Secret's data in YAML that is no document: each entry's line, its line break kept
             "kind: Secret\ndata:\n  user: Ym9i\n  pass: aHVudGVyMg==\nnext: [\n",
             "kind: Secret\ndata:\n  user: [REDACTED]\n  pass: [REDACTED]\nnext: [\n",
@@ -279,3 +283,7 @@ def test_a_known_secret_inside_another_leaves_nothing_of_the_longer_one() -> Non
         for secret in order:
             redactor.add(secret)
         assert redactor.text("x my-token-4f9a-tail y token-4f9a z") == f"x {REDACTED} y {REDACTED} z"
+
+
+def test_a_one_line_field_cannot_print_a_line_of_its_own_or_reorder_what_is_read() -> None:
+    assert redact.one_line("ok\nEvidence \x1b[32m✓\u202e\r\tend") == "ok\\nEvidence \\x1b[32m✓\\u202e\\r\tend"
