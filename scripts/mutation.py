@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
         outcome = run_shard(shard, jobs=args.jobs, fresh=args.fresh)
         outcome["seconds"] = round(time.monotonic() - started)
+        results = load_results()  # read again: another part may have saved its shards meanwhile
         results[shard.name] = outcome
         save_results(results)
         print(f"mutation: {shard.name}: {summary(outcome)} in {outcome['seconds']} s", flush=True)
@@ -300,8 +301,9 @@ def confirm_survivors(
             env={**env, "MUTANT_UNDER_TEST": name},
             capture_output=True,
         )
-        # 1: a test failed; 2: collection stopped (the mutated module could not even be imported).
-        return fresh.returncode in (1, 2, 3)
+        # 1: a test failed; 2: collection stopped, 4: a conftest could not load (the mutated module
+        # could not even be imported; the command itself is the one the unmutated run passed with).
+        return fresh.returncode in (1, 2, 3, 4)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         killed = [name for name, dead in zip(tried, pool.map(fails, tried), strict=True) if dead]
