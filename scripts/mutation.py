@@ -74,7 +74,11 @@ SHARDS = (
     Shard(
         "supervisor",
         ("k8s_agent_harness/guards/supervisor.py",),
-        ("tests/harness/guards/test_gateway.py", "tests/contract/test_contract.py"),
+        (
+            "tests/harness/guards/test_supervisor.py",
+            "tests/harness/guards/test_gateway.py",
+            "tests/contract/test_contract.py",
+        ),
         "the step, wall-clock and tool budgets the model cannot talk past",
     ),
     Shard(
