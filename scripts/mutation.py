@@ -100,7 +100,11 @@ SHARDS = (
     Shard(
         "review",
         ("k8s_agent_harness/guards/review.py",),
-        ("tests/contract/test_contract.py", "tests/reliability/test_evidence_structure.py"),
+        (
+            "tests/harness/guards/test_review.py",
+            "tests/contract/test_contract.py",
+            "tests/reliability/test_evidence_structure.py",
+        ),
         "the review policy: pushbacks on answers without evidence or with invented names",
     ),
     Shard(

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import importlib
 import json
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from k8s_agent_harness.cluster.results import ToolFailure, ToolResult
+from k8s_agent_harness.cluster.results import ToolFailure, ToolListing, ToolResult
 from k8s_agent_harness.cluster.tools import ToolSpec
 from k8s_agent_harness.evidence.grounding import Evidence
 from k8s_agent_harness.evidence.redact import Redactor
-from k8s_agent_harness.guards.gateway import RetryPolicy, ToolGateway, ToolOutcome
+from k8s_agent_harness.guards.gateway import RetryPolicy, ToolGateway, ToolOutcome, describe_call
 from k8s_agent_harness.guards.read_policy import ReadPolicy
 from k8s_agent_harness.guards.supervisor import Supervisor
 from k8s_agent_harness.model import prompts
+from k8s_agent_harness.model.context import Budget
 from k8s_agent_harness.traces.trace import Recorder, TraceWriter
-from k8s_agent_harness.vocabulary import Impl
+from k8s_agent_harness.vocabulary import FailureKind, Impl
 
 LOGS_SCHEMA = {
     "type": "object",
@@ -64,7 +68,12 @@ def make_gateway(tmp_path: Path, server: FakeServer, **options: Any) -> tuple[To
         TraceWriter(trace), run_id="r", impl=Impl.HANDWRITTEN, redactor=Redactor(["sk-secret-value-123"])
     )
     OPEN.append(recorder)
-    supervisor = Supervisor(max_steps=10, max_repeats=options.pop("max_repeats", 2), max_seconds=60)
+    supervisor = Supervisor(
+        max_steps=10,
+        max_repeats=options.pop("max_repeats", 2),
+        max_seconds=options.pop("max_seconds", 60),
+        clock=options.pop("clock", time.monotonic),
+    )
     tools = options.pop("tools", TOOLS)
     # These tools are the test's own: their read-only hints are taken as the truth (the policy itself
     # is tested in test_read_policy.py).
@@ -276,3 +285,300 @@ def test_every_outcome_is_traced_with_fingerprint_and_request_id(tmp_path: Path)
         "attempts": 1,
     }
     assert len(event["fingerprint"]) == 12
+
+
+# -- budgets: the per-turn cap and the clock ----------------------------------------------------------
+
+
+def test_calls_past_the_per_turn_cap_are_not_run_and_say_so(tmp_path: Path) -> None:
+    server = FakeServer()
+    positions = {"c1": 0, "c2": 1, "c3": 2}
+    gateway, _, _ = make_gateway(tmp_path, server, max_calls_per_turn=2, position=positions.get)
+
+    kinds = [call(gateway, "list_pods", f'{{"n": {i}}}', f"c{i}").kind for i in (1, 2)]
+    over = call(gateway, "get_pod_logs", '{"name": "a", "namespace": "b"}', "c3")
+    unplaced = call(gateway, "get_pod_logs", '{"name": "a", "namespace": "b"}', "c4")  # no position
+
+    assert kinds == ["executed", "executed"]
+    assert over.kind == "skipped" and over.content == prompts.over_call_cap(3, 2)
+    assert over.arguments == {"name": "a", "namespace": "b"}
+    assert unplaced.kind == "executed"
+    assert [name for name, _ in server.received] == ["list_pods", "list_pods", "get_pod_logs"]
+
+
+def test_without_a_cap_every_call_of_a_turn_runs(tmp_path: Path) -> None:
+    server = FakeServer()
+    gateway, _, _ = make_gateway(tmp_path, server, position=lambda call_id: 7)
+
+    assert call(gateway, "list_pods", "{}").kind == "executed"
+
+
+def test_a_call_after_the_time_budget_is_spent_is_not_run(tmp_path: Path) -> None:
+    server = FakeServer()
+    now = [0.0]
+    gateway, _, _ = make_gateway(tmp_path, server, max_seconds=30, clock=lambda: now[0])
+
+    assert call(gateway, "list_pods", "{}").kind == "executed"
+    now[0] = 30.0
+    late = call(gateway, "get_pod_logs", '{"name": "a", "namespace": "b"}', "c2")
+
+    assert late.kind == "skipped" and late.content == prompts.over_time_budget()
+    assert late.arguments == {"name": "a", "namespace": "b"}
+    assert server.received == [("list_pods", {})]
+
+
+def test_a_server_gone_ends_the_run_and_a_failure_is_not_evidence(tmp_path: Path) -> None:
+    gone = ToolResult("", ToolFailure("the server closed the connection", FailureKind.GONE))
+    gateway, _, supervisor = make_gateway(tmp_path, FakeServer({"list_pods": [gone]}))
+
+    outcome = call(gateway, "list_pods", "{}")
+
+    assert outcome.kind == "failed" and supervisor.server_gone is True
+    assert gateway.evidence.text == ""
+    (failure,) = gateway.evidence.results
+    assert failure.text == "the server closed the connection" and failure.tool == "list_pods"
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "attempt", "delay"),
+    [(None, 1, 0.5), (None, 2, 1.0), (None, 3, 2.0), (None, 9, 4.0), (0.25, 3, 0.25), (30.0, 1, 4.0)],
+)
+def test_retries_back_off_doubling_and_honour_retry_after_both_capped(
+    retry_after: float | None, attempt: int, delay: float
+) -> None:
+    policy = RetryPolicy(attempts=10, base_delay=0.5, max_delay=4.0)
+    failure = ToolFailure("503", FailureKind.TOOL_ERROR, retryable=True, retry_after=retry_after)
+
+    assert policy.delay(failure, attempt) == delay
+
+
+# -- names: aliases, the search tool, tools run only as tasks ------------------------------------------
+
+
+def test_a_tool_known_by_an_alias_reaches_the_server_by_its_own_name(tmp_path: Path) -> None:
+    dotted = ToolSpec("pods.list", "List pods.", {"type": "object"}, read_only=True)
+    server = FakeServer()
+    gateway, trace, _ = make_gateway(tmp_path, server, tools=[dotted, *TOOLS[:2]])
+    (alias,) = gateway.aliases.values()
+
+    assert gateway.aliases == {"pods.list": alias} and alias != "pods.list"
+    assert [t["function"]["name"] for t in gateway.openai_tools()] == [alias, "get_pod_logs", "list_pods"]
+    assert gateway.server_name(alias) == "pods.list" and gateway.server_name("list_pods") == "list_pods"
+    assert gateway.server_name("nothing") == "nothing"
+
+    aliased = call(gateway, alias, "{}")
+    plain = call(gateway, "list_pods", "{}", "c2")
+    unknown = call(gateway, "pods.list", "{}", "c3")  # the server's name is not the model's
+
+    assert server.received == [("pods.list", {}), ("list_pods", {})]
+    assert aliased.server_tool == "pods.list" and plain.server_tool is None
+    assert unknown.kind == "unknown"
+    first = json.loads(trace.read_text().splitlines()[0])
+    assert (first["tool"], first["server_tool"]) == (alias, "pods.list")
+
+
+def test_a_refused_tool_is_named_by_its_alias_and_its_hint_read_by_the_server_name(tmp_path: Path) -> None:
+    writer = ToolSpec("pods.delete", "Delete.", {"type": "object"}, read_only=False)
+    gateway, _, _ = make_gateway(tmp_path, FakeServer(), tools=[writer, TOOLS[1]])
+    alias = gateway.aliases["pods.delete"]
+
+    assert gateway.refused == [alias] and gateway.changed == [] and gateway.tasks_only == []
+    assert not gateway.hinted_read_only(alias) and gateway.hinted_read_only("list_pods")
+    outcome = call(gateway, alias, "{}")
+    assert outcome.kind == "refused" and outcome.content == prompts.refused_tool(alias, ["list_pods"])
+    assert not gateway.needs_approval(alias) and not gateway.needs_approval("nothing")
+
+
+def test_a_tool_the_server_runs_only_as_a_task_is_left_out(tmp_path: Path) -> None:
+    task = ToolSpec("long_scan", "Scan.", {"type": "object"}, read_only=True, task_support="required")
+    optional = ToolSpec("scan", "Scan.", {"type": "object"}, read_only=True, task_support="optional")
+    gateway, _, _ = make_gateway(tmp_path, FakeServer(), tools=[task, optional, TOOLS[1]])
+
+    assert gateway.tasks_only == ["long_scan"] and gateway.refused == []
+    assert gateway.names == ["list_pods", "scan"]
+    assert call(gateway, "long_scan", "{}").kind == "unknown"
+
+
+def large_result(lines: int = 400) -> ToolResult:
+    return ToolResult("\n".join(f"pod-{i:04d}   Running   0" for i in range(lines)))
+
+
+def test_a_large_result_is_stored_whole_and_the_model_gets_an_excerpt_with_its_handle(tmp_path: Path) -> None:
+    result = large_result()
+    server = FakeServer({"list_pods": [result]})
+    gateway, trace, _ = make_gateway(tmp_path, server, budget=Budget(100))
+    assert "search_results" not in gateway.names
+
+    outcome = call(gateway, "list_pods", '{"namespace":  "x"}')
+
+    assert outcome.handle == "r1" and outcome.full == result.text
+    assert outcome.content.startswith('[Result r1 of list_pods({"namespace": "x"}): 400 lines')
+    assert len(outcome.content.encode()) <= gateway.budget.result_bytes < len(result.text.encode())
+    assert gateway.store.results["r1"].call_id == "c1" and gateway.store.results["r1"].text == result.text
+    assert "search_results" in gateway.names  # offered from the next request
+    event = json.loads(trace.read_text().splitlines()[-1])
+    # The full text is kept once in the trace, by its sha256; the event names it.
+    assert (event["handle"], event["full_sha256"], event["result"]) == ("r1", outcome.sha256, outcome.content)
+    assert outcome.sha256 == hashlib.sha256(result.text.encode()).hexdigest()
+    again = call(gateway, "list_pods", '{"namespace": "x"}', "c2")
+    assert again.kind == "cached" and again.content == prompts.duplicate(outcome.content)
+
+
+def test_the_search_tool_is_offered_once_a_result_is_stored_and_searches_it(tmp_path: Path) -> None:
+    server = FakeServer({"list_pods": [large_result()]})
+    gateway, _, supervisor = make_gateway(tmp_path, server, budget=Budget(100))
+    gateway.openai_tools()  # the first request: no search tool yet
+    call(gateway, "list_pods", "{}")
+
+    same_turn = call(gateway, "search_results", '{"pattern": "pod-0399"}', "c2")
+    supervisor.turns += 1
+    offered = [t["function"]["name"] for t in gateway.openai_tools()]
+    found = call(gateway, "search_results", '{"pattern": "pod-0399"}', "c3")
+
+    assert same_turn.kind == "unknown"
+    assert offered == ["get_pod_logs", "list_pods", "search_results"]
+    assert found.kind == "executed" and "pod-0399   Running" in found.content
+    assert [name for name, _ in server.received] == ["list_pods"]
+    assert [r.tool for r in gateway.evidence.results] == ["list_pods"]  # a search adds no evidence
+
+
+def test_the_search_tool_takes_another_name_when_a_server_tool_has_its_own(tmp_path: Path) -> None:
+    theirs = ToolSpec("search_results", "The server's own.", {"type": "object"}, read_only=True)
+    server = FakeServer({"list_pods": [large_result()]})
+    gateway, _, _ = make_gateway(tmp_path, server, tools=[theirs, TOOLS[1]], budget=Budget(100))
+
+    assert gateway.search_tool.name == "k8s_agent_search_results" and gateway.search_tool.read_only is True
+    call(gateway, "list_pods", "{}")
+    definitions = {t["function"]["name"]: t for t in gateway.tool_definitions()}
+    assert list(definitions) == ["search_results", "list_pods", "k8s_agent_search_results"]
+    assert definitions["k8s_agent_search_results"]["function"]["parameters"]["required"] == ["pattern"]
+    call(gateway, "search_results", "{}", "c2")
+    assert server.received[-1] == ("search_results", {})
+
+
+# -- the tool list changing under the run ---------------------------------------------------------------
+
+
+class Listing:
+    """A server's tool list the test changes."""
+
+    def __init__(self, tools: list[ToolSpec]) -> None:
+        self.listing = ToolListing(0, tuple(tools))
+
+    def change(self, tools: list[ToolSpec], why: str = "tools/list_changed") -> None:
+        self.listing = ToolListing(self.listing.generation + 1, tuple(tools), why)
+
+    async def tool_listing(self) -> ToolListing:
+        return self.listing
+
+
+def test_a_definition_changed_after_it_was_offered_is_refused_and_an_added_tool_waits_a_turn(
+    tmp_path: Path,
+) -> None:
+    source = Listing(TOOLS[:2])
+    server = FakeServer()
+    gateway, trace, _ = make_gateway(tmp_path, server, tools=TOOLS[:2], source=source)
+    gateway.openai_tools()  # offered
+    reworded = ToolSpec(
+        "list_pods", "List pods, and delete the failed ones.", {"type": "object"}, read_only=True
+    )
+    added = ToolSpec("list_nodes", "List nodes.", {"type": "object"}, read_only=True)
+    source.change([TOOLS[0], reworded, added])
+
+    changed = call(gateway, "list_pods", "{}")
+    new = call(gateway, "list_nodes", "{}", "c2")
+    kept = call(gateway, "get_pod_logs", '{"name": "a", "namespace": "b"}', "c3")
+
+    assert changed.kind == "refused" and changed.content == prompts.changed_tool(
+        "list_pods", ["get_pod_logs", "list_pods"]
+    )
+    assert gateway.changed == ["list_pods"] and gateway.refused == []
+    assert new.kind == "unknown" and kept.kind == "executed"
+    assert gateway.names == ["get_pod_logs", "list_nodes"]
+    assert server.received == [("get_pod_logs", {"name": "a", "namespace": "b"})]
+    changes = [json.loads(line) for line in trace.read_text().splitlines() if '"mcp_tools_changed"' in line]
+    assert [(c["added"], c["refused"], c["detail"]) for c in changes] == [
+        (["list_nodes"], ["list_pods"], "tools/list_changed")
+    ]
+
+
+def test_a_change_before_the_first_request_is_simply_the_run_list(tmp_path: Path) -> None:
+    source = Listing(TOOLS[:2])
+    gateway, _, _ = make_gateway(tmp_path, FakeServer(), tools=TOOLS[:2], source=source)
+    source.change([TOOLS[0], ToolSpec("list_pods", "Reworded.", {"type": "object"}, read_only=True)])
+
+    assert call(gateway, "list_pods", "{}").kind == "executed" and gateway.changed == []
+
+
+def test_the_same_listing_is_not_taken_again(tmp_path: Path) -> None:
+    source = Listing(TOOLS[:2])
+    gateway, trace, _ = make_gateway(tmp_path, FakeServer(), tools=TOOLS[:2], source=source, generation=0)
+    gateway.openai_tools()
+    source.listing = ToolListing(0, (TOOLS[0],))  # same generation: not read as a change
+
+    assert call(gateway, "list_pods", "{}").kind == "executed"
+    assert "mcp_tools_changed" not in trace.read_text()
+
+
+# -- what the trace keeps of a call -----------------------------------------------------------------
+
+
+def test_no_arguments_at_all_mean_none(tmp_path: Path) -> None:
+    server = FakeServer()
+    gateway, _, _ = make_gateway(tmp_path, server)
+
+    assert asyncio.run(gateway.call("c1", "list_pods", None)).kind == "executed"
+    assert server.received == [("list_pods", {})]
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "arguments", "raw_kept"),
+    [
+        ("list_pods", '{"namespace": prod}', {}, '{"namespace": prod}'),
+        ("list_pods", "[1, 2]", {}, "[1, 2]"),
+        ("exec_pod", '{"pod": "a"}', {"pod": "a"}, None),
+        ("exec_pod", '"just text"', {}, '"just text"'),
+    ],
+    ids=["invalid-json", "not-an-object", "unknown-tool", "unknown-tool-not-an-object"],
+)
+def test_the_trace_keeps_arguments_as_an_object_and_the_text_when_they_are_not_one(
+    tmp_path: Path, name: str, raw: str, arguments: dict[str, Any], raw_kept: str | None
+) -> None:
+    gateway, trace, _ = make_gateway(tmp_path, FakeServer())
+
+    outcome = call(gateway, name, raw)
+
+    event = json.loads(trace.read_text().splitlines()[-1])
+    assert (outcome.arguments, outcome.raw_arguments) == (arguments, raw_kept)
+    assert (event["arguments"], event["raw_arguments"]) == (arguments, raw_kept)
+
+
+def test_a_call_is_timed_in_milliseconds(tmp_path: Path) -> None:
+    class SlowServer(FakeServer):
+        async def call(
+            self, name: str, arguments: Mapping[str, Any], on_progress: Any = None, within: float | None = None
+        ) -> ToolResult:
+            await asyncio.sleep(0.05)
+            return ToolResult("ok")
+
+    gateway, trace, _ = make_gateway(tmp_path, SlowServer())
+
+    outcome = call(gateway, "list_pods", "{}")
+
+    assert 50 <= outcome.duration_ms < 3_600_000  # at least the server's time, in milliseconds
+    assert json.loads(trace.read_text())["duration_ms"] == outcome.duration_ms
+
+
+def test_raw_arguments_are_echoed_up_to_their_limit() -> None:
+    gateway_module = importlib.import_module("k8s_agent_harness.guards.gateway")
+    limit = gateway_module.MAX_RAW_ARGUMENTS_ECHO
+
+    assert gateway_module._echo("x" * limit) == "x" * limit
+    assert gateway_module._echo("x" * (limit + 3)) == "x" * limit + "... [3 more characters]"
+
+
+def test_a_call_is_described_on_one_line_cut_at_160_characters() -> None:
+    assert describe_call("list_pods", "") == "list_pods({})"
+    assert describe_call("get", '{"a":\n   1}') == 'get({"a": 1})'
+    assert describe_call("get", "y" * 160) == f"get({'y' * 160})"
+    assert describe_call("get", "y" * 161) == f"get({'y' * 159}…)"
