@@ -556,7 +556,11 @@ def test_the_trace_keeps_arguments_as_an_object_and_the_text_when_they_are_not_o
 def test_a_call_is_timed_in_milliseconds(tmp_path: Path) -> None:
     class SlowServer(FakeServer):
         async def call(
-            self, name: str, arguments: Mapping[str, Any], on_progress: Any = None, within: float | None = None
+            self,
+            name: str,
+            arguments: Mapping[str, Any],
+            on_progress: Any = None,
+            within: float | None = None,
         ) -> ToolResult:
             await asyncio.sleep(0.05)
             return ToolResult("ok")
