@@ -15,7 +15,7 @@ import pytest
 
 from k8s_agent.eval.corpus import Incident, Resource
 from k8s_agent.eval.report import NO_BASELINES, as_json, build, html, markdown
-from k8s_agent.eval.score import counted, quotes_fact, score
+from k8s_agent.eval.score import costs, counted, matches, quotes_fact, rescore, run_of, score
 from k8s_agent_harness.evidence.report import Cause
 
 CRASH = "payment-7c9d8f6b5-q2w4x"
@@ -640,3 +640,206 @@ def test_the_same_finding_quoted_as_each_server_prints_it_scores_the_same() -> N
     on_mock, through_kube = score(mock, incident).as_dict(), score(kube, incident).as_dict()
 
     assert on_mock["solved"] and on_mock == through_kube
+
+
+# -- the matching rule by kind --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["service", "pvc", "other"])
+def test_a_resource_past_the_pods_is_matched_by_its_kind_and_its_name_both(kind: str) -> None:
+    truth = Resource(kind, "payments-api", "payments")
+
+    assert matches({"kind": kind, "name": "payments-api", "namespace": "payments"}, truth)
+    assert not matches({"kind": "pod", "name": "payments-api", "namespace": "payments"}, truth)
+    assert not matches({"name": "payments-api", "namespace": "payments"}, truth)  # no kind: a pod
+    assert not matches({"kind": kind, "name": "payments", "namespace": "payments"}, truth)
+    assert not matches({"kind": kind, "name": "payments-api", "namespace": "shop"}, truth)
+
+
+def test_a_deployment_is_matched_by_its_name_or_by_a_pod_it_runs() -> None:
+    truth = Resource("deployment", "payment", "payments")
+
+    assert matches({"kind": "deployment", "name": "payment", "namespace": "payments"}, truth)
+    assert matches({"kind": "pod", "name": CRASH, "namespace": "payments"}, truth)
+    assert matches({"name": CRASH, "namespace": "payments"}, truth)  # no kind: a pod
+    assert not matches({"kind": "service", "name": "payment", "namespace": "payments"}, truth)
+    assert not matches({"kind": "deployment", "name": "ledger", "namespace": "payments"}, truth)
+
+
+def test_a_finding_without_a_name_names_nothing() -> None:
+    nameless = {**finding(CRASH, "crash_config", FACT), "name": ""}
+
+    assert not any(matches(nameless, r) for r in (*INCIDENT.unhealthy, Resource("node", "")))
+    scored = score(run(nameless), INCIDENT)
+    assert scored.recall == 0 and scored.extra == ["pod/ (payments)"]
+
+
+def test_an_extra_finding_is_labelled_by_its_kind_name_and_namespace() -> None:
+    node = {**finding("worker-1", "node_pressure"), "kind": "node", "namespace": None}
+    kindless = {k: v for k, v in finding("ghost-7c9d8f6b5-zzzzz", "crash_config").items() if k != "kind"}
+
+    assert score(run(node, kindless), INCIDENT).extra == [
+        "node/worker-1",
+        "pod/ghost-7c9d8f6b5-zzzzz (payments)",
+    ]
+
+
+def test_two_findings_giving_one_pod_two_causes_are_contradictory_and_a_wrong_cause() -> None:
+    scored = score(
+        run(
+            finding(CRASH, "crash_config", FACT),
+            finding(CRASH, "oom_killed", FACT),
+            finding(PENDING, "insufficient_resources", SCHEDULER),
+        ),
+        INCIDENT,
+    )
+
+    assert scored.found == [f"pod/{CRASH} (payments)", f"pod/{PENDING} (payments)"]
+    assert scored.contradictory == [f"pod/{CRASH} (payments): crash_config, oom_killed"]
+    assert scored.wrong_cause == [f"pod/{CRASH} (payments): crash_config / oom_killed (want crash_config)"]
+    assert scored.cause == 0.5 and not scored.solved
+
+
+# -- the quote's fact through the encodings ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("copied", "fact"),
+    [
+        ('"first line\\nsecond line"', "first line second line"),
+        ("connection\\trefused", "connection refused"),
+        ("caf\\u00e9 closed", "café closed"),
+        ("path \\/var\\/run not found", "path /var/run not found"),
+        ("\\r\\nboth", "both"),
+        ("a\\bb\\fc", "a\bb\fc"),
+        ('message: "caf\\xe9 closed"', "café closed"),  # YAML's \x escape; JSON has none
+        ("'it''s\n      folded'", "it's folded"),
+    ],
+    ids=["json-newline", "tab", "unicode", "slash", "crlf", "backspace-formfeed", "yaml-hex", "flow-scalar"],
+)
+def test_each_escape_of_a_copied_string_is_read_as_what_it_means(copied: str, fact: str) -> None:
+    assert quotes_fact({"text": copied, "verified": True}, (fact,))
+
+
+@pytest.mark.parametrize(
+    ("copied", "fact"),
+    [
+        ("caf\\u00e9 closed", "cafu00e9 closed"),
+        ("a\\zb", "a\nb"),  # not an escape: kept as written
+        ('message: "bad \\q escape"', "bad q escape"),  # neither JSON nor YAML: kept as written
+    ],
+    ids=["unicode-not-letters", "unknown-escape", "not-a-string"],
+)
+def test_what_is_no_escape_is_not_decoded_into_one(copied: str, fact: str) -> None:
+    assert not quotes_fact({"text": copied, "verified": True}, (fact,))
+
+
+def test_a_fact_wrapped_over_lines_is_held_and_an_empty_quote_holds_nothing() -> None:
+    wrapped = {"text": "0/3 nodes are available:\n3 Insufficient cpu.", "verified": True}
+
+    assert quotes_fact(wrapped, (SCHEDULER,))
+    assert not quotes_fact({"text": "", "verified": True}, ("XX",))
+    assert not quotes_fact({"verified": True}, ("XXXX",))
+
+
+# -- runs that cannot be scored, and lines scored again --------------------------------------------------
+
+
+def test_a_run_that_reports_its_own_error_is_failed_with_its_reason_and_its_costs() -> None:
+    failed = {**RIGHT, "report": None, "error": "the endpoint answered 500", "ungrounded_names": ["x"]}
+
+    scored = score(failed, INCIDENT)
+
+    assert not scored.scorable and scored.solved is False
+    assert scored.why_not == "the run failed: the endpoint answered 500"
+    assert (scored.recall, scored.cause, scored.fact, scored.precision, scored.evidence) == (
+        0,
+        0,
+        0,
+        None,
+        None,
+    )
+    assert scored.missed == [r.label for r in INCIDENT.unhealthy]
+    assert scored.successful_tool_calls == 6 and scored.ungrounded == 1
+    assert scored.costs == costs(failed) and scored.costs["requests"] == 4
+    assert score(None, INCIDENT).why_not == "the run failed: no result"
+    assert score(None, INCIDENT).costs == {} and score(None, INCIDENT).successful_tool_calls == 0
+
+
+def test_a_prose_run_is_unscorable_with_its_costs_and_says_how_to_score_it() -> None:
+    prose = {**RIGHT, "report": None, "ungrounded_names": ["a", "b"]}
+
+    scored = score(prose, INCIDENT)
+
+    assert scored.why_not == (
+        "a prose report is not scored: resources found, cause, evidence and fact need structured findings "
+        "(--report-format json_schema or json_text)"
+    )
+    assert scored.scorable is False and scored.solved is False and scored.recall is None
+    assert scored.costs == costs(prose) and scored.successful_tool_calls == 6 and scored.ungrounded == 2
+
+
+def test_a_run_s_costs_are_read_from_its_counters() -> None:
+    counters = {
+        "model_requests": 5,
+        "tool_calls_executed": 7,
+        "tool_calls_failed": 2,
+        "prompt_tokens": 1000,
+        "completion_tokens": 300,
+        "bytes_sent": 4096,
+        "rejected": {"unknown": 2, "invalid_args": 1},
+        "pushbacks": 2,
+        "forced_summary": 1,
+        "wall_seconds": 2.5,
+    }
+
+    assert costs(counters) == {
+        "requests": 5,
+        "tool_calls": 7,
+        "tool_failures": 2,
+        "prompt_tokens": 1000,
+        "completion_tokens": 300,
+        "bytes_sent": 4096,
+        "guardrails": 5,
+        "forced_summary": True,
+        "wall_seconds": 2.5,
+    }
+    assert costs({**counters, "tool_calls_rejected": 1})["guardrails"] == 3
+    assert costs({}) == {
+        "requests": 0,
+        "tool_calls": 0,
+        "tool_failures": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "bytes_sent": 0,
+        "guardrails": 0,
+        "forced_summary": False,
+        "wall_seconds": 0.0,
+    }
+
+
+def test_a_line_without_its_run_is_rebuilt_from_its_report_answer_and_stored_costs() -> None:
+    line = record(INCIDENT, RIGHT)
+    del line["run"]
+
+    rebuilt, rescorable = run_of(line)
+
+    assert rescorable and rebuilt is not None
+    assert rebuilt["report"] == RIGHT["report"] and rebuilt["answer"] == RIGHT["answer"]
+    assert costs(rebuilt) == line["score"]["costs"]
+    assert rescore(line, INCIDENT) == {**score(RIGHT, INCIDENT).as_dict(), "ungrounded": 0}
+    line["score"]["ungrounded"] = 3  # the names the run's own reading found: kept from the line
+    assert rescore(line, INCIDENT)["ungrounded"] == 3  # type: ignore[index]
+
+
+def test_a_line_with_its_run_is_scored_from_it_and_a_failed_line_as_failed() -> None:
+    line = record(INCIDENT, RIGHT)
+    line["score"]["ungrounded"] = 3
+
+    assert run_of(line) == ({**line["run"], "report": RIGHT["report"], "answer": RIGHT["answer"]}, True)
+    assert rescore(line, INCIDENT) == score(RIGHT, INCIDENT).as_dict()
+    failed = record(INCIDENT, None, error="ModelError: 500")
+    assert run_of(failed) == (None, True)
+    assert rescore(failed, INCIDENT)["why_not"] == "the run failed: ModelError: 500"  # type: ignore[index]
+    assert run_of({"kind": "k8s-agent-eval-run"}) == (None, False)
+    assert rescore({"kind": "k8s-agent-eval-run"}, INCIDENT) is None
