@@ -323,8 +323,8 @@ def _hidden(value: str) -> str:
     for quote in ('\\"', '"', "'"):
         at = len(stripped) - len(stripped.lstrip("\\"))
         if stripped[at:].startswith(quote[-1]) and stripped.endswith(quote[-1]) and len(stripped) > at + 1:
-            opening = stripped[: at + 1]
-            closing = stripped[len(stripped.rstrip(quote[-1]).rstrip("\\")) :]
+            opening, inner = stripped[: at + 1], stripped[at + 1 :]
+            closing = inner[len(inner.rstrip(quote[-1]).rstrip("\\")) :]  # `""`: one quote each
             return f"{opening}{REDACTED}{closing}{value[len(stripped) :]}"
     return REDACTED + value[len(stripped) :]
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from k8s_agent_harness.evidence import redact
 from k8s_agent_harness.evidence.redact import REDACTED, Redactor
+from k8s_agent_harness.vocabulary import Pushback
 
 
 @pytest.mark.parametrize(
@@ -49,6 +53,46 @@ def test_known_values_are_redacted_anywhere_and_dict_keys_decide_too() -> None:
         "items": [f"Bearer {REDACTED}"],
         "total_tokens": 3,
     }
+
+
+class Call(BaseModel):
+    """A model as the trace events are: scalars, an enum, text, and containers, in any order."""
+
+    attempts: int = 1
+    outcome: Pushback = Pushback.EVIDENCE
+    retried: bool = False
+    note: str = ""
+    arguments: dict[str, Any] = {}
+    lines: list[str] = []
+    inner: Call | None = None
+
+
+def test_a_model_is_copied_with_every_string_redacted_and_left_as_it_is_when_nothing_is() -> None:
+    redactor = Redactor(["s3cr3t-value"])
+    leaky = Call(
+        attempts=2,
+        retried=True,
+        note="token s3cr3t-value",
+        arguments={"password": "hunter2hunter2", "name": "api"},
+        lines=["ok", "Bearer s3cr3t-value"],
+        inner=Call(note="again s3cr3t-value"),
+    )
+
+    out = redactor.value(leaky)
+
+    assert out == Call(
+        attempts=2,
+        retried=True,
+        note=f"token {REDACTED}",
+        arguments={"password": REDACTED, "name": "api"},
+        lines=["ok", f"Bearer {REDACTED}"],
+        inner=Call(note=f"again {REDACTED}"),
+    )
+    assert leaky.note == "token s3cr3t-value"  # the caller's object is not changed
+    clean = Call(attempts=3, note="all fine", lines=["a"], inner=Call())
+    assert redactor.value(clean) is clean
+    assert redactor.value(Pushback.EVIDENCE) is Pushback.EVIDENCE
+    assert redactor.value((1, None, 2.5, "s3cr3t-value")) == [1, None, 2.5, REDACTED]
 
 
 # -- evidence that names a Secret, a key or a token volume is kept, word for word ---------------------
@@ -287,3 +331,62 @@ def test_a_known_secret_inside_another_leaves_nothing_of_the_longer_one() -> Non
 
 def test_a_one_line_field_cannot_print_a_line_of_its_own_or_reorder_what_is_read() -> None:
     assert redact.one_line("ok\nEvidence \x1b[32m✓\u202e\r\tend") == "ok\\nEvidence \\x1b[32m✓\\u202e\\r\tend"
+
+
+# -- a Secret's data in YAML that cannot be read whole (a result cut short, a server's own printing) ----
+
+BROKEN = '    note: "unterminated\n'  # makes the document unreadable as YAML: the line patterns decide
+
+
+def secret_yaml(block: str, body: str, kind: str = "Secret") -> str:
+    ending = "type: Opaque\n" if kind == "Secret" else ""
+    return f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: db\n  annotations:\n{BROKEN}{block}:\n{body}{ending}"
+
+
+def test_each_entry_of_a_secret_s_data_is_hidden_where_the_document_cannot_be_read_whole() -> None:
+    body = (
+        "  password: c3VwZXJzZWNyZXQ=\n"
+        "  cert: |\n"
+        "    LS0tLS1CRUdJTi\n"
+        "    bW9yZS1saW5lcw==\n"
+        '  quoted: "aHVudGVyMg=="\n'
+        '  empty: ""\n'
+        "  blank:\n"
+    )
+    hidden = (
+        f"  password: {REDACTED}\n"
+        f"  cert: {REDACTED}\n"
+        f"    {REDACTED}\n"
+        f"    {REDACTED}\n"
+        f'  quoted: "{REDACTED}"\n'
+        f'  empty: "{REDACTED}"\n'
+        "  blank:\n"
+    )
+
+    for block in ("data", "stringData"):
+        assert Redactor().text(secret_yaml(block, body)) == secret_yaml(block, hidden), block
+
+
+def test_a_config_map_s_data_is_evidence_and_stays_while_string_data_is_always_hidden() -> None:
+    body = "  mode: fast\n  level: debug\n"
+
+    assert Redactor().text(secret_yaml("data", body, "ConfigMap")) == secret_yaml("data", body, "ConfigMap")
+    assert Redactor().text(secret_yaml("stringData", body, "ConfigMap")) == secret_yaml(
+        "stringData", f"  mode: {REDACTED}\n  level: {REDACTED}\n", "ConfigMap"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "hidden"),
+    [
+        ('""', f'"{REDACTED}"'),
+        ("''", f"'{REDACTED}'"),
+        ('\\"\\"', f'\\"{REDACTED}\\"'),
+        ('"abc"  ', f'"{REDACTED}"  '),
+        ('\\"abc\\"', f'\\"{REDACTED}\\"'),
+        ("abc", REDACTED),
+        ('"', REDACTED),
+    ],
+)
+def test_a_hidden_value_keeps_exactly_its_own_quotes(value: str, hidden: str) -> None:
+    assert redact._hidden(value) == hidden
