@@ -16,7 +16,7 @@ import pytest
 from k8s_agent_harness.cluster.results import ToolFailure, ToolListing, ToolResult
 from k8s_agent_harness.cluster.tools import ToolSpec
 from k8s_agent_harness.evidence.grounding import Evidence
-from k8s_agent_harness.evidence.redact import Redactor
+from k8s_agent_harness.evidence.redact import REDACTED, Redactor
 from k8s_agent_harness.guards.gateway import RetryPolicy, ToolGateway, ToolOutcome, describe_call
 from k8s_agent_harness.guards.read_policy import ReadPolicy
 from k8s_agent_harness.guards.supervisor import Supervisor
@@ -586,3 +586,227 @@ def test_a_call_is_described_on_one_line_cut_at_160_characters() -> None:
     assert describe_call("get", '{"a":\n   1}') == 'get({"a": 1})'
     assert describe_call("get", "y" * 160) == f"get({'y' * 160})"
     assert describe_call("get", "y" * 161) == f"get({'y' * 159}…)"
+
+
+# -- what a call leaves behind: evidence, counters, the search's options, the time it was given ----------
+
+
+def test_a_result_s_evidence_carries_its_call_arguments_structured_content_and_parameters(
+    tmp_path: Path,
+) -> None:
+    structured = {"items": [{"name": "a", "token": "sk-secret-value-123"}]}
+    server = FakeServer(
+        {
+            "get_pod_logs": [
+                ToolResult("line one", structured=structured, for_user=("see sk-secret-value-123",))
+            ]
+        }
+    )
+    gateway, trace, _ = make_gateway(tmp_path, server)
+
+    outcome = call(gateway, "get_pod_logs", '{"name": "a", "namespace": "b"}', "call_7")
+
+    redacted = {"items": [{"name": "a", "token": REDACTED}]}
+    assert outcome.structured == redacted and outcome.for_user == (f"see {REDACTED}",)
+    (kept,) = gateway.evidence.results
+    assert (kept.call_id, kept.tool, kept.text, kept.ok) == ("call_7", "get_pod_logs", "line one", True)
+    assert json.loads(kept.arguments) == {"name": "a", "namespace": "b"}
+    assert kept.structured == redacted and kept.parameters == ("name", "namespace", "tail")
+    event = json.loads(trace.read_text().splitlines()[-1])
+    assert event["structured_result"] == redacted and event["for_user"] == [f"see {REDACTED}"]
+    assert "sk-secret-value-123" not in trace.read_text()
+
+
+def test_a_failure_s_reason_is_kept_redacted_with_its_call_as_no_evidence(tmp_path: Path) -> None:
+    failed = ToolResult("", ToolFailure("denied for token sk-secret-value-123", FailureKind.TOOL_ERROR))
+    gateway, _, _ = make_gateway(tmp_path, FakeServer({"get_pod_logs": [failed]}))
+
+    outcome = call(gateway, "get_pod_logs", '{"name": "a", "namespace": "b"}', "call_3")
+
+    assert outcome.content == f"Tool call failed (get_pod_logs): denied for token {REDACTED}"
+    (kept,) = gateway.evidence.results
+    assert (kept.call_id, kept.text, kept.ok) == ("call_3", f"denied for token {REDACTED}", False)
+    assert json.loads(kept.arguments) == {"name": "a", "namespace": "b"}
+    assert kept.parameters == ("name", "namespace", "tail")
+
+
+def test_the_run_s_counters_count_each_outcome_once(tmp_path: Path) -> None:
+    failed = ToolResult("", ToolFailure("boom", FailureKind.TOOL_ERROR))
+    gateway, _, _ = make_gateway(tmp_path, FakeServer({"list_pods": [failed]}))
+
+    call(gateway, "list_pods", "{}")  # failed
+    call(gateway, "get_pod_logs", '{"name": "a", "namespace": "b"}', "c2")  # executed
+    call(gateway, "get_pod_logs", '{"name": "a", "namespace": "b"}', "c3")  # cached
+    call(gateway, "nothing", "{}", "c4")  # unknown
+    call(gateway, "nothing", "{}", "c5")  # unknown again
+
+    stats = gateway._recorder.stats
+    assert (stats.tool_calls_executed, stats.tool_calls_failed) == (2, 1)
+    assert {str(k): v for k, v in stats.rejected.items() if v} == {"unknown": 2, "duplicate": 1}
+
+
+def test_a_call_is_given_what_is_left_of_the_time_budget_and_a_listener_for_its_progress(
+    tmp_path: Path,
+) -> None:
+    given: list[tuple[Any, float | None]] = []
+
+    class Listening(FakeServer):
+        async def call(
+            self,
+            name: str,
+            arguments: Mapping[str, Any],
+            on_progress: Any = None,
+            within: float | None = None,
+        ) -> ToolResult:
+            given.append((on_progress, within))
+            on_progress(1, 10, "a tenth")
+            return ToolResult("ok")
+
+    now = [0.0]
+    gateway, trace, _ = make_gateway(tmp_path, Listening(), max_seconds=30, clock=lambda: now[0])
+    now[0] = 29.5
+
+    assert call(gateway, "list_pods", "{}").kind == "executed"  # half a second left: still run
+    (listener, within) = given[0]
+    assert callable(listener) and within == 0.5
+    progress = [json.loads(line) for line in trace.read_text().splitlines() if '"tool_progress"' in line]
+    assert [(p["progress"], p["total"], p["message"], p["notifications"]) for p in progress] == [
+        (1, 10, "a tenth", 1)
+    ]
+
+
+def test_no_retry_is_waited_for_past_the_time_budget(tmp_path: Path) -> None:
+    busy = ToolResult("", ToolFailure("429", FailureKind.TOOL_ERROR, retryable=True, retry_after=2.0))
+    server = FakeServer({"list_pods": [busy, busy]})
+    now = [0.0]
+    gateway, trace, _ = make_gateway(
+        tmp_path, server, max_seconds=10, clock=lambda: now[0], retry=RetryPolicy(attempts=3, max_delay=5)
+    )
+    now[0] = 8.0  # two seconds left: a retry after two seconds would be past it
+
+    outcome = call(gateway, "list_pods", "{}")
+
+    assert outcome.kind == "failed" and outcome.attempts == 1 and len(server.received) == 1
+    assert "tool_retry" not in trace.read_text()
+
+
+def test_a_retry_is_traced_with_the_server_s_retry_after(tmp_path: Path) -> None:
+    busy = ToolResult("", ToolFailure("429", FailureKind.TOOL_ERROR, retryable=True, retry_after=0.01))
+    gateway, trace, _ = make_gateway(tmp_path, FakeServer({"list_pods": [busy]}))
+
+    call(gateway, "list_pods", "{}")
+
+    (retry,) = [json.loads(line) for line in trace.read_text().splitlines() if '"tool_retry"' in line]
+    assert (retry["attempt"], retry["retry_after"], retry["reason"]) == (1, 0.01, "429")
+
+
+def test_a_result_of_exactly_the_budget_is_shown_whole(tmp_path: Path) -> None:
+    size = Budget(100).result_bytes
+    exact = ToolResult("x" * size)
+    over = ToolResult("y" * (size + 1))
+    gateway, _, _ = make_gateway(tmp_path, FakeServer({"list_pods": [exact, over]}), budget=Budget(100))
+
+    whole = call(gateway, "list_pods", '{"a": 1}')
+    cut = call(gateway, "list_pods", '{"a": 2}', "c2")
+
+    assert whole.content == exact.text and whole.handle is None and whole.full is None
+    assert cut.handle == "r1" and cut.full == over.text
+
+
+def test_a_stored_result_keeps_its_structured_content_and_the_search_honours_every_option(
+    tmp_path: Path,
+) -> None:
+    text = "\n".join([*(f"pod-{i:03d} Running" for i in range(300)), "POD-X CrashLoopBackOff"])
+    server = FakeServer({"list_pods": [ToolResult(text, structured={"phase": "Unknown-sentinel"})]})
+    gateway, _, supervisor = make_gateway(tmp_path, server, budget=Budget(100))
+    call(gateway, "list_pods", "{}")
+    assert gateway.store.results["r1"].structured == {"phase": "Unknown-sentinel"}
+    supervisor.turns += 1
+
+    def search(arguments: dict[str, Any], call_id: str) -> str:
+        outcome = call(gateway, "search_results", json.dumps(arguments), call_id)
+        assert outcome.kind == "executed", outcome.content
+        assert outcome.arguments == arguments
+        return outcome.content
+
+    assert search({"pattern": "pod-x"}, "s1").startswith('0 of 302 lines matching "pod-x"')
+    assert "r1:301: POD-X CrashLoopBackOff" in search({"pattern": "pod-x", "ignore_case": True}, "s2")
+    assert "r1:301:" in search({"pattern": r"POD-\w Crash", "regex": True}, "s3")
+    assert search({"pattern": "Running", "invert": True, "handle": "r1"}, "s4").startswith(
+        '2 of 302 lines not matching "Running" in r1 (list_pods({}))'
+    )
+    assert "Unknown-sentinel" in search({"pattern": "sentinel"}, "s5")
+    assert "the first 51 shown" in search({"pattern": "Running", "max_matches": 51}, "s6")
+    assert "the first 50 shown" in search({"pattern": "Running"}, "s7")
+    again = call(gateway, "search_results", '{"pattern": "pod-x"}', "s8")
+    assert again.kind == "cached" and again.content.startswith(prompts.DUPLICATE_NUDGE)
+    too_long = call(gateway, "search_results", '{"pattern": 7}', "s9")
+    assert too_long.kind == "invalid_args" and too_long.content.startswith(
+        "Invalid arguments for search_results"
+    )
+
+
+def test_an_allowed_write_by_its_alias_and_the_approval_asked_ahead_with_its_arguments(
+    tmp_path: Path,
+) -> None:
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def operator(tool: str, arguments: Mapping[str, Any]) -> bool:
+        asked.append((tool, dict(arguments)))
+        return True
+
+    writer = ToolSpec(
+        "pods.delete",
+        "Delete.",
+        {"type": "object", "properties": {"name": {"type": "string"}}},
+        read_only=False,
+    )
+    model_alias = "pods_delete"  # the name the model knows pods.delete by
+    gateway, _, _ = make_gateway(
+        tmp_path, FakeServer(), tools=[writer], approver=operator, allow_write=[model_alias]
+    )
+    assert gateway.aliases == {"pods.delete": model_alias}
+
+    assert asyncio.run(gateway.approve(model_alias, '{"name": 7}')) is True  # invalid: no question
+    assert asyncio.run(gateway.approve(model_alias, "{not json")) is True
+    assert asyncio.run(gateway.approve(model_alias, None)) is True and asked == [(model_alias, {})]
+    assert asyncio.run(gateway.approve(model_alias, '{"name": "a"}')) is True
+    assert asked[-1] == (model_alias, {"name": "a"})
+    assert asyncio.run(gateway.approve(model_alias, '{"name": "a"}')) is True and len(asked) == 2  # approved
+    assert call(gateway, model_alias, '{"name": "a"}').kind == "executed" and len(asked) == 2
+    assert asyncio.run(gateway.approve(model_alias, '{"name": "a"}')) is True and len(asked) == 2  # cached
+
+
+def test_a_tool_keeps_the_name_the_model_knows_it_by_when_the_list_changes(tmp_path: Path) -> None:
+    dotted = ToolSpec("pods.list", "List pods.", {"type": "object"}, read_only=True)
+    source = Listing([dotted])
+    gateway, _, _ = make_gateway(tmp_path, FakeServer(), tools=[dotted], source=source)
+    (alias,) = gateway.aliases.values()
+    gateway.openai_tools()
+    taker = ToolSpec(alias, "A tool named as the alias.", {"type": "object"}, read_only=True)
+    source.change([dotted, taker], why="")
+
+    call(gateway, "list_pods", "{}")  # the change is read at the next call
+
+    assert gateway.aliases["pods.list"] == alias and gateway.server_name(alias) == "pods.list"
+    newcomer = gateway.aliases[alias]  # the server's new tool takes another name
+    assert newcomer != alias and gateway.server_name(newcomer) == alias
+
+
+def test_a_listing_s_problems_are_warned_and_its_removals_and_changes_traced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = Listing(TOOLS[:2])
+    gateway, trace, _ = make_gateway(tmp_path, FakeServer(), tools=TOOLS[:2], source=source)
+    reworded = ToolSpec("list_pods", "Reworded.", {"type": "object"}, read_only=True)
+    source.listing = ToolListing(1, (reworded,), "", ("paging stopped after 3 pages",))
+
+    call(gateway, "list_pods", "{}")
+
+    assert "paging stopped after 3 pages" in capsys.readouterr().err
+    (change,) = [json.loads(line) for line in trace.read_text().splitlines() if '"mcp_tools_changed"' in line]
+    assert (change["removed"], change["changed"], change["detail"]) == (
+        ["get_pod_logs"],
+        ["list_pods"],
+        "the server's tools were listed again",
+    )
