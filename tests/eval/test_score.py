@@ -710,12 +710,25 @@ def test_two_findings_giving_one_pod_two_causes_are_contradictory_and_a_wrong_ca
         ("connection\\trefused", "connection refused"),
         ("caf\\u00e9 closed", "café closed"),
         ("path \\/var\\/run not found", "path /var/run not found"),
-        ("\\r\\nboth", "both"),
+        ("connection\\rreset", "connection reset"),
+        ("line one\\nline two", "line one line two"),
+        ("\\u4e2d\\u6587", "\u4e2d\u6587"),
         ("a\\bb\\fc", "a\bb\fc"),
         ('message: "caf\\xe9 closed"', "café closed"),  # YAML's \x escape; JSON has none
         ("'it''s\n      folded'", "it's folded"),
     ],
-    ids=["json-newline", "tab", "unicode", "slash", "crlf", "backspace-formfeed", "yaml-hex", "flow-scalar"],
+    ids=[
+        "json-newline",
+        "tab",
+        "unicode",
+        "slash",
+        "carriage-return",
+        "newline",
+        "unicode-no-leading-zero",
+        "backspace-formfeed",
+        "yaml-hex",
+        "flow-scalar",
+    ],
 )
 def test_each_escape_of_a_copied_string_is_read_as_what_it_means(copied: str, fact: str) -> None:
     assert quotes_fact({"text": copied, "verified": True}, (fact,))
@@ -843,3 +856,46 @@ def test_a_line_with_its_run_is_scored_from_it_and_a_failed_line_as_failed() -> 
     assert rescore(failed, INCIDENT)["why_not"] == "the run failed: ModelError: 500"  # type: ignore[index]
     assert run_of({"kind": "k8s-agent-eval-run"}) == (None, False)
     assert rescore({"kind": "k8s-agent-eval-run"}, INCIDENT) is None
+
+
+def test_a_line_without_its_run_rebuilds_every_counter_from_its_stored_costs() -> None:
+    stored = {
+        "requests": 3,
+        "tool_calls": 5,
+        "tool_failures": 2,
+        "prompt_tokens": 700,
+        "completion_tokens": 90,
+        "bytes_sent": 8000,
+        "guardrails": 4,
+        "forced_summary": True,
+        "wall_seconds": 3.25,
+    }
+    line = {"answer": "prose only", "score": {"costs": stored}}  # a prose run: no report key at all
+
+    rebuilt, rescorable = run_of(line)
+
+    assert rescorable and rebuilt == {
+        "report": None,
+        "answer": "prose only",
+        "model_requests": 3,
+        "tool_calls_executed": 5,
+        "tool_calls_failed": 2,
+        "prompt_tokens": 700,
+        "completion_tokens": 90,
+        "bytes_sent": 8000,
+        "tool_calls_rejected": 4,
+        "forced_summary": True,
+        "wall_seconds": 3.25,
+    }
+    assert costs(rebuilt) == stored
+    bare, _ = run_of({"report": RIGHT["report"]})  # nothing stored: every counter zero
+    assert bare is not None and costs(bare) == costs({})
+    assert rescore({"report": RIGHT["report"], "score": {}}, INCIDENT)["ungrounded"] == 0  # type: ignore[index]
+
+
+def test_a_solved_run_has_no_reason_and_a_report_made_without_looking_says_why() -> None:
+    assert score(RIGHT, INCIDENT).why_not == ""
+    blind = {**run(), "tool_calls_executed": 0}
+    assert score(blind, HEALTHY).why_not == (
+        "no successful tool call: a report made without looking at the cluster is not solved"
+    )
