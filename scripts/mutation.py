@@ -34,6 +34,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -353,15 +354,44 @@ def called_at_import(path: Path) -> set[str]:
 
 
 def write_survivors(shard: Shard, folder: Path, outcome: dict[str, object], env: dict[str, str]) -> None:
-    """Each surviving mutant's diff (`mutmut show`), for reading them one by one."""
+    """Each surviving mutant's diff (`mutmut show`), for reading them one by one, those that only
+    reword a message last."""
     mutmut = str(Path(sys.executable).parent / "mutmut")
-    parts = [f"# Surviving mutants of {shard.name} ({', '.join(shard.modules)})\n"]
     survivors = outcome["survivors"]
     assert isinstance(survivors, dict)
-    for name, verdict in survivors.items():
-        shown = subprocess.run([mutmut, "show", name], cwd=folder, env=env, capture_output=True, text=True)
-        parts.append(f"## {name} ({verdict})\n\n```diff\n{shown.stdout.strip()}\n```\n")
+    shown: dict[str, str] = {}
+    for name in survivors:
+        done = subprocess.run([mutmut, "show", name], cwd=folder, env=env, capture_output=True, text=True)
+        shown[name] = done.stdout.strip()
+    reworded = [name for name in survivors if rewords_a_message(shown[name])]
+    parts = [
+        f"# Surviving mutants of {shard.name} ({', '.join(shard.modules)})\n",
+        f"{len(survivors)} left, {len(reworded)} of them only rewording a message (last below).\n",
+    ]
+    for name in sorted(survivors, key=lambda n: n in reworded):
+        parts.append(f"## {name} ({survivors[name]})\n\n```diff\n{shown[name]}\n```\n")
     (folder / "survivors.md").write_text("\n".join(parts))
+
+
+_LITERAL = re.compile(r"""[rbuRBUfF]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+
+
+def rewords_a_message(diff: str) -> bool:
+    """Whether a mutant only changes the words of a message: each changed line differs from the
+    original only inside string literals, and each literal it changes holds several words (a message,
+    not a key or a value compared: `"data"` to `"XXdataXX"` changes what the code does)."""
+    lines = [line for line in diff.splitlines() if not line.startswith(("---", "+++"))]
+    removed = [line[1:] for line in lines if line.startswith("-")]
+    added = [line[1:] for line in lines if line.startswith("+")]
+    if not removed or len(removed) != len(added):
+        return False
+    for before, after in zip(removed, added, strict=True):
+        if _LITERAL.sub('""', before) != _LITERAL.sub('""', after):
+            return False
+        old, new = _LITERAL.findall(before), _LITERAL.findall(after)
+        if any(a != b and " " not in a.strip("'\"").strip() for a, b in zip(old, new, strict=True)):
+            return False
+    return True
 
 
 def score(counts: dict[str, int]) -> tuple[int, int]:
@@ -382,8 +412,8 @@ def summary(outcome: dict[str, object]) -> str:
 
 def table(results: dict[str, dict[str, object]]) -> str:
     rows = [
-        "| shard | modules | caught | survived | no tests | timeout | score |",
-        "|---|---|---|---|---|---|---|",
+        "| shard | modules | caught | survived | no tests | timeout | left only rewording a message | score |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for shard in SHARDS:
         outcome = results.get(shard.name)
@@ -396,9 +426,18 @@ def table(results: dict[str, dict[str, object]]) -> str:
         rows.append(
             f"| {shard.name} | {', '.join(f'`{m}`' for m in shard.modules)} | {caught} | "
             f"{counts.get('survived', 0) + counts.get('suspicious', 0)} | {counts.get('no tests', 0)} | "
-            f"{counts.get('timeout', 0)} | {rate} |"
+            f"{counts.get('timeout', 0)} | {reworded(shard.name)} | {rate} |"
         )
     return "\n".join(rows)
+
+
+def reworded(shard: str) -> str:
+    """How many of a shard's survivors only reword a message, read from its survivors.md."""
+    path = WORK / shard / "survivors.md"
+    if not path.exists():
+        return "-"
+    diffs = re.findall(r"```diff\n(.*?)\n```", path.read_text(), flags=re.DOTALL)
+    return str(sum(rewords_a_message(diff) for diff in diffs))
 
 
 def load_results() -> dict[str, dict[str, object]]:

@@ -76,3 +76,37 @@ def test_a_survivor_is_tried_again_only_where_mutmut_could_not_see_it(
     assert job.function_of("pkg.m.x__when__mutmut_2") == "_when"
     assert job.function_of("pkg.m.x_quiet__mutmut_11") == "quiet"
     assert job.function_of("pkg.m.xǁPolicyǁverdict__mutmut_6") == "verdict"
+
+
+@pytest.mark.parametrize(
+    ("changed", "rewords"),
+    [
+        ('    return f"the run failed: {why}"', '    return f"XXthe run failed: {why}XX"'),
+        (
+            '    fail(run, "the last request offers tools", said)',
+            '    fail(run, "THE LAST REQUEST OFFERS TOOLS", said)',
+        ),
+    ],
+)
+def test_a_survivor_that_only_rewords_a_message_is_told_apart(
+    job: ModuleType, changed: str, rewords: str
+) -> None:
+    assert job.rewords_a_message(f"--- a.py\n+++ a.py\n@@ -1 +1 @@\n-{changed}\n+{rewords}")
+
+
+@pytest.mark.parametrize(
+    ("changed", "mutant"),
+    [
+        ('    return tool.task_support == "required"', '    return tool.task_support == "XXrequiredXX"'),
+        ('    why = ""', '    why = "XXXX"'),
+        ('    fail(run, "the last request offers tools", said)', "    fail(run, None, said)"),
+        ("    if len(found) > 1:", "    if len(found) > 2:"),
+        ('    a = "x y"', '    b = "X Y"'),
+    ],
+    ids=["a-value-compared", "an-empty-string", "a-message-dropped", "an-operator", "a-name-too"],
+)
+def test_a_survivor_that_changes_what_the_code_does_is_not_a_rewording(
+    job: ModuleType, changed: str, mutant: str
+) -> None:
+    assert not job.rewords_a_message(f"-{changed}\n+{mutant}")
+    assert not job.rewords_a_message(f"-{changed}\n")  # a line only removed
