@@ -6,15 +6,20 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from k8s_agent_harness.config import Config
 from k8s_agent_harness.evidence.grounding import ToolText
 from k8s_agent_harness.evidence.rendering import render_markdown, render_text
 from k8s_agent_harness.evidence.report import (
+    MAX_REPORT_BYTES,
+    REPORT_ADAPTER,
     REPORT_JSON_SCHEMA,
     Cause,
     HealthReport,
+    instructions,
     parse_report,
+    report_fields,
     response_format,
 )
 from k8s_agent_harness.evidence.verification import verify
@@ -487,3 +492,92 @@ def test_free_text_that_gives_the_name_back_under_any_key_is_still_no_evidence()
         )
         checked = verify(report(finding("payments-api", line, kind="service", status="ClusterIP")), [echo])
         assert checked.report.findings[0].evidence[0].check == "too_short", line
+
+
+# -- how the report is asked for, and read back ------------------------------------------------------
+
+
+def test_the_report_is_asked_for_by_its_schema_on_each_wire_and_only_in_json_schema_mode() -> None:
+    assert report_fields(ReportFormat.JSON_SCHEMA, "chat") == {"response_format": response_format()}
+    assert report_fields(ReportFormat.JSON_SCHEMA, "responses") == {
+        "text": {
+            "format": {
+                "type": "json_schema",
+                "name": "final_output",
+                "schema": REPORT_JSON_SCHEMA,
+                "strict": False,
+            }
+        }
+    }
+    for mode in (ReportFormat.JSON_TEXT, ReportFormat.PROSE):
+        assert report_fields(mode, "chat") == {} == report_fields(mode, "responses")
+
+
+def test_the_instructions_name_every_field_and_every_cause() -> None:
+    text = instructions()
+
+    for field_name in (
+        "scope",
+        "findings",
+        "kind",
+        "name",
+        "namespace",
+        "status",
+        "cause",
+        "explanation",
+        "evidence",
+        "call_id",
+        "tool",
+        "fix",
+        "healthy",
+        "unchecked",
+    ):
+        assert f'"{field_name}"' in text, field_name
+    assert ", ".join(cause.value for cause in Cause) in text
+    assert text.startswith("Write the final report as one JSON object, and nothing else")
+    assert text.endswith("Quote only text that appears in a tool result of this conversation.")
+
+
+def test_a_report_of_exactly_the_limit_is_read_and_one_byte_more_is_refused() -> None:
+    body = json.dumps({"scope": "s", "findings": []})
+    exact = body + " " * (MAX_REPORT_BYTES - len(body))
+
+    assert parse_report(exact)[1] is None
+    report_over, problem = parse_report(exact + " ")
+    assert report_over is None and problem is not None
+    assert problem.startswith(f"the report is {MAX_REPORT_BYTES + 1:,} bytes, more than the limit")
+    assert problem.endswith("quotes of a line each")
+
+
+def test_the_report_is_the_text_from_the_first_opening_to_the_last_closing_brace() -> None:
+    text = 'Here: {"scope": "s", "unchecked": ["a {b} c"]} and {that is all}'
+
+    parsed, problem = parse_report(text.removesuffix(" and {that is all}"))
+    assert problem is None and parsed is not None and parsed.unchecked == ["a {b} c"]
+    # Prose after the report that has braces of its own makes the span no JSON: said so.
+    assert parse_report(text)[1] == "the report is not valid JSON: Extra data: line 1 column 42 (char 41)"
+    assert (
+        parse_report("a closing } only")[1]
+        == "the report is not valid JSON: Expecting value: line 1 column 1 (char 0)"
+    )
+
+
+def test_schema_problems_are_listed_up_to_eight_and_the_rest_counted() -> None:
+    bad = {"scope": "s", "findings": [{"name": n} for n in range(2)]}
+
+    _, problem = parse_report(json.dumps(bad))
+
+    assert problem is not None and problem.startswith("the report does not fit the schema: findings.0.name: ")
+    listed = problem.removeprefix("the report does not fit the schema: ").split(" (and ")[0].split("; ")
+    assert len(listed) == 8
+    assert problem.endswith(" more)") and f"(and {count_problems(bad) - 8} more)" in problem
+    _, root = parse_report("[]")
+    assert root is not None and root.startswith("the report does not fit the schema: <root>: ")
+
+
+def count_problems(data: dict[str, Any]) -> int:
+    try:
+        REPORT_ADAPTER.validate_python(data)
+    except ValidationError as error:
+        return error.error_count()
+    return 0
