@@ -21,7 +21,7 @@ from k8s_agent_harness.guards.gateway import RetryPolicy, ToolGateway, ToolOutco
 from k8s_agent_harness.guards.read_policy import ReadPolicy
 from k8s_agent_harness.guards.supervisor import Supervisor
 from k8s_agent_harness.model import prompts
-from k8s_agent_harness.model.context import Budget
+from k8s_agent_harness.model.context import Budget, ResultStore, search_tool_spec
 from k8s_agent_harness.traces.trace import Recorder, TraceWriter
 from k8s_agent_harness.vocabulary import FailureKind, Impl
 
@@ -420,8 +420,10 @@ def test_a_large_result_is_stored_whole_and_the_model_gets_an_excerpt_with_its_h
     # The full text is kept once in the trace, by its sha256; the event names it.
     assert (event["handle"], event["full_sha256"], event["result"]) == ("r1", outcome.sha256, outcome.content)
     assert outcome.sha256 == hashlib.sha256(result.text.encode()).hexdigest()
+    assert event.get("result_sha256") is None
     again = call(gateway, "list_pods", '{"namespace": "x"}', "c2")
     assert again.kind == "cached" and again.content == prompts.duplicate(outcome.content)
+    assert again.sha256 is None  # the excerpt is what the repeat is answered, not the stored text
 
 
 def test_the_search_tool_is_offered_once_a_result_is_stored_and_searches_it(tmp_path: Path) -> None:
@@ -624,6 +626,7 @@ def test_a_failure_s_reason_is_kept_redacted_with_its_call_as_no_evidence(tmp_pa
     outcome = call(gateway, "get_pod_logs", '{"name": "a", "namespace": "b"}', "call_3")
 
     assert outcome.content == f"Tool call failed (get_pod_logs): denied for token {REDACTED}"
+    assert outcome.sha256 is None and outcome.structured is None and outcome.handle is None
     (kept,) = gateway.evidence.results
     assert (kept.call_id, kept.text, kept.ok) == ("call_3", f"denied for token {REDACTED}", False)
     assert json.loads(kept.arguments) == {"name": "a", "namespace": "b"}
@@ -639,9 +642,10 @@ def test_the_run_s_counters_count_each_outcome_once(tmp_path: Path) -> None:
     call(gateway, "get_pod_logs", '{"name": "a", "namespace": "b"}', "c3")  # cached
     call(gateway, "nothing", "{}", "c4")  # unknown
     call(gateway, "nothing", "{}", "c5")  # unknown again
+    call(gateway, "get_pod_logs", '{"name": "b", "namespace": "b"}', "c6")  # executed
 
     stats = gateway._recorder.stats
-    assert (stats.tool_calls_executed, stats.tool_calls_failed) == (2, 1)
+    assert (stats.tool_calls_executed, stats.tool_calls_failed) == (3, 1)
     assert {str(k): v for k, v in stats.rejected.items() if v} == {"unknown": 2, "duplicate": 1}
 
 
@@ -810,3 +814,125 @@ def test_a_listing_s_problems_are_warned_and_its_removals_and_changes_traced(
         ["list_pods"],
         "the server's tools were listed again",
     )
+
+
+# -- the tool list as the trace records it, repeats, and what runs without a budget --------------------
+
+
+def test_the_listed_event_records_each_tool_with_the_policy_s_word_and_what_the_model_is_offered(
+    tmp_path: Path,
+) -> None:
+    dotted = ToolSpec("pods.list", "List pods.", {"type": "object"}, read_only=True)
+    task = ToolSpec("scan", "Scan.", {"type": "object"}, read_only=True, task_support="required")
+    gateway, _, _ = make_gateway(tmp_path, FakeServer(), tools=[dotted, task, *TOOLS])
+
+    event = gateway.listed_event("2025-06-18")
+
+    assert [(t.name, t.read_only, t.access) for t in event.tools] == [
+        ("pods.list", True, "read"),
+        ("scan", True, "read"),
+        ("get_pod_logs", True, "read"),
+        ("list_pods", True, "read"),
+        ("delete_pod", False, "unvetted"),  # not read-only by its hint: a possible write
+    ]
+    assert all(t.why for t in event.tools)
+    assert event.allowed == gateway.names and event.refused == ["delete_pod"]
+    assert event.aliases == gateway.aliases and event.tasks_only == ["scan"]
+    assert event.server == gateway.policy.server and event.protocol == "2025-06-18"
+
+
+def test_only_the_same_call_counts_as_a_repeat_rejected_or_not(tmp_path: Path) -> None:
+    gateway, _, supervisor = make_gateway(tmp_path, FakeServer(), max_repeats=2)
+
+    outcomes = [
+        call(gateway, "nothing_a", "{}", "c1"),
+        call(gateway, "nothing_b", "{}", "c2"),
+        call(gateway, "list_pods", '{"x": 1}', "c3"),
+        call(gateway, "list_pods", '{"x": 2}', "c4"),
+        call(gateway, "list_pods", "{bad", "c5"),
+    ]
+
+    assert len({o.fingerprint for o in outcomes}) == 5 and supervisor.stop_reason() is None
+    call(gateway, "nothing_a", "{}", "c6")
+    call(gateway, "nothing_a", "{}", "c7")
+    assert supervisor.stop_reason() == "repeated_calls"
+
+
+def test_without_a_budget_a_large_result_is_shown_whole_and_a_store_given_is_the_one_used(
+    tmp_path: Path,
+) -> None:
+    large = ToolResult("z" * 50_000)
+    gateway, _, _ = make_gateway(tmp_path, FakeServer({"list_pods": [large]}))
+    assert call(gateway, "list_pods", "{}").content == large.text
+
+    store = ResultStore()
+    kept, _, _ = make_gateway(tmp_path, FakeServer({"list_pods": [large]}), store=store, budget=Budget(100))
+    call(kept, "list_pods", "{}")
+    assert kept.store is store and list(store.results) == ["r1"]
+
+
+def test_no_alias_takes_the_search_tool_s_name_and_a_renamed_search_tool_keeps_its_description(
+    tmp_path: Path,
+) -> None:
+    dotted = ToolSpec("search.results", "The server's search.", {"type": "object"}, read_only=True)
+    gateway, _, _ = make_gateway(tmp_path, FakeServer(), tools=[dotted])
+
+    assert gateway.aliases["search.results"] not in ("search_results", "search.results")
+    taken = ToolSpec("search_results", "Theirs.", {"type": "object"}, read_only=True)
+    renamed, _, _ = make_gateway(tmp_path, FakeServer(), tools=[taken])
+    assert renamed.search_tool.description == search_tool_spec("k8s_agent_search_results")["description"]
+
+
+def test_a_search_is_literal_unless_asked_and_bounded_by_the_budget(tmp_path: Path) -> None:
+    text = "\n".join(f"pod-{i:04d} Running {'x' * 200}" for i in range(400))
+    gateway, _, supervisor = make_gateway(
+        tmp_path, FakeServer({"list_pods": [ToolResult(text)]}), budget=Budget(100)
+    )
+    call(gateway, "list_pods", "{}")
+    supervisor.turns += 1
+
+    literal = call(gateway, "search_results", '{"pattern": "pod-00.1"}', "s1").content
+    matches = call(gateway, "search_results", '{"pattern": "Running", "max_matches": 200}', "s2").content
+
+    assert literal.startswith('0 of 400 lines matching "pod-00.1"')
+    assert matches.startswith("400 of 400 lines matching") and "the first" in matches
+    assert len(matches.encode()) <= gateway.budget.result_bytes + 200
+
+
+def test_a_retry_without_a_retry_after_waits_the_policy_s_backoff(tmp_path: Path) -> None:
+    busy = ToolResult("", ToolFailure("503", FailureKind.TOOL_ERROR, retryable=True))
+    gateway, trace, _ = make_gateway(
+        tmp_path, FakeServer({"list_pods": [busy, busy]}), retry=RetryPolicy(attempts=3, base_delay=0.001)
+    )
+
+    assert call(gateway, "list_pods", "{}").attempts == 3
+    delays = [
+        json.loads(line)["delay_s"] for line in trace.read_text().splitlines() if '"tool_retry"' in line
+    ]
+    assert delays == [0.001, 0.002]
+
+
+def test_progress_is_traced_at_first_then_at_most_once_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+
+    class Chatty(FakeServer):
+        async def call(
+            self,
+            name: str,
+            arguments: Mapping[str, Any],
+            on_progress: Any = None,
+            within: float | None = None,
+        ) -> ToolResult:
+            for at, done in ((100.0, 1), (100.5, 2), (101.0, 3), (101.2, 4), (102.5, 5)):
+                clock[0] = at
+                on_progress(done, 5, None)
+            return ToolResult("ok")
+
+    gateway, trace, _ = make_gateway(tmp_path, Chatty())
+    call(gateway, "list_pods", "{}")
+
+    progress = [json.loads(line) for line in trace.read_text().splitlines() if '"tool_progress"' in line]
+    assert [(p["progress"], p["notifications"]) for p in progress] == [(1, 1), (3, 3), (5, 5)]
