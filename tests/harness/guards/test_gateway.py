@@ -936,3 +936,36 @@ def test_progress_is_traced_at_first_then_at_most_once_a_second(
 
     progress = [json.loads(line) for line in trace.read_text().splitlines() if '"tool_progress"' in line]
     assert [(p["progress"], p["notifications"]) for p in progress] == [(1, 1), (3, 3), (5, 5)]
+
+
+def test_a_tool_that_writes_by_its_arguments_is_asked_about_ahead_only_in_its_writing_form(
+    tmp_path: Path,
+) -> None:
+    asked: list[dict[str, Any]] = []
+
+    async def operator(tool: str, arguments: Mapping[str, Any]) -> bool:
+        asked.append(dict(arguments))
+        return False
+
+    context = ToolSpec(
+        "kubectl_context",
+        "Contexts.",
+        {"type": "object", "properties": {"operation": {"type": "string"}}},
+        read_only=True,
+    )
+    policy = ReadPolicy.of("kubernetes", allow_write=["kubectl_context"])
+    gateway, _, _ = make_gateway(tmp_path, FakeServer(), tools=[context], policy=policy, approver=operator)
+
+    assert asyncio.run(gateway.approve("kubectl_context", '{"operation": "get"}')) is True
+    assert asyncio.run(gateway.approve("kubectl_context", '{"operation": "set"}')) is False
+    assert asked == [{"operation": "set"}]
+    assert gateway.listed_event().server == "kubernetes"
+
+
+def test_a_rejected_call_s_fingerprint_is_its_name_and_arguments(tmp_path: Path) -> None:
+    gateway, _, supervisor = make_gateway(tmp_path, FakeServer(), max_repeats=1)
+
+    first = call(gateway, "nothing", '{"x": 1}', "c1")
+    second = call(gateway, "nothing", '{"x": 2}', "c2")
+
+    assert first.fingerprint != second.fingerprint and supervisor.stop_reason() is None
