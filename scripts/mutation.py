@@ -59,6 +59,9 @@ class Shard:
     why: str
 
 
+TIMEOUT_MULTIPLIER = 2.0
+"""mutmut's default is 15: a forever-looping mutant of a shard with minutes of tests then runs for hours."""
+
 SHARDS = (
     Shard(
         "redact",
@@ -224,6 +227,10 @@ def mutmut_config(shard: Shard, folder: Path) -> str:
         # The suite's own options (xdist's workers, its durations) stay out: mutmut runs it in process.
         'pytest_add_cli_args = ["-o", "addopts=", "-q", "-p", "no:cacheprovider"]',
         f"pytest_add_cli_args_test_selection = {json.dumps(list(shard.tests))}",
+        # A mutant is stopped after this many times its tests' own time, in CPU seconds (mutmut
+        # doubles it): a mutant that loops forever costs minutes, not the hours its default allows
+        # when the tests' time was measured on a busy machine.
+        f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
         "",
     ]
     return "\n".join(lines)

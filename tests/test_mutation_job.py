@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 
@@ -110,3 +111,18 @@ def test_a_survivor_that_changes_what_the_code_does_is_not_a_rewording(
 ) -> None:
     assert not job.rewords_a_message(f"-{changed}\n+{mutant}")
     assert not job.rewords_a_message(f"-{changed}\n")  # a line only removed
+
+
+def test_a_shard_s_mutmut_table_mutates_its_modules_runs_its_tests_and_bounds_a_looping_mutant(
+    job: ModuleType, tmp_path: Path
+) -> None:
+    shard = next(s for s in job.SHARDS if s.name == "review")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "k8s_agent_harness").mkdir()
+
+    table = tomllib.loads(job.mutmut_config(shard, tmp_path))["tool"]["mutmut"]
+
+    assert table["only_mutate"] == list(shard.modules) and table["source_paths"] == ["k8s_agent_harness"]
+    assert table["pytest_add_cli_args_test_selection"] == list(shard.tests)
+    assert table["also_copy"] == ["docs"]
+    assert table["timeout_multiplier"] == job.TIMEOUT_MULTIPLIER < 15
