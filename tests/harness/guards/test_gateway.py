@@ -7,7 +7,7 @@ import hashlib
 import importlib
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +40,22 @@ TOOLS = [
 class FakeServer:
     """Answers calls from a queue of results per tool, and records what it received."""
 
-    def __init__(self, results: dict[str, list[ToolResult]] | None = None) -> None:
+    def __init__(
+        self,
+        results: dict[str, list[ToolResult]] | None = None,
+        on_call: Callable[[Any, float | None], Awaitable[None]] | None = None,
+    ) -> None:
         self.results = results or {}
         self.received: list[tuple[str, dict[str, Any]]] = []
+        self.on_call = on_call
+        """Awaited with the call's progress listener and time allowed before it is answered."""
 
     async def call(
         self, name: str, arguments: Mapping[str, Any], on_progress: Any = None, within: float | None = None
     ) -> ToolResult:
         self.received.append((name, dict(arguments)))
+        if self.on_call is not None:
+            await self.on_call(on_progress, within)
         queue = self.results.get(name)
         return queue.pop(0) if queue else ToolResult(f"{name} ok")
 
@@ -556,18 +564,10 @@ def test_the_trace_keeps_arguments_as_an_object_and_the_text_when_they_are_not_o
 
 
 def test_a_call_is_timed_in_milliseconds(tmp_path: Path) -> None:
-    class SlowServer(FakeServer):
-        async def call(
-            self,
-            name: str,
-            arguments: Mapping[str, Any],
-            on_progress: Any = None,
-            within: float | None = None,
-        ) -> ToolResult:
-            await asyncio.sleep(0.05)
-            return ToolResult("ok")
+    async def slow(on_progress: Any, within: float | None) -> None:
+        await asyncio.sleep(0.05)
 
-    gateway, trace, _ = make_gateway(tmp_path, SlowServer())
+    gateway, trace, _ = make_gateway(tmp_path, FakeServer(on_call=slow))
 
     outcome = call(gateway, "list_pods", "{}")
 
@@ -654,20 +654,14 @@ def test_a_call_is_given_what_is_left_of_the_time_budget_and_a_listener_for_its_
 ) -> None:
     given: list[tuple[Any, float | None]] = []
 
-    class Listening(FakeServer):
-        async def call(
-            self,
-            name: str,
-            arguments: Mapping[str, Any],
-            on_progress: Any = None,
-            within: float | None = None,
-        ) -> ToolResult:
-            given.append((on_progress, within))
-            on_progress(1, 10, "a tenth")
-            return ToolResult("ok")
+    async def listening(on_progress: Any, within: float | None) -> None:
+        given.append((on_progress, within))
+        on_progress(1, 10, "a tenth")
 
     now = [0.0]
-    gateway, trace, _ = make_gateway(tmp_path, Listening(), max_seconds=30, clock=lambda: now[0])
+    gateway, trace, _ = make_gateway(
+        tmp_path, FakeServer(on_call=listening), max_seconds=30, clock=lambda: now[0]
+    )
     now[0] = 29.5
 
     assert call(gateway, "list_pods", "{}").kind == "executed"  # half a second left: still run
@@ -918,20 +912,12 @@ def test_progress_is_traced_at_first_then_at_most_once_a_second(
     clock = [100.0]
     monkeypatch.setattr(time, "monotonic", lambda: clock[0])
 
-    class Chatty(FakeServer):
-        async def call(
-            self,
-            name: str,
-            arguments: Mapping[str, Any],
-            on_progress: Any = None,
-            within: float | None = None,
-        ) -> ToolResult:
-            for at, done in ((100.0, 1), (100.5, 2), (101.0, 3), (101.2, 4), (102.5, 5)):
-                clock[0] = at
-                on_progress(done, 5, None)
-            return ToolResult("ok")
+    async def chatty(on_progress: Any, within: float | None) -> None:
+        for at, done in ((100.0, 1), (100.5, 2), (101.0, 3), (101.2, 4), (102.5, 5)):
+            clock[0] = at
+            on_progress(done, 5, None)
 
-    gateway, trace, _ = make_gateway(tmp_path, Chatty())
+    gateway, trace, _ = make_gateway(tmp_path, FakeServer(on_call=chatty))
     call(gateway, "list_pods", "{}")
 
     progress = [json.loads(line) for line in trace.read_text().splitlines() if '"tool_progress"' in line]
