@@ -390,3 +390,69 @@ def test_a_config_map_s_data_is_evidence_and_stays_while_string_data_is_always_h
 )
 def test_a_hidden_value_keeps_exactly_its_own_quotes(value: str, hidden: str) -> None:
     assert redact._hidden(value) == hidden
+
+
+# -- a secret flag's value on a command line, in a list, or on the line after it ----------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("exec /app --db-password hunter2x --port 8080", f"exec /app --db-password {REDACTED} --port 8080"),
+        (
+            'args: ["--token", "abc123def", "--port", "80"]',
+            f'args: ["--token", "{REDACTED}", "--port", "80"]',
+        ),
+        ("run --password='p4ss w0rd' now", f"run --password='{REDACTED}' now"),
+        ('{"args": "--token \\"abc123def\\" --x"}', f'{{"args": "--token \\"{REDACTED}\\" --x"}}'),
+        (
+            "    Args:\n      --db-password\n      s3cr3tvalue   \n      --port\n      8080\n",
+            f"    Args:\n      --db-password\n      {REDACTED}   \n      --port\n      8080\n",
+        ),
+        (
+            "    Args:\n      - --api-key\n      - 'k3yv4lue'\n",
+            f"    Args:\n      - --api-key\n      - '{REDACTED}'\n",
+        ),
+        ("use --token, then restart", "use --token, then restart"),  # a comma in prose: no value follows
+        ("--password --verbose", "--password --verbose"),  # the next word is another flag
+    ],
+    ids=[
+        "space",
+        "json-list",
+        "quoted",
+        "escaped-quotes",
+        "next-line",
+        "next-list-item",
+        "prose",
+        "flag-after",
+    ],
+)
+def test_a_secret_flag_s_value_is_hidden_wherever_it_follows(text: str, redacted: str) -> None:
+    assert Redactor().text(text) == redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ('    password = os.environ["DB_PASSWORD"]', '    password = os.environ["DB_PASSWORD"]'),  # code
+        ('    password = get_secret("db")', '    password = get_secret("db")'),
+        (
+            "password = hunter2xx\nretry(after=5)",
+            f"password = {REDACTED}\nretry(after=5)",
+        ),  # code on the next line
+        ("db_password = hunter2xx\nnext = 1", f"db_password = {REDACTED}\nnext = 1"),
+        ('"Secret": {"name": "db-creds"}', '"Secret": {"name": "db-creds"}'),
+        ('volume "app-token" : timeout expired', 'volume "app-token" : timeout expired'),  # a kubelet event
+        ('"password" : 12345678', f'"password" : {REDACTED}'),
+        ('"password": hunter2xx', f'"password": {REDACTED}'),
+        ('password: ""', 'password: ""'),  # nothing to hide
+        ("password=''", "password=''"),
+        ('{\\"password\\":\\"hunter2xx\\"}', f'{{\\"password\\":\\"{REDACTED}\\"}}'),
+        ('api_key="abc123xyz" user=bob', f'api_key="{REDACTED}" user=bob'),
+        ("password=hunter2xx, user=bob", f"password={REDACTED}, user=bob"),
+    ],
+)
+def test_a_secret_key_s_value_is_hidden_and_code_events_and_empty_values_are_not(
+    text: str, redacted: str
+) -> None:
+    assert Redactor().text(text) == redacted
