@@ -456,3 +456,61 @@ def test_a_secret_key_s_value_is_hidden_and_code_events_and_empty_values_are_not
     text: str, redacted: str
 ) -> None:
     assert Redactor().text(text) == redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            '{"kind": "Secret", "data": {"password": "aHVudGVy", "user": "Ym9i"}, "note": "x',
+            f'{{"kind": "Secret", "data": {{"password": "{REDACTED}", "user": "{REDACTED}"}}, "note": "x',
+        ),
+        (
+            '{"kind": "ConfigMap", "data": {"mode": "fast"}, "note": "x',
+            '{"kind": "ConfigMap", "data": {"mode": "fast"}, "note": "x',
+        ),
+        (
+            '{"kind": "ConfigMap", "stringData": {"mode": "fast"}, "note": "x',
+            f'{{"kind": "ConfigMap", "stringData": {{"mode": "{REDACTED}"}}, "note": "x',
+        ),
+        (
+            '{\\"kind\\": \\"Secret\\", \\"data\\": {\\"password\\": \\"aHVudGVy\\"}}',
+            f'{{\\"kind\\": \\"Secret\\", \\"data\\": {{\\"password\\": \\"{REDACTED}\\"}}}}',
+        ),
+        (
+            '{"kind": "Secret", "data": {"password": "aHVudGVy"',
+            f'{{"kind": "Secret", "data": {{"password": "{REDACTED}"',
+        ),
+    ],
+    ids=["secret-cut-short", "config-map-data", "string-data", "escaped", "cut-inside-the-block"],
+)
+def test_a_secret_s_data_in_json_that_cannot_be_read_whole_is_hidden_entry_by_entry(
+    text: str, redacted: str
+) -> None:
+    assert Redactor().text(text) == redacted
+
+
+def test_a_describe_environment_hides_the_values_of_secret_names_only() -> None:
+    text = (
+        "    Environment:\n"
+        "      DB_PASSWORD:   s3cr3tvalue\n"
+        "      DB_HOST:       db.svc\n"
+        "      API_KEY:       <set to the key 'k' in secret 's'>  Optional: false\n"
+        "    Mounts:\n"
+        "      /x from y\n"
+    )
+
+    assert Redactor().text(text) == text.replace("s3cr3tvalue", REDACTED)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://user:pass@host:8443/path?token=abc#frag", "https://host:8443/path"),
+        ("https://host/path", "https://host/path"),
+        ("postgres://u:p@db/x", "postgres://db/x"),
+        ("not a url", "not a url"),
+    ],
+)
+def test_a_url_is_shown_without_its_credentials_query_or_fragment(url: str, shown: str) -> None:
+    assert redact.public_url(url) == shown
