@@ -514,3 +514,49 @@ def test_a_describe_environment_hides_the_values_of_secret_names_only() -> None:
 )
 def test_a_url_is_shown_without_its_credentials_query_or_fragment(url: str, shown: str) -> None:
     assert redact.public_url(url) == shown
+
+
+def test_a_secret_added_later_is_redacted_from_a_text_already_seen() -> None:
+    redactor = Redactor()
+    text = "token read: tok-from-kubeconfig"
+    assert redactor.text(text) == text  # seen, and remembered as it is
+
+    redactor.add("tok-from-kubeconfig")
+    redactor.add("tok-from-kubeconfig")  # twice: nothing changes
+
+    assert redactor.text(text) == f"token read: {REDACTED}"
+    redactor.add("tok-from-kubeconfig-and-more")  # longer, holding the first: removed whole
+    assert redactor.text("x tok-from-kubeconfig-and-more y") == f"x {REDACTED} y"
+
+
+def test_every_text_is_redacted_however_many_the_memo_has_seen() -> None:
+    redactor = Redactor(["s3cr3t-value"])
+
+    outs = [redactor.text(f"line {n} s3cr3t-value") for n in range(redact.MEMO_SIZE * 2 + 3)]
+
+    assert all(out.endswith(REDACTED) and "s3cr3t" not in out for out in outs)
+    assert redactor.text(outs[0]) == outs[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\nabc\n-----END RSA PRIVATE KEY-----\nb\n"
+            "-----BEGIN EC PRIVATE KEY-----\nMHcC\n-----END EC PRIVATE KEY-----\nc",
+            f"a\n-----BEGIN RSA PRIVATE KEY-----{REDACTED}-----END RSA PRIVATE KEY-----\nb\n"
+            f"-----BEGIN EC PRIVATE KEY-----{REDACTED}-----END EC PRIVATE KEY-----\nc",
+        ),
+        (  # an END of another kind does not end it: its body lines go, up to the first that is not one
+            "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nnext",
+            f"-----BEGIN PRIVATE KEY-----{REDACTED}\n-----END RSA PRIVATE KEY-----\nnext",
+        ),
+        (
+            "x -----BEGIN PRIVATE KEY-----\nAAAA\nBBBB\n\nafter",
+            f"x -----BEGIN PRIVATE KEY-----{REDACTED}\n\nafter",
+        ),
+    ],
+    ids=["two-blocks", "another-kind-s-end", "cut-short"],
+)
+def test_each_private_key_block_s_body_is_replaced_its_begin_and_end_kept(text: str, redacted: str) -> None:
+    assert Redactor().text(text) == redacted
