@@ -348,12 +348,16 @@ def unknown_tool_message(name: str, tools: Sequence[str] = READ) -> str:
 # -- C1 ----------------------------------------------------------------------------------------------
 
 
-def c1_run(first: Any = "required", later: Any = "auto", system: str = SYSTEM, key: str = KEY) -> Observed:
+def c1_run(
+    first: Any = "required", later: Any = "auto", system: str = SYSTEM, key: str = KEY, reuse_id: bool = False
+) -> Observed:
     w = Wire(sc.C1.name, system=system)
     w.ask(first)
     [cid] = w.proposes(("list_pods", NS))
     w.run(cid, "list_pods", NS, PODS)
     w.ask(later)
+    if reuse_id:  # the second call gets the first call's id again
+        w.ids = 0
     [cid] = w.proposes(("get_pod_logs", POD))
     w.run(cid, "get_pod_logs", POD, PAYMENT_LOGS)
     w.ask(later)
@@ -458,6 +462,7 @@ def summary_tools(kind: str) -> dict[str, Any]:
     return {
         "absent": {"tools": ABSENT, "choice": ABSENT},
         "empty": {"tools": [], "choice": ABSENT},
+        "empty-auto": {"tools": [], "choice": "auto"},
         "none": {"tools": True, "choice": "none"},
         "offers": {"tools": True, "choice": "auto"},
         "required-no-tools": {"tools": ABSENT, "choice": "required"},
@@ -469,6 +474,7 @@ def c4_duplicates_run(
     server_twice: bool = False,
     repeat_answer: str = "full",
     answer: Any = ...,
+    server_again: Sequence[int] = (),
 ) -> Observed:
     w = Wire(sc.C4.name)
     w.ask("required")
@@ -477,7 +483,7 @@ def c4_duplicates_run(
     for n in (1, 2):
         w.ask()
         [cid] = w.proposes(("list_pods", NS))
-        if server_twice and n == 1:
+        if (server_twice and n == 1) or n in server_again:
             w.server("list_pods", NS, PODS)
         if repeat_answer == "full":
             w.answer(cid, f"You already made this exact call; its result again:\n{PODS}")
@@ -627,9 +633,11 @@ def c7_run(
     role: str | None = "user",
     summary: str = "absent",
     extra_step: bool = False,
-    second_summary: bool = False,
+    summaries: int = 1,
     error: str | None = None,
     answer: Any = ...,
+    instruction: str = BUDGET_ASK,
+    early: bool = False,
 ) -> Observed:
     w = Wire(sc.C7.name)
     steps = [("list_pods", {}, ALL_PODS), ("list_nodes", {}, NODES), ("get_events", NS, EVENTS)]
@@ -642,15 +650,17 @@ def c7_run(
             )
         )
     for n, (tool, arguments, text) in enumerate(steps):
+        if early and role is not None and n == len(steps) - 1:  # the instruction one request too soon
+            w.add(instruction, role=role)
         w.ask("required" if n == 0 else "auto")
         [cid] = w.proposes((tool, arguments))
         w.run(cid, tool, arguments, text)
-    if role is not None:
-        w.add(BUDGET_ASK, role=role)
+    if role is not None and not early:
+        w.add(instruction, role=role)
     shape = summary_tools(summary)
     w.ask(shape["choice"], tools=shape["tools"])
     w.says("Summary.")
-    if second_summary:
+    for _ in range(summaries - 1):
         w.add("Summarise once more, in more detail.")
         w.ask(ABSENT, tools=ABSENT)
         w.says("Summary.")
@@ -750,6 +760,24 @@ def c10_mixed_run(
     return w.observed("Done.", error=error)
 
 
+def c10_previous_logs_run(reuse_id: bool = False) -> Observed:
+    """The payment pod's logs, then its previous container's (the same lines: it crashes the same way each
+    time), in two rounds; with `reuse_id` the second call carries the first call's id."""
+    w = Wire(sc.C1.name)
+    w.ask("required")
+    [cid] = w.proposes(("get_pod_logs", POD))
+    w.run(cid, "get_pod_logs", POD, PAYMENT_LOGS)
+    w.ask()
+    if reuse_id:
+        w.ids = 0
+    previous = {**POD, "previous": True}
+    [cid] = w.proposes(("get_pod_logs", previous))
+    w.run(cid, "get_pod_logs", previous, PAYMENT_LOGS)
+    w.ask()
+    w.says(REPORT)
+    return w.observed(REPORT)
+
+
 def c1_answers(edit: Callable[[str], str], which: int = 0) -> Observed:
     """The c1 run with one call's answer edited (the request bodies that carry it too)."""
     w = Wire(sc.C1.name)
@@ -828,6 +856,7 @@ def c11_run(
     error: str | None = None,
     answer: Any = ...,
     structured: bool | None = True,
+    report: str = CORRECTED,
 ) -> Observed:
     json_schema = scenario == sc.C11.name
     w = Wire(scenario, system=system, system_role=system_role)
@@ -847,7 +876,7 @@ def c11_run(
     if corrected:
         w.add(correction, role=correction_role)
         ask(4)
-        w.says(CORRECTED if json_schema else sc.report_json(sc.finding(PAYMENT, LOG_LINE), fence=True))
+        w.says(report if json_schema else sc.report_json(sc.finding(PAYMENT, LOG_LINE), fence=True))
         if further:
             w.add("Check the report once more.")
             ask(5)
@@ -1042,6 +1071,86 @@ def crossed_call_ids() -> Observed:
     return replace(run, requests=bodies).on_chat()
 
 
+# -- one thing changed in every request ------------------------------------------------------------
+
+
+def edit_messages(run: Observed, edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> Observed:
+    """`run` with every request's messages edited the same way."""
+    return replace(
+        run, requests=[{**body, "messages": edit(copy.deepcopy(body["messages"]))} for body in run.requests]
+    )
+
+
+def without_answer(run: Observed, call_id: str) -> Observed:
+    """`run` with one call's answer never sent."""
+    return edit_messages(run, lambda ms: [m for m in ms if m.get("tool_call_id") != call_id])
+
+
+def answered_twice(run: Observed, call_id: str) -> Observed:
+    """`run` with one call's answer sent twice, the second right after the first."""
+    return edit_messages(
+        run, lambda ms: [x for m in ms for x in ([m, m] if m.get("tool_call_id") == call_id else [m])]
+    )
+
+
+def swapped_answers(run: Observed, first: str, second: str) -> Observed:
+    """`run` with two calls' answers exchanged (each id keeps its place)."""
+
+    def edit(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        by_id = {m.get("tool_call_id"): m["content"] for m in messages if m.get("role") == "tool"}
+        for m in messages:
+            if m.get("tool_call_id") in (first, second):
+                m["content"] = by_id[second if m["tool_call_id"] == first else first]
+        return messages
+
+    return edit_messages(run, edit)
+
+
+def with_message(run: Observed, index: int, message: dict[str, Any]) -> Observed:
+    """`run` with one message more, at `index` of every request."""
+    return edit_messages(run, lambda ms: [*ms[:index], dict(message), *ms[index:]])
+
+
+def with_request(run: Observed, number: int, **fields: Any) -> Observed:
+    """`run` with request `number`'s body changed in `fields` (ABSENT removes one)."""
+    bodies = [dict(body) for body in run.requests]
+    body = {**bodies[number - 1], **fields}
+    bodies[number - 1] = {k: v for k, v in body.items() if v is not ABSENT}
+    return replace(run, requests=bodies)
+
+
+def with_first_system(run: Observed, content: str) -> Observed:
+    """`run` with request 1's system message (only request 1's) saying `content`."""
+    first = copy.deepcopy(dict(run.requests[0]))
+    first["messages"][0]["content"] = content
+    return replace(run, requests=[first, *run.requests[1:]])
+
+
+def report_with_status(status: str, explanation: str = "Exits.") -> str:
+    """A corrected report whose strings the rejected one lacks are `status` and `explanation` (and none else
+    of 8 characters or more)."""
+    finding = {
+        "kind": "pod",
+        "name": PAYMENT,
+        "namespace": "production",
+        "status": status,
+        "cause": "other",
+        "explanation": explanation,
+        "evidence": [{"text": "FATAL", "tool": "logs"}],
+        "fix": "Fix it.",
+    }
+    return json.dumps({"scope": "production", "findings": [finding]})
+
+
+BARE_SYSTEM = "You are a Kubernetes troubleshooting agent. Investigate with the tools."
+TWO_LINE_FAILURE = f"{ANALYTICS_FAILURE}\nhint: check the image name"
+C11_TEXT_OK = "That answer is not JSON: send the report object."
+C11_NO_CAUSE = "\n".join(line for line in C11_CORRECTION.splitlines() if "cause" not in line)
+C11_NO_STATUS = "\n".join(line for line in C11_CORRECTION.splitlines() if "'status'" not in line)
+PARALLEL_LAST = "call_4"
+"""c4-parallel-duplicates proposes call_1 .. call_4: call_1 first, call_4 last."""
+
+
 # -- the cases ---------------------------------------------------------------------------------------
 
 # Each clause row of the table, by item and its row's number there.
@@ -1128,6 +1237,38 @@ CASES = [
     ),
     case("C1", 3, H, "summary-choice-none-with-tools", lambda: c4_duplicates_run(summary="none")),
     case("C1", 3, H, "summary-no-tools-no-choice", lambda: c4_duplicates_run(summary="absent")),
+    # boundaries: which request, which wire
+    case(
+        "C1",
+        1,
+        F,
+        "forced-from-request-2-not-1",
+        lambda: with_request(c1_run(first="auto"), 2, tool_choice="required"),
+    ),
+    case("C1", 1, F, "request-1-forces-without-tools", lambda: with_request(c1_run(), 1, tools=ABSENT)),
+    case("C1", 2, F, "only-request-2-forced", lambda: with_request(c1_run(), 2, tool_choice="required")),
+    case(
+        "C1", 2, F, "only-the-last-request-forced", lambda: with_request(c1_run(), 3, tool_choice="required")
+    ),
+    case(
+        "C1", 2, F, "responses-wire-later-requests-required", lambda: on_responses(c1_run(later="required"))
+    ),
+    case("C1", 2, H, "responses-wire-later-choice-absent", lambda: on_responses(c1_run(later=ABSENT))),
+    case(
+        "C1",
+        3,
+        F,
+        "responses-wire-summary-forces-without-tools",
+        lambda: on_responses(c4_duplicates_run(summary="required-no-tools")),
+    ),
+    case(
+        "C1",
+        3,
+        H,
+        "responses-wire-summary-choice-none",
+        lambda: on_responses(c4_duplicates_run(summary="none")),
+    ),
+    case("C1", 3, H, "summary-empty-tools-choice-auto", lambda: c4_duplicates_run(summary="empty-auto")),
     # C2 -------------------------------------------------------------------------------------------
     case(
         "C2",
@@ -1290,6 +1431,104 @@ CASES = [
         "summary-inside-the-answer",
         lambda: c4_duplicates_run(answer=f"## Report\n\nSummary: {REPORT}\n"),
     ),
+    # boundaries: which repeat ran, which wire, the closest other argument set
+    case("C4", 1, F, "the-last-repeat-ran-again", lambda: c4_duplicates_run(server_again=(2,))),
+    case("C4", 1, F, "both-repeats-ran-again", lambda: c4_duplicates_run(server_again=(1, 2))),
+    case(
+        "C4",
+        1,
+        F,
+        "parallel-every-repeat-ran",
+        lambda: c4_parallel_run(server_order=("list_nodes",) * 3 + ("list_pods",)),
+    ),
+    case(
+        "C4",
+        1,
+        H,
+        "repeat-without-spaces-from-cache",
+        lambda: c4_sets_run(third_raw='{"namespace":"production"}'),
+    ),
+    case(
+        "C4",
+        1,
+        F,
+        "repeat-without-spaces-ran-again",
+        lambda: c4_sets_run(third_raw='{"namespace":"production"}', third_reaches=True),
+    ),
+    case("C4", 1, H, "responses-wire-repeats-from-cache", lambda: on_responses(c4_duplicates_run())),
+    case(
+        "C4",
+        1,
+        F,
+        "responses-wire-a-repeat-ran-again",
+        lambda: on_responses(c4_duplicates_run(server_twice=True)),
+    ),
+    case(
+        "C4",
+        2,
+        H,
+        "previous-false-is-another-call",
+        lambda: c4_sets_run(
+            first=(POD, json.dumps(POD)), second={**POD, "previous": False}, tool="get_pod_logs"
+        ),
+    ),
+    case(
+        "C4",
+        2,
+        F,
+        "previous-false-answered-as-a-repeat",
+        lambda: c4_sets_run(
+            first=(POD, json.dumps(POD)),
+            second={**POD, "previous": False},
+            tool="get_pod_logs",
+            cache_by_name=True,
+        ),
+    ),
+    case("C4", 2, H, "responses-wire-each-argument-set-once", lambda: on_responses(c4_sets_run())),
+    case(
+        "C4",
+        2,
+        F,
+        "responses-wire-cache-keyed-by-name",
+        lambda: on_responses(c4_sets_run(cache_by_name=True)),
+    ),
+    case("C4", 3, H, "empty-tools-list-choice-auto", lambda: c4_duplicates_run(summary="empty-auto")),
+    case("C4", 3, H, "parallel-tool-choice-none", lambda: c4_parallel_run(summary="none")),
+    case("C4", 3, H, "parallel-empty-tools-list", lambda: c4_parallel_run(summary="empty")),
+    case(
+        "C4", 3, H, "responses-wire-tool-choice-none", lambda: on_responses(c4_duplicates_run(summary="none"))
+    ),
+    case(
+        "C4",
+        3,
+        F,
+        "responses-wire-summary-offers-tools",
+        lambda: on_responses(c4_duplicates_run(summary="offers")),
+    ),
+    case(
+        "C4",
+        3,
+        F,
+        "responses-wire-parallel-summary-offers-tools",
+        lambda: on_responses(c4_parallel_run(summary="offers")),
+    ),
+    case("C4", 4, F, "answer-lacks-the-summarys-first-word", lambda: c4_duplicates_run(answer=REPORT)),
+    case("C4", 4, H, "parallel-answer-not-known", lambda: c4_parallel_run(answer=None)),
+    case(
+        "C4",
+        4,
+        H,
+        "parallel-summary-inside-the-answer",
+        lambda: c4_parallel_run(answer="Report\n\nSummary.\n"),
+    ),
+    case("C4", 4, H, "responses-wire-summary-is-the-answer", lambda: on_responses(c4_duplicates_run())),
+    case(
+        "C4",
+        4,
+        F,
+        "responses-wire-own-line",
+        lambda: on_responses(c4_duplicates_run(answer="Stopped: repeats.")),
+    ),
     # C5 -------------------------------------------------------------------------------------------
     case("C5", 1, F, "invented-pod-accepted", lambda: c5_run(pushback=None)),
     case("C5", 1, F, "pushback-as-a-system-message", lambda: c5_run(role="system")),
@@ -1420,13 +1659,49 @@ CASES = [
     case("C7", 2, F, "summary-before-the-budget-is-spent", lambda: c7_run(max_steps=4)),
     case("C7", 2, F, "answer-is-not-the-summary", lambda: c7_run(answer="Step limit reached.")),
     case("C7", 2, H, "answer-holds-the-summary", lambda: c7_run(answer="Findings\n\nSummary.\n")),
-    case("C7", 3, F, "two-summary-requests", lambda: c7_run(second_summary=True)),
+    case("C7", 3, F, "two-summary-requests", lambda: c7_run(summaries=2)),
     case("C7", 3, H, "one-summary-request", lambda: c7_run()),
     case("C7", 4, F, "no-new-message", lambda: c7_run(role=None)),
     case("C7", 4, H, "developer-message", lambda: c7_run(role="developer")),
     case("C7", 4, H, "system-message", lambda: c7_run(role="system")),
     case("C7", 5, F, "error-at-the-limit", lambda: c7_run(error="MaxTurnsExceeded: 3")),
     case("C7", 5, H, "no-error", lambda: c7_run(summary="empty")),
+    # boundaries: the budget spent exactly or not, one summary request or more, the wire
+    case("C7", 1, H, "budget-4-spent-exactly", lambda: c7_run(max_steps=4, extra_step=True)),
+    case(
+        "C7",
+        1,
+        F,
+        "budget-4-last-request-offers-tools",
+        lambda: c7_run(max_steps=4, extra_step=True, summary="offers"),
+    ),
+    case("C7", 1, H, "empty-tools-list", lambda: c7_run(summary="empty")),
+    case("C7", 1, H, "responses-wire-max-steps-plus-one", lambda: on_responses(c7_run())),
+    case("C7", 1, F, "responses-wire-one-more-step", lambda: on_responses(c7_run(extra_step=True))),
+    case(
+        "C7", 1, F, "responses-wire-last-request-offers-tools", lambda: on_responses(c7_run(summary="offers"))
+    ),
+    case("C7", 1, H, "responses-wire-tool-choice-none", lambda: on_responses(c7_run(summary="none"))),
+    case("C7", 2, H, "budget-4-summary-after-the-fourth-step", lambda: c7_run(max_steps=4, extra_step=True)),
+    case("C7", 2, F, "budget-5-summary-after-four-steps", lambda: c7_run(max_steps=5, extra_step=True)),
+    case("C7", 2, H, "answer-not-known", lambda: c7_run(answer=None)),
+    case("C7", 3, F, "three-summary-requests", lambda: c7_run(summaries=3)),
+    case("C7", 3, F, "responses-wire-two-summary-requests", lambda: on_responses(c7_run(summaries=2))),
+    case("C7", 3, H, "responses-wire-one-summary-request", lambda: on_responses(c7_run(summary="empty"))),
+    case("C7", 4, F, "instruction-one-request-too-soon", lambda: c7_run(early=True)),
+    case("C7", 4, F, "instruction-as-an-assistant-message", lambda: c7_run(role="assistant")),
+    case("C7", 4, H, "instruction-says-anything", lambda: c7_run(instruction="Continue.")),
+    case("C7", 4, H, "responses-wire-developer-message", lambda: on_responses(c7_run(role="developer"))),
+    case("C7", 4, F, "responses-wire-no-new-message", lambda: on_responses(c7_run(role=None))),
+    case("C7", 5, F, "error-after-the-summary-answer", lambda: c7_run(error="exit status 1")),
+    case(
+        "C7",
+        5,
+        F,
+        "responses-wire-error-at-the-limit",
+        lambda: on_responses(c7_run(error="MaxTurnsExceeded: 3")),
+    ),
+    case("C7", 5, H, "responses-wire-no-error", lambda: on_responses(c7_run())),
     # C8 -------------------------------------------------------------------------------------------
     case("C8", 1, F, "run-with-empty-arguments", lambda: c8_run(reached={})),
     case("C8", 1, F, "run-with-guessed-arguments", lambda: c8_run(reached=POD)),
@@ -1458,6 +1733,22 @@ CASES = [
                 {"error": "JSON decode error: Expecting property name", "arguments": "{not-json"}
             )
         ),
+    ),
+    # boundaries: the wire, the decoder's words, the raw arguments to the character
+    case("C8", 1, F, "responses-wire-run-with-empty-arguments", lambda: on_responses(c8_run(reached={}))),
+    case("C8", 1, H, "responses-wire-kept-from-the-server", lambda: on_responses(c8_run())),
+    case("C8", 2, F, "says-only-invalid", lambda: c8_run(answer="Invalid arguments: {not-json")),
+    case(
+        "C8", 2, H, "decode-in-capitals", lambda: c8_run(answer="COULD NOT DECODE THE ARGUMENTS: {not-json")
+    ),
+    case("C8", 2, H, "json-inside-a-word", lambda: c8_run(answer="JSONDecodeError: {not-json")),
+    case("C8", 3, F, "raw-arguments-short-of-one-character", lambda: c8_run(answer=C8_ANSWER[:-1])),
+    case(
+        "C8",
+        3,
+        H,
+        "raw-arguments-in-quotes",
+        lambda: c8_run(answer=C8_ANSWER.replace(": {not-json", ": '{not-json'")),
     ),
     # C9 -------------------------------------------------------------------------------------------
     case("C9", 1, F, "retried-silently", lambda: c9_run(behind=[("get_pod_logs", FAILING)])),
@@ -1512,6 +1803,26 @@ CASES = [
     ),
     case("C9", 4, F, "run-ends-in-error", lambda: c9_run(error="exit status 1")),
     case("C9", 4, H, "run-goes-on", lambda: c9_run()),
+    # boundaries: one retry or two, the wire, the error's first line
+    case("C9", 1, F, "retried-twice-silently", lambda: c9_run(behind=[("get_pod_logs", FAILING)] * 2)),
+    case(
+        "C9",
+        1,
+        F,
+        "responses-wire-retried-silently",
+        lambda: on_responses(c9_run(behind=[("get_pod_logs", FAILING)])),
+    ),
+    case("C9", 1, H, "responses-wire-reached-once", lambda: on_responses(c9_run())),
+    case("C9", 3, H, "first-line-of-a-two-line-error", lambda: c9_run(server_text=TWO_LINE_FAILURE)),
+    case(
+        "C9",
+        3,
+        F,
+        "second-line-only-of-a-two-line-error",
+        lambda: c9_run(
+            server_text=TWO_LINE_FAILURE, answer=lambda e: "Tool call failed (hint: check the image name)"
+        ),
+    ),
     # C10 ------------------------------------------------------------------------------------------
     case("C10", 1, F, "answered-twice", lambda: c4_parallel_run(twice=True)),
     case("C10", 1, F, "a-call-never-answered", lambda: c4_parallel_run(unanswered=True)),
@@ -1637,6 +1948,170 @@ CASES = [
         ),
     ),
     case("C10", 4, H, "long-token-redacted", lambda: _long_token_run()),
+    # boundaries: the first and the last call of a round, the first and a later request, the wire,
+    # a mark of 1 and of 0 characters, a token of 24 and of 23
+    case("C10", 1, F, "the-first-call-answered-twice", lambda: answered_twice(c4_parallel_run(), "call_1")),
+    case(
+        "C10", 1, F, "the-last-call-answered-twice", lambda: answered_twice(c4_parallel_run(), PARALLEL_LAST)
+    ),
+    case("C10", 1, F, "the-first-call-never-answered", lambda: without_answer(c4_parallel_run(), "call_1")),
+    case(
+        "C10",
+        1,
+        F,
+        "mixed-round-first-call-unanswered-run-goes-on",
+        lambda: without_answer(c10_mixed_run(), "call_1"),
+    ),
+    case(
+        "C10",
+        1,
+        F,
+        "mixed-round-last-call-unanswered-run-goes-on",
+        lambda: without_answer(c10_mixed_run(), "call_6"),
+    ),
+    case("C10", 1, F, "a-later-call-reuses-an-id", lambda: c1_run(reuse_id=True)),
+    case("C10", 1, H, "one-call-a-round-each-answered-once", lambda: c1_run()),
+    case("C10", 1, H, "previous-logs-under-an-id-of-their-own", lambda: c10_previous_logs_run()),
+    case(
+        "C10",
+        1,
+        F,
+        "previous-logs-reuse-the-first-calls-id",
+        lambda: c10_previous_logs_run(reuse_id=True),
+        disagrees=(
+            "C10 clause 1 holds when '... no two calls of a conversation share an id'; here call_1 names both "
+            "get_pod_logs calls, and the judge holds C10 ('each answered once, in order, with its own whole "
+            "result'): it catches a shared id only when the results differ"
+        ),
+    ),
+    case(
+        "C10",
+        1,
+        F,
+        "responses-wire-the-last-call-answered-twice",
+        lambda: on_responses(answered_twice(c4_parallel_run(), PARALLEL_LAST)),
+    ),
+    case(
+        "C10",
+        1,
+        F,
+        "responses-wire-a-call-never-answered",
+        lambda: on_responses(without_answer(c4_parallel_run(), "call_1")),
+    ),
+    case("C10", 1, H, "responses-wire-mixed-round-all-answered", lambda: on_responses(c10_mixed_run())),
+    case("C10", 2, F, "the-first-two-swapped", lambda: c4_parallel_run(order=(1, 0, 2, 3))),
+    case("C10", 2, F, "the-last-two-swapped", lambda: c4_parallel_run(order=(0, 1, 3, 2))),
+    case(
+        "C10",
+        2,
+        F,
+        "responses-wire-the-last-two-swapped",
+        lambda: on_responses(c4_parallel_run(order=(0, 1, 3, 2))),
+    ),
+    case(
+        "C10",
+        2,
+        H,
+        "responses-wire-server-ran-them-in-another-order",
+        lambda: on_responses(c4_parallel_run(server_order=("list_pods", "list_nodes"))),
+    ),
+    case(
+        "C10",
+        3,
+        F,
+        "the-first-and-last-answers-swapped",
+        lambda: swapped_answers(c4_parallel_run(), "call_1", PARALLEL_LAST),
+    ),
+    case(
+        "C10",
+        3,
+        F,
+        "the-later-call-answered-with-the-earlier-result",
+        lambda: c1_answers(lambda text: PODS, which=1),
+    ),
+    case(
+        "C10",
+        3,
+        H,
+        "result-behind-a-parameters-prefix",
+        lambda: c1_answers(
+            lambda text: (
+                f"Params used for the tool call: {json.dumps(NS)}. The tool call output follows on the next line.\n{text}"
+            )
+        ),
+    ),
+    case(
+        "C10",
+        3,
+        F,
+        "responses-wire-the-first-and-last-answers-swapped",
+        lambda: on_responses(swapped_answers(c4_parallel_run(), "call_1", PARALLEL_LAST)),
+    ),
+    case(
+        "C10",
+        3,
+        H,
+        "responses-wire-others-results-beside-its-own",
+        lambda: on_responses(c4_parallel_run(beside=True)),
+    ),
+    case("C10", 4, F, "the-later-result-cut", lambda: c1_answers(_cut3, which=1)),
+    case(
+        "C10",
+        4,
+        H,
+        "the-later-result-labelled-head",
+        lambda: c1_answers(lambda text: _cut3(text) + "\n[truncated]", which=1),
+    ),
+    case("C10", 4, F, "says-excerpt-shows-nothing", lambda: c1_answers(lambda text: "(output truncated)")),
+    case(
+        "C10", 4, H, "excerpt-word-in-capitals", lambda: c1_answers(lambda text: _cut3(text) + "\nTRUNCATED")
+    ),
+    case(
+        "C10",
+        4,
+        H,
+        "excerpt-said-with-cut-and-a-space",
+        lambda: c1_answers(lambda text: _cut3(text) + "\n(cut at 3 lines)"),
+    ),
+    case(
+        "C10",
+        4,
+        F,
+        "cut-without-the-space-is-no-excerpt-word",
+        lambda: c1_answers(lambda text: _cut3(text) + "\n(the rest was cut)"),
+    ),
+    case(
+        "C10",
+        4,
+        H,
+        "mark-of-1-character",
+        lambda: c14_run(describe=redacted(SECRET_DESCRIBE, default=mark_of(1))),
+    ),
+    case(
+        "C10",
+        4,
+        H,
+        "url-password-mark-of-1-character",
+        lambda: c14_run(logs=redacted(SECRET_LOGS, {PASSWORD: mark_of(1)})),
+    ),
+    case(
+        "C10",
+        4,
+        F,
+        "url-password-removed-without-a-mark",
+        lambda: c14_run(logs=redacted(SECRET_LOGS, {PASSWORD: ""})),
+    ),
+    case(
+        "C10",
+        4,
+        F,
+        "line-end-token-removed-without-a-mark",
+        lambda: c14_run(describe=redacted(SECRET_DESCRIBE, default="")),
+    ),
+    case("C10", 4, H, "token-of-24-characters-redacted", lambda: _long_token_run("9f8e7d6c5b4a39281706f5e4")),
+    case("C10", 4, F, "token-of-23-characters-redacted", lambda: _long_token_run("9f8e7d6c5b4a39281706f5e")),
+    case("C10", 4, H, "responses-wire-whole-result", lambda: on_responses(c1_answers(lambda text: text))),
+    case("C10", 4, F, "responses-wire-first-three-lines-unsaid", lambda: on_responses(c1_answers(_cut3))),
     # C11 ------------------------------------------------------------------------------------------
     case(
         "C11", 1, F, "asks-json-without-describing", lambda: c11_run(system="Answer with a JSON object only.")
@@ -1746,6 +2221,174 @@ CASES = [
         lambda: c11_run(answer=json.dumps(json.loads(CORRECTED), indent=2)),
     ),
     case("C11", 5, H, "answer-not-known", lambda: c11_run(answer=None)),
+    # boundaries: one field or two, request 1 or later, the exact request a format is missing on,
+    # every error but one, a new value of 8 characters or 7, the wire
+    case(
+        "C11",
+        1,
+        H,
+        "findings-and-two-fields-name-and-status",
+        lambda: c11_run(
+            system="Answer with a JSON object whose findings give each unhealthy pod's name and status."
+        ),
+        disagrees=(
+            "the page counts 'at least two of the finding's fields' and `name` is one (required by the report's "
+            "schema); the judge fails this prompt naming findings, name and status, as if name were no field"
+        ),
+    ),
+    case(
+        "C11",
+        1,
+        H,
+        "findings-and-two-fields-status-and-cause",
+        lambda: c11_run(
+            system="Answer with a JSON object whose findings give each unhealthy pod's status and cause."
+        ),
+    ),
+    case(
+        "C11",
+        1,
+        F,
+        "findings-and-status-only",
+        lambda: c11_run(system="Answer with a JSON object whose findings give each unhealthy pod's status."),
+    ),
+    case(
+        "C11",
+        1,
+        F,
+        "fields-without-findings",
+        lambda: c11_run(
+            system="Answer with a JSON object: for each unhealthy pod its name, status, cause, explanation, evidence and fix."
+        ),
+    ),
+    case("C11", 1, F, "described-in-a-user-message", lambda: c11_run(system_role="user")),
+    case(
+        "C11",
+        1,
+        F,
+        "described-only-from-request-2",
+        lambda: with_first_system(c11_run(), "Answer with a JSON object only."),
+    ),
+    case(
+        "C11",
+        1,
+        H,
+        "described-in-a-second-developer-message",
+        lambda: with_message(
+            c11_run(system=BARE_SYSTEM), 1, {"role": "developer", "content": STRUCTURED_SYSTEM}
+        ),
+    ),
+    case(
+        "C11",
+        1,
+        H,
+        "responses-wire-developer-message-after-instructions",
+        lambda: on_responses(
+            with_message(c11_run(system=BARE_SYSTEM), 1, {"role": "developer", "content": STRUCTURED_SYSTEM})
+        ),
+    ),
+    case(
+        "C11",
+        1,
+        F,
+        "responses-wire-instructions-silent",
+        lambda: on_responses(c11_run(system="Answer with a JSON object only.")),
+    ),
+    case("C11", 2, F, "missing-on-request-1", lambda: c11_run(formats=(2, 3, 4))),
+    case("C11", 2, F, "missing-on-request-3", lambda: c11_run(formats=(1, 2, 4))),
+    case(
+        "C11",
+        2,
+        F,
+        "another-format-on-the-correction",
+        lambda: with_request(c11_run(), 4, response_format={"type": "json_object"}),
+    ),
+    case("C11", 2, H, "responses-wire-text-format-on-every-request", lambda: on_responses(c11_run())),
+    case(
+        "C11",
+        2,
+        F,
+        "responses-wire-dropped-after-the-correction",
+        lambda: on_responses(c11_run(formats=(1, 2, 3))),
+    ),
+    case("C11", 3, F, "correction-as-a-developer-message", lambda: c11_run(correction_role="developer")),
+    case(
+        "C11",
+        3,
+        H,
+        "json-text-one-user-correction",
+        lambda: c11_run(scenario=sc.C11_TEXT.name, correction=C11_TEXT_OK),
+    ),
+    case(
+        "C11",
+        3,
+        F,
+        "json-text-broken-report-accepted",
+        lambda: c11_run(scenario=sc.C11_TEXT.name, corrected=False, answer=REPORT),
+    ),
+    case("C11", 3, H, "responses-wire-one-user-correction", lambda: on_responses(c11_run())),
+    case(
+        "C11", 3, F, "responses-wire-broken-report-accepted", lambda: on_responses(c11_run(corrected=False))
+    ),
+    case("C11", 4, F, "every-error-but-cause", lambda: c11_run(correction=C11_NO_CAUSE)),
+    case("C11", 4, F, "every-error-but-status", lambda: c11_run(correction=C11_NO_STATUS)),
+    case(
+        "C11",
+        4,
+        H,
+        "json-text-lowercase-parse-error",
+        lambda: c11_run(
+            scenario=sc.C11_TEXT.name,
+            correction="Could not parse your answer as json: Expecting value: line 1 column 1 (char 0)",
+        ),
+    ),
+    case("C11", 4, H, "responses-wire-every-error", lambda: on_responses(c11_run())),
+    case(
+        "C11",
+        4,
+        F,
+        "responses-wire-first-error-only",
+        lambda: on_responses(c11_run(correction="findings[0]: 'status' is a required property.")),
+    ),
+    case(
+        "C11",
+        5,
+        H,
+        "answer-shows-a-new-value-of-8-characters",
+        lambda: c11_run(report=report_with_status("Degraded"), answer=f"{PAYMENT} (production): Degraded"),
+    ),
+    case(
+        "C11",
+        5,
+        F,
+        "answer-shows-a-new-value-of-7-characters-only",
+        lambda: c11_run(
+            report=report_with_status("Stalled", "Exits at start-up."),
+            answer=f"{PAYMENT} (production): Stalled",
+        ),
+    ),
+    case(
+        "C11",
+        5,
+        F,
+        "no-new-value-of-8-characters-and-the-rejected-report-answered",
+        lambda: c11_run(report=report_with_status("Stalled"), answer=REJECTED),
+        disagrees=(
+            "C11's row: 'where the subject's answer is known, it shows a text of the corrected report (a string "
+            "value of 8 characters or more) that the rejected one did not hold' (no 'when there is one', unlike "
+            "C12's row); the judge holds when the corrected report has no such text, even for an answer that is "
+            "the rejected report"
+        ),
+    ),
+    case("C11", 5, H, "responses-wire-corrected-report-shown", lambda: on_responses(c11_run())),
+    case("C11", 5, F, "responses-wire-asks-again", lambda: on_responses(c11_run(further=True))),
+    case(
+        "C11",
+        5,
+        F,
+        "json-text-asks-again",
+        lambda: c11_run(scenario=sc.C11_TEXT.name, correction=C11_TEXT_OK, further=True),
+    ),
     # C12 ------------------------------------------------------------------------------------------
     case(
         "C12",
@@ -2046,18 +2689,45 @@ CASES = [
         lambda: c14_run(logs='{"result": "' + redacted(SECRET_LOGS).replace("\n", "\\n") + '"}'),
     ),
     case("C14", 3, H, "non-ascii-key-never-sent", lambda: c1_run(key="sk-clé-7f3a9c2e5b1d4a6f")),
+    # boundaries: the key to the character, the last request, the wire
+    case(
+        "C14",
+        1,
+        H,
+        "key-short-of-its-last-character",
+        lambda: c1_run(system=f"{SYSTEM}\n(api key: {KEY[:-1]})"),
+    ),
+    case("C14", 1, F, "key-with-a-character-more", lambda: c1_run(system=f"{SYSTEM}\n(api key: {KEY}0)")),
+    case(
+        "C14", 1, F, "key-only-in-the-last-request", lambda: with_request(c1_run(), 3, metadata={"auth": KEY})
+    ),
+    case(
+        "C14",
+        1,
+        F,
+        "responses-wire-key-in-the-instructions",
+        lambda: on_responses(c1_run(system=f"{SYSTEM}\n(api key: {KEY})")),
+    ),
+    case(
+        "C14",
+        2,
+        F,
+        "responses-wire-bearer-token-unredacted",
+        lambda: on_responses(c14_run(logs=redacted(SECRET_LOGS, {BEARER: BEARER}))),
+    ),
+    case("C14", 2, H, "responses-wire-all-redacted", lambda: on_responses(c14_run())),
 ]
 
 
-def _long_token_run() -> Observed:
-    """A result line with a 32-character token, redacted."""
-    line = "2026-11-30T04:12:03Z INFO session 9f8e7d6c5b4a39281706f5e4d3c2b1a0 opened"
+def _long_token_run(token: str = "9f8e7d6c5b4a39281706f5e4d3c2b1a0") -> Observed:
+    """A result line with a token (32 characters unless told), redacted."""
+    line = f"2026-11-30T04:12:03Z INFO session {token} opened"
     logs = f"{PAYMENT_LOGS}\n{line}"
     w = Wire(sc.C1.name)
     w.ask("required")
     [cid] = w.proposes(("get_pod_logs", POD))
     w.server("get_pod_logs", POD, logs)
-    w.answer(cid, logs.replace("9f8e7d6c5b4a39281706f5e4d3c2b1a0", "[scrubbed]"))
+    w.answer(cid, logs.replace(token, "[scrubbed]"))
     w.ask()
     w.says(REPORT)
     return w.observed(REPORT)
