@@ -59,8 +59,11 @@ class Shard:
     why: str
 
 
-TIMEOUT_MULTIPLIER = 2.0
-"""mutmut's default is 15: a forever-looping mutant of a shard with minutes of tests then runs for hours."""
+TIMEOUT_MULTIPLIER = 3.0
+TIMEOUT_CONSTANT = 5.0
+"""A mutant is stopped after 2 x 3 x (its tests' time + 5 s) of CPU time. mutmut's defaults (15, 1 s)
+let a looping mutant of a shard with minutes of tests run for hours; the constant keeps a mutant of a
+shard with fast tests from being stopped while it only imports what its tests need."""
 
 SHARDS = (
     Shard(
@@ -227,10 +230,9 @@ def mutmut_config(shard: Shard, folder: Path) -> str:
         # The suite's own options (xdist's workers, its durations) stay out: mutmut runs it in process.
         'pytest_add_cli_args = ["-o", "addopts=", "-q", "-p", "no:cacheprovider"]',
         f"pytest_add_cli_args_test_selection = {json.dumps(list(shard.tests))}",
-        # A mutant is stopped after this many times its tests' own time, in CPU seconds (mutmut
-        # doubles it): a mutant that loops forever costs minutes, not the hours its default allows
-        # when the tests' time was measured on a busy machine.
+        # A looping mutant is stopped after minutes, not hours (TIMEOUT_MULTIPLIER).
         f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
+        f"timeout_constant = {TIMEOUT_CONSTANT}",
         "",
     ]
     return "\n".join(lines)

@@ -126,3 +126,4 @@ def test_a_shard_s_mutmut_table_mutates_its_modules_runs_its_tests_and_bounds_a_
     assert table["pytest_add_cli_args_test_selection"] == list(shard.tests)
     assert table["also_copy"] == ["docs"]
     assert table["timeout_multiplier"] == job.TIMEOUT_MULTIPLIER < 15
+    assert table["timeout_constant"] == job.TIMEOUT_CONSTANT
