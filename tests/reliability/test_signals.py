@@ -34,7 +34,7 @@ SIGNALLED = [
 
 def start(impl: Impl, mode: Mode, url: str, cwd: Path, sigint: Any) -> subprocess.Popen[str]:
     """`python -m k8s_agent ask` started cold, in a session of its own, with SIGINT's disposition
-    `sigint`, its mock cluster a child of its own (not forked from the suite's warm one); the
+    `sigint` (SIGTERM and SIGHUP at their default), its mock cluster a child of its own (not forked from the suite's warm one); the
     time budgets out of reach (clean_env)."""
     return subprocess.Popen(
         [
@@ -47,8 +47,16 @@ def start(impl: Impl, mode: Mode, url: str, cwd: Path, sigint: Any) -> subproces
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
+        preexec_fn=lambda: _dispositions(sigint),
     )  # fmt: skip
+
+
+def _dispositions(sigint: Any) -> None:
+    """In the child: SIGINT as the case says, SIGTERM and SIGHUP as a terminal leaves them, whatever
+    the suite was started under (`nohup` ignores SIGHUP, and a run keeps a signal ignored at start)."""
+    signal.signal(signal.SIGINT, sigint)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
 
 
 def descendants(pid: int) -> list[int]:
