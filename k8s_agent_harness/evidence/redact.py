@@ -133,6 +133,16 @@ _KEY_VALUE_SHAPES = (
         (?:{_QUOTED}|(?P<bare>(?!(?:null|true|false|None|True|False)\b)[^\s"'{{\[,}}\]][^\s,}}\]]*)
             (?=[ \t]*(?:[,}}\]]|$)))"""
     ),
+    # A log line's `KEY: value` past its start: `msg="login" password: hunter2`, `{user: bob, token:
+    # abc}`. The value is one word, and it must end the line, a quoted message or a flow mapping's
+    # entry, or be followed by the next `key:` or `key=` pair: in "failed to fetch token: serviceaccounts
+    # "api" not found" or "token: context deadline exceeded" the words after the colon are the message.
+    re.compile(
+        rf"""(?imx)(?<=[ \t{{,(\[])(?P<key>{_KEY_IN_TEXT})(?P<sep>:[ \t]+){_NOT_A_VALUE}
+        (?:{_QUOTED}|(?P<value>(?!(?:null|true|false|None|True|False|<[^\s>]*>)(?:[\s"',}})\]]|$))
+            [^\s"'{{\[,}})\]][^\s"',}})\]]*)
+            (?=[ \t]*(?:[,}})\]]|$)|["']|[ \t]+[A-Za-z0-9_.-]+(?::[ \t]|=)))"""
+    ),
     # Shell and log lines anywhere: DB_PASSWORD=value, --api-key=value, a properties file's
     # `spring.datasource.password = value` at the start of a line. An unquoted value ends at a
     # line's end (also an escaped one), a quote, or where the next pair or flag starts: a space and

@@ -130,6 +130,8 @@ EVENTS_THAT_NAME_SECRETS = [
     '"error":"Secret \\"db-creds\\" not found"}',
     'level=error msg="cannot load credentials" error="secret \\"db-creds\\" not found" volume=api-credentials',
     "KeyError: 'DB_PASSWORD'",
+    "E1207 10:00:01 failed to get token: context deadline exceeded",
+    'level=error msg="refresh failed" token: expired after 3600s',
     '    password = os.environ["DB_PASSWORD"]',
     'psycopg2.OperationalError: FATAL:  password authentication failed for user "app"',
     "panic: open /var/run/secrets/kubernetes.io/serviceaccount/token: no such file or directory",
@@ -450,6 +452,18 @@ def test_a_secret_flag_s_value_is_hidden_wherever_it_follows(text: str, redacted
         ('{\\"password\\":\\"hunter2xx\\"}', f'{{\\"password\\":\\"{REDACTED}\\"}}'),
         ('api_key="abc123xyz" user=bob', f'api_key="{REDACTED}" user=bob'),
         ("password=hunter2xx, user=bob", f"password={REDACTED}, user=bob"),
+        # a log line's `key: value` past its start: one word, ending the line, a message or a
+        # mapping's entry, or followed by the next pair
+        ('msg="login" password: s3cr3tV4lue', f'msg="login" password: {REDACTED}'),
+        ('msg="login password: s3cr3tV4lue" user=bob', f'msg="login password: {REDACTED}" user=bob'),
+        ("{user: bob, token: abc123xyz}", f"{{user: bob, token: {REDACTED}}}"),
+        ("auth failed token: abc123xyz user: bob", f"auth failed token: {REDACTED} user: bob"),
+        ("login failed (password: hunter2xx)", f"login failed (password: {REDACTED})"),
+        ('ts=1 db_password: "hunter2xx" done', f'ts=1 db_password: "{REDACTED}" done'),
+        ("I1207 10:00:01 api_token: abc123xyz", f"I1207 10:00:01 api_token: {REDACTED}"),
+        ("ts=1 password: null", "ts=1 password: null"),  # nothing to hide
+        ("ts=1 secret: <none>", "ts=1 secret: <none>"),
+        ("level=info secretName: db-creds", "level=info secretName: db-creds"),  # names a Secret
     ],
 )
 def test_a_secret_key_s_value_is_hidden_and_code_events_and_empty_values_are_not(
