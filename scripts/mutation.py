@@ -115,21 +115,39 @@ SHARDS = (
         "the review policy: pushbacks on answers without evidence or with invented names",
     ),
     Shard(
-        "evidence",
-        (
-            "k8s_agent_harness/evidence/report.py",
-            "k8s_agent_harness/evidence/verification.py",
-            "k8s_agent_harness/evidence/grounding.py",
-            "k8s_agent_harness/evidence/provenance.py",
-        ),
+        "verification",
+        ("k8s_agent_harness/evidence/verification.py", "k8s_agent_harness/evidence/report.py"),
         (
             "tests/harness/evidence/test_verification.py",
+            "tests/reliability/test_evidence_threats.py",
             "tests/harness/evidence/test_grounding.py",
             "tests/harness/evidence/test_provenance.py",
             "tests/reliability/test_falsification.py",
-            "tests/reliability/test_evidence_threats.py",
         ),
-        "every quote and name of a report is checked against what the tools showed",
+        "every finding of a report is checked against what the tools showed; the report's schema",
+    ),
+    Shard(
+        "grounding",
+        ("k8s_agent_harness/evidence/grounding.py",),
+        (
+            "tests/harness/evidence/test_grounding.py",
+            "tests/harness/evidence/test_verification.py",
+            "tests/reliability/test_evidence_threats.py",
+            "tests/reliability/test_falsification.py",
+        ),
+        "a name the report uses is one the tools returned; a result's text read as what it shows",
+    ),
+    Shard(
+        "provenance",
+        ("k8s_agent_harness/evidence/provenance.py",),
+        (
+            "tests/harness/evidence/test_provenance.py",
+            "tests/harness/evidence/test_verification.py",
+            "tests/reliability/test_evidence_threats.py",
+            "tests/reliability/test_attribution_properties.py",
+            "tests/reliability/test_falsification.py",
+        ),
+        "what a quote in a result is about: the resource whose record holds it",
     ),
     Shard(
         "score",
@@ -228,7 +246,8 @@ def mutmut_config(shard: Shard, folder: Path) -> str:
         f"only_mutate = {json.dumps(list(shard.modules))}",
         f"also_copy = {json.dumps(tops)}",
         # The suite's own options (xdist's workers, its durations) stay out: mutmut runs it in process.
-        'pytest_add_cli_args = ["-o", "addopts=", "-q", "-p", "no:cacheprovider"]',
+        # Its test files in the shard's order, its module's own first (scripts/mutation_order.py).
+        'pytest_add_cli_args = ["-o", "addopts=", "-q", "-p", "no:cacheprovider", "-p", "mutation_order"]',
         f"pytest_add_cli_args_test_selection = {json.dumps(list(shard.tests))}",
         # A looping mutant is stopped after minutes, not hours (TIMEOUT_MULTIPLIER).
         f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
@@ -248,6 +267,7 @@ def run_shard(shard: Shard, *, jobs: int, fresh: bool) -> dict[str, object]:
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
         snapshot(folder)
+        shutil.copy2(ROOT / "scripts" / "mutation_order.py", folder / "mutation_order.py")
         pyproject = folder / "pyproject.toml"
         pyproject.write_text(pyproject.read_text() + mutmut_config(shard, folder))
         taken.write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
@@ -256,6 +276,7 @@ def run_shard(shard: Shard, *, jobs: int, fresh: bool) -> dict[str, object]:
     # On PYTHONPATH before mutmut fills it: a folder missing when Python starts is never searched.
     mutants.mkdir(exist_ok=True)
     env["PYTHONPATH"] = os.pathsep.join([str(mutants), *filter(None, [env.get("PYTHONPATH")])])
+    env["MUTATION_TEST_ORDER"] = os.pathsep.join(shard.tests)
     mutmut = str(Path(sys.executable).parent / "mutmut")
     log = folder / "mutmut.log"
     with log.open("a") as out:
@@ -311,6 +332,7 @@ def confirm_survivors(
         if verdict == "no tests" or (verdict == "survived" and function_of(name) in at_import)
     ]
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts=", "-p", "no:cacheprovider"]
+    command += ["-p", "mutation_order"]
 
     def fails(name: str) -> bool:
         fresh = subprocess.run(

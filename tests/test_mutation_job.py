@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -127,3 +128,39 @@ def test_a_shard_s_mutmut_table_mutates_its_modules_runs_its_tests_and_bounds_a_
     assert table["also_copy"] == ["docs"]
     assert table["timeout_multiplier"] == job.TIMEOUT_MULTIPLIER < 15
     assert table["timeout_constant"] == job.TIMEOUT_CONSTANT
+
+
+def test_a_shard_s_tests_run_in_its_order_its_module_s_own_first(
+    job: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = importlib.util.spec_from_file_location("mutation_order", ROOT / "scripts" / "mutation_order.py")
+    assert spec is not None and spec.loader is not None
+    plugin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plugin)
+    shard = next(s for s in job.SHARDS if s.name == "verification")
+    own, *others = shard.tests
+    assert own == "tests/harness/evidence/test_verification.py"
+
+    class Item:
+        def __init__(self, nodeid: str) -> None:
+            self.nodeid = nodeid
+
+    collected = [Item(f"{others[-1]}::test_slow[0]"), Item("tests/elsewhere.py::t"), Item(f"{own}::b")]
+    collected += [Item(f"{own}::a"), Item(f"{others[0]}::c")]
+    monkeypatch.setenv(plugin.ORDER_VARIABLE, os.pathsep.join(shard.tests))
+    plugin.pytest_collection_modifyitems(collected)
+    assert [i.nodeid for i in collected] == [
+        f"{own}::b",
+        f"{own}::a",
+        f"{others[0]}::c",
+        f"{others[-1]}::test_slow[0]",
+        "tests/elsewhere.py::t",
+    ]
+
+    monkeypatch.delenv(plugin.ORDER_VARIABLE)
+    unordered = [Item("z.py::t"), Item("a.py::t")]
+    plugin.pytest_collection_modifyitems(unordered)
+    assert [i.nodeid for i in unordered] == ["z.py::t", "a.py::t"]
+
+    table = tomllib.loads(job.mutmut_config(shard, tmp_path))["tool"]["mutmut"]
+    assert table["pytest_add_cli_args"][-2:] == ["-p", "mutation_order"]
