@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from k8s_agent_harness.evidence.shapes.secrets import (
+    CLIENT_FLAGS,
     NOT_SECRET,
     SECRET_WORD,
     SECRET_WORDS,
@@ -251,11 +252,18 @@ _NUMBER = re.compile(r"-?\d[\d.eE+-]*")
 
 # Every pattern above, and every place an object holds a secret (shapes/secrets.py), needs one of
 # these (in any case) in the text. Most tool results have none, and one search for them is far
-# cheaper than running every pattern.
-_TRIGGER_WORDS = (
-    "pass", "pwd", "secret", "token", "key", "credential", "auth", "bearer", "basic", "eyj", "sk-", "ghp_",
-    "gho_", "ghs_", "ghu_", "ghr_", "github_pat_", "glpat-", "xox", "akia", "_live_", "_test_", "aiza", "dsn",
-    "salt", "hmac", "signing", "cookie", "stringdata", "opaque", ".io/", "helm.sh/",
+# cheaper than running every pattern. The words each well-known shape needs, and the clients whose
+# flags take a secret, are taken from their tables: a shape added there is looked for here.
+_TRIGGER_WORDS = tuple(
+    dict.fromkeys(
+        (
+            "pass", "pwd", "secret", "token", "key", "credential", "auth", "dsn", "salt", "hmac", "signing",
+            "cookie", "stringdata", "opaque", ".io/", "helm.sh/",
+            # A URL's password is looked for by `_USERINFO` below: `://` alone is in every URL.
+            *(word for _, _, words in _PATTERNS for word in words if word != "://"),
+            *CLIENT_FLAGS,
+        )
+    )
 )  # fmt: skip
 _TRIGGERS = re.compile("|".join(re.escape(word) for word in _TRIGGER_WORDS) + r"|://[^\s/@]+@", re.IGNORECASE)
 _USERINFO = re.compile(r"://[^\s/@]+@")

@@ -37,12 +37,13 @@ NOT_SECRET = frozenset({"prompt_tokens", "completion_tokens", "total_tokens", "m
 
 # The last word of a key that names an object, or says something about one, rather than holding a
 # secret: `secretName: frontend-api-keys`, `SecretName:` in `kubectl describe`, `--token-file=`,
-# `TokenExpirationSeconds:`. The name of a Secret is evidence, never a secret.
+# `TokenExpirationSeconds:`, `--password-stdin` (the value comes from elsewhere). The name of a Secret
+# is evidence, never a secret.
 _REFERENCE_WORDS = frozenset(
     {
         "name", "names", "ref", "refs", "namespace", "path", "paths", "file", "files", "dir",
         "mount", "volume", "seconds", "ttl", "expiration", "type", "kind", "count", "length",
-        "version", "provider",
+        "version", "provider", "stdin",
     }
 )  # fmt: skip
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")

@@ -276,6 +276,32 @@ def test_the_quick_look_for_secrets_finds_what_the_full_pattern_finds(text: str)
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "+ curl -sf -u deploy:Bj9xR4mKz7q https://nexus.example.com/app.tar.gz",
+        "POST https://hooks.slack.com/services/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 failed",
+        "redis-cli -a Bj9xR4mKz7q ping",
+        "sshpass -p Bj9xR4mKz7q ssh ops@bastion",
+        "mysql -uroot -pBj9xR4mKz7q shop",
+        "wget --http-user=ci --http-password Bj9xR4mKz7q https://x/y",
+    ],
+)
+def test_a_well_known_shape_is_found_in_a_text_that_holds_no_other_sign_of_a_secret(text: str) -> None:
+    secret = next(word for word in ("kR8xQ2mZ7wLp3vN9tY5bH1cJ", "Bj9xR4mKz7q") if word in text)
+    assert secret not in Redactor().text(text)
+
+
+def test_the_quick_look_searches_for_every_word_a_shape_or_a_client_s_flag_needs() -> None:
+    from k8s_agent_harness.evidence.shapes.secrets import CLIENT_FLAGS
+
+    needed = [word for _, _, words in redact._PATTERNS for word in words if word != "://"]
+    assert [word for word in [*needed, *CLIENT_FLAGS] if not redact._might_hold_a_secret(f"x {word} y")] == []
+    assert redact._might_hold_a_secret("see https://u:pw@host/x") and not redact._might_hold_a_secret(
+        "see https://host/x"
+    )
+
+
+@pytest.mark.parametrize(
     "text, redacted",
     [
         (  # JSON in a log line: the value's quotes stay, so the fragment still parses
@@ -417,6 +443,10 @@ def test_a_hidden_value_keeps_exactly_its_own_quotes(value: str, hidden: str) ->
         ),
         ("use --token, then restart", "use --token, then restart"),  # a comma in prose: no value follows
         ("--password --verbose", "--password --verbose"),  # the next word is another flag
+        (  # the password comes from stdin: what follows is the command's output
+            "+ sh -c 'echo s3cr3tvalue | docker login reg.example.com -u ci --password-stdin'\nLogin Succeeded",
+            f"+ sh -c 'echo {REDACTED} | docker login reg.example.com -u ci --password-stdin'\nLogin Succeeded",
+        ),
     ],
     ids=[
         "space",
@@ -427,6 +457,7 @@ def test_a_hidden_value_keeps_exactly_its_own_quotes(value: str, hidden: str) ->
         "next-list-item",
         "prose",
         "flag-after",
+        "from-stdin",
     ],
 )
 def test_a_secret_flag_s_value_is_hidden_wherever_it_follows(text: str, redacted: str) -> None:
