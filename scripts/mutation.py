@@ -10,8 +10,9 @@ A shard is a module (or a few) the user's safety rests on, with the tests that a
 shard runs in a snapshot of the checkout of its own (`.mutation/<shard>/`, git-ignored): mutmut
 copies it into `mutants/`, mutates the shard's modules there, runs the shard's tests once to learn
 which test reaches which function, then runs, for every mutant, the tests that reach the mutated
-function. A mutant is *killed* when a test fails, *survives* when they all pass, has *no tests*
-when no test of the shard reaches its function, and *times out* past 15 times the tests' own time.
+function, in the shard's order (its module's own first) up to the first failure. A mutant is
+*killed* when a test fails, *survives* when they all pass, has *no tests* when no test of the shard
+reaches its function, and *times out* past six times its tests' CPU time and half a minute.
 A survivor of a function that runs at import, and one with no tests, is then tried once more in a
 fresh process (mutmut forks its mutants from a process that imported the modules already, so code
 that runs at import, a table built at module level, is mutated only in a fresh one): one that fails
