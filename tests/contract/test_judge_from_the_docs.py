@@ -1978,11 +1978,6 @@ CASES = [
         F,
         "previous-logs-reuse-the-first-calls-id",
         lambda: c10_previous_logs_run(reuse_id=True),
-        disagrees=(
-            "C10 clause 1 holds when '... no two calls of a conversation share an id'; here call_1 names both "
-            "get_pod_logs calls, and the judge holds C10 ('each answered once, in order, with its own whole "
-            "result'): it catches a shared id only when the results differ"
-        ),
     ),
     case(
         "C10",
@@ -2231,10 +2226,6 @@ CASES = [
         lambda: c11_run(
             system="Answer with a JSON object whose findings give each unhealthy pod's name and status."
         ),
-        disagrees=(
-            "the page counts 'at least two of the finding's fields' and `name` is one (required by the report's "
-            "schema); the judge fails this prompt naming findings, name and status, as if name were no field"
-        ),
     ),
     case(
         "C11",
@@ -2373,12 +2364,6 @@ CASES = [
         F,
         "no-new-value-of-8-characters-and-the-rejected-report-answered",
         lambda: c11_run(report=report_with_status("Stalled"), answer=REJECTED),
-        disagrees=(
-            "C11's row: 'where the subject's answer is known, it shows a text of the corrected report (a string "
-            "value of 8 characters or more) that the rejected one did not hold' (no 'when there is one', unlike "
-            "C12's row); the judge holds when the corrected report has no such text, even for an answer that is "
-            "the rejected report"
-        ),
     ),
     case("C11", 5, H, "responses-wire-corrected-report-shown", lambda: on_responses(c11_run())),
     case("C11", 5, F, "responses-wire-asks-again", lambda: on_responses(c11_run(further=True))),

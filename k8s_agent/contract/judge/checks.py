@@ -195,28 +195,44 @@ def _answer_is(check: _Check, run: Observed, reply: int, what: str) -> None:
         )
 
 
-def _report_is_the_answer(check: _Check, run: Observed, accepted: int, rejected: int) -> None:
+def _report_is_the_answer(
+    check: _Check, run: Observed, accepted: int, rejected: int, *, by_dropped: bool = False
+) -> None:
     """The subject's answer (where its adapter finds one) is the report of reply `accepted`, not the
     one of reply `rejected` it corrected: it shows at least one text of the accepted report that the
-    rejected one did not hold (a report may be rendered any way, so its texts are what is compared)."""
+    rejected one did not hold; with `by_dropped` (C11), when the accepted report has none, it shows
+    no text of the rejected report that the accepted one dropped (a report may be rendered any way,
+    so its texts, string values of 8 characters or more, are what is compared). C12's corrected
+    report may keep the rejected one's texts, marked, so it is not told apart by them."""
     if run.answer is None or len(run.replies) < accepted or len(run.requests) != accepted:
         return
     report = content_text(run.replies[accepted - 1].get("content"))
-    before = normalised(readable(content_text(run.replies[rejected - 1].get("content"))))
+    earlier = content_text(run.replies[rejected - 1].get("content"))
+    own = _new_texts(report, earlier)
+    answer = normalised(readable(run.answer))
+    # With no text of its own, the corrected report is told apart by what it dropped.
+    shown = [] if own or not by_dropped else [t for t in _new_texts(earlier, report) if t in answer]
+    if (own and not any(text in answer for text in own)) or shown:
+        check.fail(
+            run.scenario,
+            f"the corrected report (reply {accepted}) is not the subject's answer"
+            + (f": it shows the rejected report's {shown[0]!r}" if shown else ""),
+            f"reply {accepted}: {report}",
+            f"answer: {run.answer}",
+        )
+
+
+def _new_texts(report: str, other: str) -> list[str]:
+    """The string values of 8 characters or more of a report (its JSON, or the JSON object in it)
+    that the other report's text does not hold, normalised."""
+    before = normalised(readable(other))
     found = json_value(report)
     texts = [
         normalised(text)
         for text in (v for v in leaves(found[0] if found else None, keys=False) if isinstance(v, str))
         if len(text.strip()) >= 8
     ]
-    own = [text for text in texts if text not in before]
-    if own and not any(text in normalised(readable(run.answer)) for text in own):
-        check.fail(
-            run.scenario,
-            f"the corrected report (reply {accepted}) is not the subject's answer",
-            f"reply {accepted}: {report}",
-            f"answer: {run.answer}",
-        )
+    return [text for text in texts if text not in before]
 
 
 def unaccounted(run: Observed) -> list[tuple[str, Mapping[str, Any], str]]:

@@ -18,6 +18,7 @@ from k8s_agent.contract.judge.checks import (
     _runs,
 )
 from k8s_agent.contract.judge.wire import (
+    FINDING_FIELDS,
     JSON_WORDS,
     REPORT_FIELDS,
     UNVERIFIED_MARKS,
@@ -68,7 +69,7 @@ def c11(observed: Runs) -> Judgement:
             continue
         check.applied.append(run.scenario)
         system = system_text(run.requests[0])
-        described = [field for field in REPORT_FIELDS if _names(system, field)]
+        described = [field for field in FINDING_FIELDS if _names(system, field)]
         if not _names(system, "findings") or len(described) < 2:
             check.fail(
                 run.scenario,
@@ -94,7 +95,7 @@ def c11(observed: Runs) -> Judgement:
         _pushed_back_once(check, run, broken, None, "the report that breaks the schema")
         if len(check.violations) > before:
             continue
-        _report_is_the_answer(check, run, broken + 1, broken)
+        _report_is_the_answer(check, run, broken + 1, broken, by_dropped=True)
         pushed = readable(new_user_messages(run.requests[broken - 1], run.requests[broken])[-1])
         report = content_text(run.replies[broken - 1].get("content"))
         if run.scenario == scenarios.C11_TEXT.name:

@@ -129,10 +129,19 @@ def c10(observed: Runs) -> Judgement:
     for run in _ran(check, _runs(observed)):
         for number, body in enumerate(run.requests, start=1):
             listed = messages(body)
+            seen: set[str] = set()  # the call ids of the conversation so far: no two calls share one
             for index, message in enumerate(listed):
                 ids = [str(call.get("id")) for call in message.get("tool_calls") or []]
                 if message.get("role") != "assistant" or not ids:
                     continue
+                shared = sorted({i for i in ids if i in seen or ids.count(i) > 1})
+                seen.update(ids)
+                if shared:
+                    check.fail(
+                        run.scenario,
+                        f"calls share the id {', '.join(shared)}",
+                        _request(number, f"assistant calls {ids}"),
+                    )
                 answers: list[str] = []
                 for following in listed[index + 1 :]:
                     if following.get("role") != "tool":

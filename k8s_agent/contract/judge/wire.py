@@ -87,6 +87,10 @@ REPORT_FIELDS = ("cause", "status", "explanation", "evidence", "fix", "kind", "n
 """What a health report's finding has: a correction of the scripted broken report (a finding with only a
 name and a cause off the list) names one of these, when the subject's schema is not on the wire."""
 
+FINDING_FIELDS = ("name", *REPORT_FIELDS)
+"""Every field of a finding (its `name` is required by the report's schema): a system prompt that
+describes the report names at least two of them."""
+
 
 FINGERPRINT_LINES = 3
 
