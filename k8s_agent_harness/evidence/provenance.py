@@ -154,12 +154,16 @@ class Reading:
 
     def whole_line(self, start: int, end: int) -> bool:
         """Whether text[start:end] is exactly one line of the result (its indentation aside)."""
-        line = self._line_at(start)
+        return self.line_span(start) == (start, end)
+
+    def line_span(self, position: int) -> tuple[int, int] | None:
+        """Where the line the position is in starts and ends, its indentation and trailing spaces aside."""
+        line = self._line_at(position)
         if line is None:
-            return False
+            return None
         low, high = line
         text = self.text[low:high]
-        return (low + len(text) - len(text.lstrip()), high - (len(text) - len(text.rstrip()))) == (start, end)
+        return low + len(text) - len(text.lstrip()), high - (len(text) - len(text.rstrip()))
 
     def line_of(self, position: int) -> str:
         """The (normalised) line the position is in."""

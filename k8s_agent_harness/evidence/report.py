@@ -243,7 +243,7 @@ def parse_report(text: str) -> tuple[HealthReport | None, str | None]:
     fenced = _FENCE.search(candidate)
     if fenced:
         candidate = fenced[1]
-    elif not candidate.startswith("{") and "{" in candidate and "}" in candidate:
+    elif "{" in candidate and "}" in candidate:  # prose before or after the report
         candidate = candidate[candidate.index("{") : candidate.rindex("}") + 1]
     try:
         data = json.loads(candidate)

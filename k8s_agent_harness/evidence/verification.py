@@ -21,7 +21,6 @@ from k8s_agent_harness.evidence.provenance import (
     Resource,
     Source,
     Subject,
-    informative,
     kinds_match,
     normalised,
     sources_of,
@@ -333,13 +332,16 @@ def _find(
             if not source.ok:
                 found: tuple[QuoteCheck, str | None] = (QuoteCheck.ERROR_TEXT, None)
             elif not _informative(reading, start, end):
-                # Short, but about the resource: its whole line would do; the correction says so.
-                line = reading.line_of(start)
+                # Short, but about the resource: its whole line would do, when a quote of that line
+                # would be evidence itself; the correction says so.
+                line, span = reading.line_of(start), reading.line_span(start)
                 useful = (
-                    span_about(source, reading, start, end, subject, owners)
+                    span is not None
+                    and span_about(source, reading, start, end, subject, owners)
                     and len(line) <= MAX_SUGGESTED_LINE
+                    and _informative(reading, *span)
                 )
-                found = (QuoteCheck.TOO_SHORT, line if useful and _informative_line(line) else None)
+                found = (QuoteCheck.TOO_SHORT, line if useful else None)
             elif span_about(source, reading, start, end, subject, owners):
                 return QuoteCheck.VERIFIED, None
             else:
@@ -350,10 +352,6 @@ def _find(
 
 
 MAX_SUGGESTED_LINE = 300
-
-
-def _informative_line(line: str) -> bool:
-    return informative(line) >= MIN_QUOTE_CHARACTERS
 
 
 _KEY = re.compile(r"\s*-?\s*\"?([A-Za-z][\w ./-]*)\"?\s*[:=]")

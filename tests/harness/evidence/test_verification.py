@@ -89,8 +89,10 @@ def finding(
         '```json\n{"scope": "s"}\n```',
         'Here is the report:\n```\n{"scope": "s"}\n```\nThanks.',
         'The report: {"scope": "s"} (end)',
+        '{"scope": "s"}\nThat is all I found.',
+        'Read {this} first:\n```json\n{"scope": "s"}\n```',
     ],
-    ids=["bare", "fenced", "fence-in-prose", "braces-in-prose"],
+    ids=["bare", "fenced", "fence-in-prose", "braces-in-prose", "prose-after", "braces-before-a-fence"],
 )
 def test_a_report_is_read_bare_or_fenced(text: str) -> None:
     parsed, problem = parse_report(text)
@@ -573,6 +575,96 @@ def test_schema_problems_are_listed_up_to_eight_and_the_rest_counted() -> None:
     assert problem.endswith(" more)") and f"(and {count_problems(bad) - 8} more)" in problem
     _, root = parse_report("[]")
     assert root is not None and root.startswith("the report does not fit the schema: <root>: ")
+
+
+@pytest.mark.parametrize("count", [7, 8, 9])
+def test_eight_problems_are_listed_whole_and_a_ninth_is_counted(count: int) -> None:
+    no_evidence = {"scope": "s", "findings": [{**finding(f"p{n}"), "evidence": []} for n in range(count)]}
+    assert count_problems(no_evidence) == count
+
+    _, problem = parse_report(json.dumps(no_evidence))
+
+    message = "List should have at least 1 item after validation, not 0"
+    listed = "; ".join(f"findings.{n}.evidence: {message}" for n in range(min(count, 8)))
+    more = " (and 1 more)" if count == 9 else ""
+    assert problem == f"the report does not fit the schema: {listed}{more}"
+
+
+def test_what_the_results_showed_is_given_by_kind_with_its_namespaces_and_tools_in_the_json_form() -> None:
+    checked = verify(report(), [LISTING, LOGS, JSON_RESULT])
+
+    assert [group.as_dict() for group in checked.shown] == [
+        {"kind": "pod", "count": 2, "namespaces": ["shop"], "tools": ["list_pods", "pods_get"]}
+    ]
+    assert json.loads(json.dumps(checked.shown[0].as_dict())) == checked.shown[0].as_dict()
+
+
+DESCRIBE_RESTARTED = ToolText(
+    "call_9",
+    "describe_pod",
+    "Name:         api-7d9f8-x2x\nNamespace:    shop\nStatus:       Running\nContainers:\n  api:\n"
+    "    State:          Running\n    Last State:     Terminated\n      Reason:       OOMKilled\n"
+    "      Exit Code:    137\n    Ready:          True\n    Restart Count:  3\n",
+    '{"name": "api-7d9f8-x2x", "namespace": "shop"}',
+    parameters=("name", "namespace"),
+)
+
+
+def test_a_status_from_the_last_state_is_named_as_history_word_by_word_and_said_as_last_it_verifies() -> None:
+    past = verify(
+        report(finding("api-7d9f8-x2x", "Reason:       OOMKilled", status="Terminated OOMKilled")),
+        [DESCRIBE_RESTARTED],
+    )
+    said = verify(
+        report(finding("api-7d9f8-x2x", "Reason:       OOMKilled", status="Running, last OOMKilled")),
+        [DESCRIBE_RESTARTED],
+    )
+
+    assert past.problems == [
+        "the status 'Terminated OOMKilled' of finding 'api-7d9f8-x2x' gives its history as its status: "
+        "'Terminated', 'OOMKilled' only in its last state or its events, which say what pod api-7d9f8-x2x "
+        "was, not how it is now: write how it is now as the tools show it, and say 'last' of what it was"
+    ]
+    assert past.report.findings[0].status_verified is False
+    assert said.problems == [] and said.report.findings[0].status_verified is True
+
+
+@pytest.mark.parametrize(("quote", "verified"), [("validation fa", True), ("validation f", False)])
+def test_a_part_of_a_line_is_evidence_from_twelve_letters_or_digits_of_its_own(
+    quote: str, verified: bool
+) -> None:
+    checked = verify(report(finding("api-7d9f8-x2x", "config validation failed", quote)), [LISTING, LOGS])
+
+    assert checked.report.findings[0].evidence[1].verified is verified
+    assert len(checked.problems) == (0 if verified else 1)
+
+
+@pytest.mark.parametrize(
+    ("line", "quote", "suggested"),
+    [
+        ("disk full at 9", "disk full", True),
+        ("instance: api-7d9f8-x2x", "instance:", False),  # the line only gives the call's argument back
+        ("ok", "ok", False),
+    ],
+)
+def test_a_short_quote_is_answered_with_its_line_only_when_quoting_that_line_would_do(
+    line: str, quote: str, suggested: bool
+) -> None:
+    logs = ToolText(
+        "call_4",
+        "get_pod_logs",
+        f"starting\n{line}\nbye\n",
+        '{"name": "api-7d9f8-x2x", "namespace": "shop"}',
+        parameters=("name", "namespace", "tail"),
+    )
+
+    problems = verify(report(finding("api-7d9f8-x2x", quote)), [LISTING, logs]).problems
+
+    short = f"the quote {quote!r} (finding api-7d9f8-x2x) is too short to be evidence: quote a whole line"
+    assert [p for p in problems if p.startswith(short)] == problems and len(problems) == 1
+    assert problems[0].endswith(f"(here, the line {line!r})") is suggested
+    followed = verify(report(finding("api-7d9f8-x2x", line)), [LISTING, logs])
+    assert followed.report.findings[0].evidence[0].verified is suggested
 
 
 def count_problems(data: dict[str, Any]) -> int:
