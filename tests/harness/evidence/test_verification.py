@@ -444,6 +444,39 @@ def test_a_line_relating_the_object_to_its_own_name_is_evidence_and_a_line_namin
     assert named.report.findings[0].evidence[0].check == "too_short"
 
 
+LABELLED_SERVICE_YAML = ToolText(
+    "call_9",
+    "resources_get",
+    "apiVersion: v1\nkind: Service\nmetadata:\n  name: payments-api\n  namespace: shop\n  labels:\n"
+    "    k8s.io/name: payments-api\n    x.io/part-of: payments-api\n"
+    "    claim_name: payments-api\n    claim-name: payments-api\n    spec.service: payments-api\n"
+    "spec:\n  selector:\n    app: payments-api\n",
+    '{"kind": "Service", "name": "payments-api", "namespace": "shop"}',
+    parameters=("kind", "name", "namespace"),
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "check"),
+    [
+        ("k8s.io/name: payments-api", "too_short"),  # the last word after `/` names it
+        ("x.io/part-of: payments-api", "verified"),  # relates it to what it is part of
+        ("claim_name: payments-api", "too_short"),  # `_` and `-` are no part of the word
+        ("claim-name: payments-api", "too_short"),
+        ("spec.service: payments-api", "too_short"),  # the last word after `.` names it
+        ("app: payments-api", "verified"),
+    ],
+)
+def test_a_key_is_read_by_its_last_word_to_tell_naming_the_object_from_relating_it(
+    line: str, check: str
+) -> None:
+    checked = verify(
+        report(finding("payments-api", line, kind="service", status="ClusterIP")), [LABELLED_SERVICE_YAML]
+    )
+
+    assert checked.report.findings[0].evidence[0].check == check
+
+
 def test_a_kind_with_no_status_of_its_own_has_its_status_said_not_checked() -> None:
     """A Service, a NetworkPolicy: nothing in what the tools show is a status to hold the claim to."""
     checked = verify(
