@@ -700,6 +700,55 @@ def test_a_short_quote_is_answered_with_its_line_only_when_quoting_that_line_wou
     assert followed.report.findings[0].evidence[0].verified is suggested
 
 
+NODES = ToolText(
+    "call_5",
+    "list_nodes",
+    "NAME     STATUS     ROLES    AGE   VERSION\nnode-1   NotReady   <none>   3d    v1.29.2\n"
+    "node-2   Ready      <none>   3d    v1.29.2\n",
+    "{}",
+    parameters=(),
+)
+DEPLOYMENTS = ToolText(
+    "call_6",
+    "resources_list",
+    "NAMESPACE   NAME   READY   UP-TO-DATE   AVAILABLE   AGE\nshop        api    0/1     1            0           3d\n",
+    '{"kind": "Deployment", "namespace": "shop"}',
+    parameters=("kind", "namespace"),
+)
+
+
+@pytest.mark.parametrize(
+    ("item", "sources"),
+    [
+        (finding("api-7d9f8-x2x", "config validation failed", namespace=None), [LISTING, LOGS]),
+        (finding("node-1", "node-1   NotReady", kind="node", status="NotReady", namespace=None), [NODES]),
+        # a node has no namespace: one the report gives it is not held against it
+        (finding("node-1", "node-1   NotReady", kind="node", status="NotReady", namespace="shop"), [NODES]),
+        # a Deployment a listing shows by its own name, with no pod of it shown
+        (
+            finding(
+                "api",
+                "shop        api    0/1     1            0           3d",
+                kind="deployment",
+                status="READY 0/1",
+            ),
+            [DEPLOYMENTS],
+        ),
+    ],
+    ids=["pod-without-namespace", "node", "node-with-namespace", "deployment-by-its-own-row"],
+)
+def test_a_finding_s_name_and_status_verify_whatever_namespace_it_gives(
+    item: dict[str, Any], sources: list[ToolText]
+) -> None:
+    checked = verify(report(item), sources)
+
+    assert checked.problems == []
+    assert (checked.report.findings[0].name_verified, checked.report.findings[0].status_verified) == (
+        True,
+        True,
+    )
+
+
 def count_problems(data: dict[str, Any]) -> int:
     try:
         REPORT_ADAPTER.validate_python(data)
