@@ -9,13 +9,16 @@ bodies in Chat Completions form (a few on the Responses wire), the scripted mode
 mock cluster's call and result logs and the subject's answer, worded as another agent would.
 
 A case where the judge's verdict disagrees with the page is kept as the page says it and marked
-`xfail(strict=True)` with the disagreement as its reason.
+`xfail(strict=True)` with the disagreement as its reason. Every failing verdict is also held to the
+page's "every violation is reported ... each with its evidence (request number and excerpt ...)":
+each violation says what happened and shows evidence, and every request it cites is one of the run.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -2725,8 +2728,20 @@ def test_clause(
     run = build()
     judgement = JUDGES[item](run)
     assert judgement.verdict == verdict, (judgement.summary, judgement.evidence[:4])
-    if verdict == FAILS:  # the violation is in this run
+    if verdict == FAILS:  # the violation is in this run, and the verdict shows where
         assert any(v.scenario == run.scenario for v in judgement.violations), judgement.violations
+        for violation in judgement.violations:
+            assert violation.summary.strip() and violation.evidence, violation
+            assert all(
+                re.match(r"requests? \d", line) for line in violation.evidence if line.startswith("request")
+            )
+            cited = [int(n) for line in violation.evidence for n in re.findall(r"\brequests? (\d+)\b", line)]
+            assert all(1 <= n <= len(run.requests) for n in cited), (cited, len(run.requests), violation)
+        assert judgement.summary.startswith(judgement.violations[0].summary)
+        assert all(
+            any(line.startswith(f"{v.scenario}: ") for v in judgement.violations)
+            for line in judgement.evidence
+        )
     if verdict == HOLDS:  # a legitimate variation breaks no other item either
         others = {name: JUDGES[name](run) for name in JUDGES if name != item and name not in also}
         failed = {name: (j.summary, j.evidence[:2]) for name, j in others.items() if j.verdict == FAILS}
