@@ -749,6 +749,71 @@ def test_a_finding_s_name_and_status_verify_whatever_namespace_it_gives(
     )
 
 
+def test_a_status_only_the_structured_content_shows_is_named_as_the_two_views_disagreeing() -> None:
+    row = "shop        api-7d9f8-x2x   1/1     Running   0"
+    container = {"name": "api", "ready": False, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}
+    oom = {"name": "web", "ready": False, "state": {"waiting": {"reason": "OOMKilled"}}}
+    structured = {
+        "items": [
+            {
+                "kind": "Pod",
+                "metadata": {"name": "api-7d9f8-x2x", "namespace": "shop"},
+                "status": {"phase": "Running", "containerStatuses": [container]},
+            },
+            {  # another pod, whose two views disagree too
+                "kind": "Pod",
+                "metadata": {"name": "web-5c6b4-k8m", "namespace": "shop"},
+                "status": {"phase": "Running", "containerStatuses": [oom]},
+            },
+        ]
+    }
+    both = ToolText(
+        "call_7",
+        "pods_status",
+        f"NAMESPACE   NAME            READY   STATUS    RESTARTS\n{row}\nshop        web-5c6b4-k8m   1/1     Running   0\n",
+        '{"namespace": "shop"}',
+        structured=structured,
+        parameters=("namespace",),
+    )
+
+    stale = verify(report(finding("api-7d9f8-x2x", row, status="CrashLoopBackOff")), [both])
+    shown = verify(report(finding("api-7d9f8-x2x", row, status="Running")), [both])
+    unknown = verify(report(finding("api-7d9f8-x2x", row, status="OOMKilled")), [both])
+
+    assert stale.problems[1:] == [
+        "the status 'CrashLoopBackOff' of finding 'api-7d9f8-x2x' is what a result's structured content says, "
+        "but not its text, which is what the model was shown: the two views of that result disagree; write "
+        "what the text shows"
+    ]
+    assert stale.problems[0].startswith(
+        "the status 'CrashLoopBackOff' of finding 'api-7d9f8-x2x' is not what"
+    )
+    # Nothing shows api-7d9f8-x2x OOMKilled (another pod's structured content does): no disagreement.
+    assert shown.problems == [] and len(unknown.problems) == 1
+
+
+def test_a_namespace_the_tools_never_showed_for_the_resource_is_named_with_where_they_did() -> None:
+    described = ToolText(
+        "call_8",
+        "describe_pod",
+        "Name:         api-7d9f8-x2x\nStatus:       Running\nRestart Count:  3\n",
+        '{"name": "api-7d9f8-x2x"}',
+        parameters=("name",),
+    )
+
+    nowhere = verify(report(finding("api-7d9f8-x2x", "Restart Count:  3", status="Running")), [described])
+    elsewhere = verify(
+        report(finding("api-7d9f8-x2x", "config validation failed", namespace="prod")), [LISTING, LOGS]
+    )
+
+    assert nowhere.problems == [
+        "finding 'api-7d9f8-x2x' says namespace 'shop', but the tools showed api-7d9f8-x2x with no namespace"
+    ]
+    assert elsewhere.problems[0] == (
+        "finding 'api-7d9f8-x2x' says namespace 'prod', but the tools showed api-7d9f8-x2x only in namespace shop"
+    )
+
+
 def count_problems(data: dict[str, Any]) -> int:
     try:
         REPORT_ADAPTER.validate_python(data)
