@@ -814,6 +814,89 @@ def test_a_namespace_the_tools_never_showed_for_the_resource_is_named_with_where
     )
 
 
+def pod_logs(call_id: str, pod: str, text: str) -> ToolText:
+    return ToolText(
+        call_id,
+        "get_pod_logs",
+        text,
+        json.dumps({"name": pod, "namespace": "shop"}),
+        parameters=("name", "namespace", "tail"),
+    )
+
+
+def test_a_quote_cited_to_another_pod_s_result_is_found_in_its_own_pod_s_and_points_there() -> None:
+    line = "dial tcp 10.0.4.7:5432: connect: connection refused"
+    web, api = (
+        pod_logs("call_4", "web-5c6b4-k8m", f"{line}\n"),
+        pod_logs("call_5", "api-7d9f8-x2x", f"{line}\n"),
+    )
+
+    checked = verify(report(finding("api-7d9f8-x2x", line, call_id="call_4")), [LISTING, web, api])
+    only_elsewhere = verify(report(finding("api-7d9f8-x2x", line, call_id="call_4")), [LISTING, web, LOGS])
+
+    quote = checked.report.findings[0].evidence[0]
+    assert (quote.verified, quote.call_id, quote.about) == (True, "call_5", None)
+    elsewhere = only_elsewhere.report.findings[0].evidence[0]
+    assert (elsewhere.verified, elsewhere.call_id, elsewhere.about) == (
+        False,
+        "call_4",
+        "pod web-5c6b4-k8m in namespace shop",
+    )
+
+
+def test_of_two_places_that_say_the_same_the_cited_call_is_kept() -> None:
+    line = "dial tcp 10.0.4.7:5432: connect: connection refused"
+    first, second = (
+        pod_logs("call_4", "web-5c6b4-k8m", f"{line}\n"),
+        pod_logs("call_6", "web-5c6b4-k8m", f"{line}\n"),
+    )
+
+    for cited in ("call_4", "call_6"):
+        checked = verify(report(finding("api-7d9f8-x2x", line, call_id=cited)), [LISTING, first, second])
+        assert checked.report.findings[0].evidence[0].call_id == cited
+
+
+def test_a_short_quote_s_line_is_suggested_from_where_it_is_about_the_resource_and_not_too_long() -> None:
+    long_line = "disk full " + "x" * 290  # 300 characters: the longest line suggested
+    logs = pod_logs("call_4", "api-7d9f8-x2x", f"disk full {'y' * 300}\n{long_line}\n")
+    other = pod_logs("call_5", "web-5c6b4-k8m", "disk full at 90\n")
+
+    suggested = verify(report(finding("api-7d9f8-x2x", "disk full")), [LISTING, logs])
+    here = suggested.problems
+    longer = verify(
+        report(finding("api-7d9f8-x2x", "disk full")),
+        [LISTING, pod_logs("call_4", "api-7d9f8-x2x", f"{long_line}y\n")],
+    )
+    elsewhere = verify(report(finding("api-7d9f8-x2x", "disk full")), [LISTING, other])
+
+    assert here[0].endswith(f"(here, the line {long_line!r})")
+    assert suggested.report.findings[0].evidence[0].about is None  # `about` names another resource only
+    assert longer.problems[0].endswith("beyond what the call itself was asked")
+    assert longer.report.findings[0].evidence[0].about is None
+    assert elsewhere.problems[0].endswith("beyond what the call itself was asked")
+
+
+def test_a_long_name_is_cut_in_a_correction_and_free_text_is_said_to_be_about_no_one_resource() -> None:
+    name = "api-" + "a" * 90
+    found = verify(report(finding(name, "config validation failed")), [LISTING, LOGS]).problems
+    free = ToolText("call_7", "cluster_events", "dial tcp 10.0.4.7:5432: connect: connection refused\n", "{}")
+    loose = verify(
+        report(finding("api-7d9f8-x2x", "dial tcp 10.0.4.7:5432: connect")), [LISTING, free]
+    ).problems
+
+    cut = name[:79] + "…"
+    assert any(
+        p.startswith(f"the quote 'config validation failed' (finding {cut}) is from a result about pod ")
+        for p in found
+    )
+    assert any(p.endswith(f"not about pod {cut}: quote what the tools showed for it") for p in found)
+    assert loose == [
+        "the quote 'dial tcp 10.0.4.7:5432: connect' (finding api-7d9f8-x2x) is from no one resource's record (it is "
+        "free text of a call that named no resource, or it runs across the records of several), not about pod "
+        "api-7d9f8-x2x: quote what the tools showed for it"
+    ]
+
+
 def count_problems(data: dict[str, Any]) -> int:
     try:
         REPORT_ADAPTER.validate_python(data)
