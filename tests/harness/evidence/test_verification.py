@@ -871,6 +871,9 @@ def test_a_short_quote_s_line_is_suggested_from_where_it_is_about_the_resource_a
 
     assert here[0].endswith(f"(here, the line {long_line!r})")
     assert suggested.report.findings[0].evidence[0].about is None  # `about` names another resource only
+    twice = pod_logs("call_4", "api-7d9f8-x2x", "disk full at 90\ndisk full at 95\n")
+    first = verify(report(finding("api-7d9f8-x2x", "disk full")), [LISTING, twice]).problems
+    assert first[0].endswith("(here, the line 'disk full at 90')")  # the first line that would do
     assert longer.problems[0].endswith("beyond what the call itself was asked")
     assert longer.report.findings[0].evidence[0].about is None
     assert elsewhere.problems[0].endswith("beyond what the call itself was asked")
@@ -894,6 +897,41 @@ def test_a_long_name_is_cut_in_a_correction_and_free_text_is_said_to_be_about_no
         "the quote 'dial tcp 10.0.4.7:5432: connect' (finding api-7d9f8-x2x) is from no one resource's record (it is "
         "free text of a call that named no resource, or it runs across the records of several), not about pod "
         "api-7d9f8-x2x: quote what the tools showed for it"
+    ]
+
+
+def test_what_the_results_showed_counts_each_resource_once_by_kind_the_most_shown_first() -> None:
+    columns = "NAME               READY   STATUS             RESTARTS\n"
+    unplaced = ToolText(  # the listing's pod again, with no namespace
+        "call_11",
+        "list_pods",
+        f"{columns}api-7d9f8-x2x      0/1     CrashLoopBackOff   14\n",
+        "{}",
+        parameters=("namespace",),
+    )
+    unkinded = ToolText(  # the listing's pod again with no kind, and one no other result shows
+        "call_12",
+        "kubectl",
+        f"{columns}api-7d9f8-x2x      0/1     CrashLoopBackOff   14\norphan-6f7d8-q2w   1/1     Running            0\n"
+        "orphan-6f7d8-z9x   1/1     Running            0\n",
+        '{"namespace": "shop"}',
+        parameters=("namespace",),
+    )
+    namespace = ToolText(
+        "call_14",
+        "resources_get",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\nstatus:\n  phase: Active\n",
+        '{"kind": "Namespace", "name": "shop"}',
+        parameters=("kind", "name"),
+    )
+
+    shown = verify(report(), [LISTING, unplaced, unkinded, namespace, NODES, DEPLOYMENTS]).shown
+
+    assert [group.as_dict() for group in shown] == [
+        {"kind": "node", "count": 2, "namespaces": [], "tools": ["list_nodes"]},
+        {"kind": "pod", "count": 2, "namespaces": ["shop"], "tools": ["list_pods"]},
+        {"kind": None, "count": 2, "namespaces": ["shop"], "tools": ["kubectl"]},
+        {"kind": "deployment", "count": 1, "namespaces": ["shop"], "tools": ["resources_list"]},
     ]
 
 
