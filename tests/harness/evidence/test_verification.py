@@ -15,6 +15,7 @@ from k8s_agent_harness.evidence.report import (
     MAX_REPORT_BYTES,
     REPORT_ADAPTER,
     REPORT_JSON_SCHEMA,
+    REPORT_SCHEMA_VERSION,
     Cause,
     HealthReport,
     instructions,
@@ -933,6 +934,66 @@ def test_what_the_results_showed_counts_each_resource_once_by_kind_the_most_show
         {"kind": None, "count": 2, "namespaces": ["shop"], "tools": ["kubectl"]},
         {"kind": "deployment", "count": 1, "namespaces": ["shop"], "tools": ["resources_list"]},
     ]
+
+
+def test_a_healthy_example_is_a_resource_shown_healthy_and_a_finished_pod_only_of_a_run_to_completion() -> (
+    None
+):
+    listing = ToolText(
+        "call_1",
+        "list_pods",
+        "NAMESPACE   NAME                  READY   STATUS      RESTARTS\n"
+        "shop        api-7d9f8b6c5-x2x4k   0/1     Completed   0\n"  # a Deployment's pod, finished
+        "shop        migrate-x7k2p         0/1     Completed   0\n"  # a Job's, done
+        "shop        web-5c6b4-k8m         1/1     Running     0\n",
+        '{"namespace": "shop"}',
+        parameters=("namespace",),
+    )
+    namespaces = ToolText("call_8", "list_namespaces", "NAME     STATUS   AGE\nshop     Active   3d\n", "{}")
+    described = ToolText(  # a pod shown with no status
+        "call_9",
+        "describe_pod",
+        "Name:         cart-6d5f-q8x2z\nNamespace:    shop\nNode:         node-1\n",
+        '{"name": "cart-6d5f-q8x2z", "namespace": "shop"}',
+        parameters=("name", "namespace"),
+    )
+    examples = ["api-7d9f8b6c5-x2x4k", "migrate-x7k2p", "shop", "web-5c6b4-k8m", "cart-6d5f-q8x2z"]
+
+    checked = verify(report(healthy={"count": 5, "examples": examples}), [listing, namespaces, described])
+    service = verify(report(healthy={"count": 1, "examples": ["payments-api"]}), [SERVICE_YAML])
+
+    assert checked.report.healthy.unverified_examples == ["api-7d9f8b6c5-x2x4k", "shop", "cart-6d5f-q8x2z"]
+    assert checked.problems == [
+        "the healthy example 'api-7d9f8b6c5-x2x4k' is not healthy: the tools showed it unhealthy",
+        "the healthy example 'shop' names nothing a tool showed",  # a namespace is no resource here
+        "the healthy example 'cart-6d5f-q8x2z' is not shown healthy by any tool (no status)",
+    ]
+    assert service.problems == [
+        "the healthy example 'payments-api' is not shown healthy by any tool (no status)"
+    ]
+
+
+def test_the_checked_report_is_a_copy_in_the_current_schema_and_the_model_s_report_is_left_as_it_was() -> (
+    None
+):
+    given = report(finding("api-7d9f8-x2x", "config validation failed"), schema_version=1)
+
+    checked = verify(given, [LISTING, LOGS])
+
+    assert checked.report.schema_version == REPORT_SCHEMA_VERSION != 1
+    assert checked.report.findings[0].evidence[0].verified is True
+    assert given.schema_version == 1 and given.findings[0].evidence[0].verified is not True
+    assert given.findings[0].name_verified is not True
+
+
+@pytest.mark.parametrize(("length", "cut"), [(80, False), (81, True)])
+def test_a_name_in_a_correction_is_cut_past_80_characters(length: int, cut: bool) -> None:
+    name = "api-" + "a" * (length - 4)
+
+    problem = verify(report(finding(name, "no such line")), [LISTING]).problems[-1]
+
+    shown = name[:79] + "…" if cut else name
+    assert problem == f"the quote 'no such line' (finding {shown}) appears in no tool result of this run"
 
 
 def count_problems(data: dict[str, Any]) -> int:
