@@ -813,6 +813,17 @@ def test_a_namespace_the_tools_never_showed_for_the_resource_is_named_with_where
     assert elsewhere.problems[0] == (
         "finding 'api-7d9f8-x2x' says namespace 'prod', but the tools showed api-7d9f8-x2x only in namespace shop"
     )
+    in_two = ToolText(
+        "call_9",
+        "list_pods",
+        "NAMESPACE   NAME            READY   STATUS    RESTARTS\nprod        api-7d9f8-x2x   1/1     Running   0\n",
+        '{"namespace": "prod"}',
+        parameters=("namespace",),
+    )
+    neither = verify(
+        report(finding("api-7d9f8-x2x", "config validation failed", namespace="dev")), [LISTING, LOGS, in_two]
+    )
+    assert neither.problems[0].endswith("but the tools showed api-7d9f8-x2x only in namespace prod, shop")
 
 
 def pod_logs(call_id: str, pod: str, text: str) -> ToolText:
@@ -987,13 +998,18 @@ def test_the_checked_report_is_a_copy_in_the_current_schema_and_the_model_s_repo
 
 
 @pytest.mark.parametrize(("length", "cut"), [(80, False), (81, True)])
-def test_a_name_in_a_correction_is_cut_past_80_characters(length: int, cut: bool) -> None:
+def test_a_name_in_a_correction_is_cut_past_80_characters_and_a_quote_past_160(
+    length: int, cut: bool
+) -> None:
     name = "api-" + "a" * (length - 4)
+    quote = "q" * (length + 80)
 
     problem = verify(report(finding(name, "no such line")), [LISTING]).problems[-1]
+    quoted = verify(report(finding("api-7d9f8-x2x", quote)), [LISTING]).problems[-1]
 
     shown = name[:79] + "…" if cut else name
     assert problem == f"the quote 'no such line' (finding {shown}) appears in no tool result of this run"
+    assert quoted.startswith(f"the quote {quote[:159] + '…' if cut else quote!r} (finding api-7d9f8-x2x)")
 
 
 def count_problems(data: dict[str, Any]) -> int:
