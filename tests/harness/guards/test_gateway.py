@@ -563,16 +563,18 @@ def test_the_trace_keeps_arguments_as_an_object_and_the_text_when_they_are_not_o
     assert (event["arguments"], event["raw_arguments"]) == (arguments, raw_kept)
 
 
-def test_a_call_is_timed_in_milliseconds(tmp_path: Path) -> None:
-    async def slow(on_progress: Any, within: float | None) -> None:
-        await asyncio.sleep(0.05)
-
-    gateway, trace, _ = make_gateway(tmp_path, FakeServer(on_call=slow))
+def test_a_call_is_timed_in_milliseconds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The gateway's clock reads 10 s when the call starts and 0.0505123 s later when it ends: the
+    # duration is that difference in milliseconds to three places, whatever the machine's speed.
+    readings = iter([10.0, 10.0505123])
+    gateway_module = importlib.import_module("k8s_agent_harness.guards.gateway")
+    monkeypatch.setattr(gateway_module.time, "perf_counter", lambda: next(readings, 10.0505123))
+    gateway, trace, _ = make_gateway(tmp_path, FakeServer())
 
     outcome = call(gateway, "list_pods", "{}")
 
-    assert 50 <= outcome.duration_ms < 3_600_000  # at least the server's time, in milliseconds
-    assert json.loads(trace.read_text())["duration_ms"] == outcome.duration_ms
+    assert outcome.duration_ms == 50.512
+    assert json.loads(trace.read_text())["duration_ms"] == 50.512
 
 
 def test_raw_arguments_are_echoed_up_to_their_limit() -> None:
