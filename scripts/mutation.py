@@ -159,7 +159,11 @@ SHARDS = (
     Shard(
         "judge",
         ("k8s_agent/contract/judge/*.py",),
-        ("tests/contract/test_judge.py", "tests/contract/test_judge_from_the_docs.py"),
+        (
+            "tests/contract/test_judge.py",
+            "tests/contract/test_judge_from_the_docs.py",
+            "tests/contract/test_judge_verdicts_as_read.py",
+        ),
         "the contract judge's verdict on any agent",
     ),
 )
