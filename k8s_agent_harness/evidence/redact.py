@@ -290,9 +290,29 @@ _YAML_PAIR = re.compile(
     rf"""(?m)^(?P<lead>[ \t]*-?[ \t]*)name:[ \t]*(?P<name>{_QUOTED_VALUE}|[^\s"'#]+)[ \t]*\r?\n"""
     rf"""(?P<indent>[ \t]*)value:[ \t]*(?P<value>[^\n]*(?:\n(?P=indent)[ \t]+[^\n]*)*)"""
 )
+# The same written value first (a client that prints the keys as its object holds them), a value of
+# one line.
+_YAML_PAIR_VALUE_FIRST = re.compile(
+    r"""(?m)^(?P<lead>[ \t]*-?[ \t]*)value:[ \t]*(?P<value>[^\n]*)\n"""
+    rf"""(?P<indent>[ \t]*)name:[ \t]*(?P<name>{_QUOTED_VALUE}|[^\s"'#]+)[ \t]*$"""
+)
 # The same in JSON, pretty or compact, the name first or last (and JSON inside a JSON string).
 _Q = r'(?P<bs>\\*)"'
-_JSON_VALUE = r'(?:(?P=bs)"(?:(?!(?P=bs)")[^\n])*(?P=bs)"|-?\d[\d.eE+-]*)'
+# A JSON string at the escaping `bs` (`"` in a result, `\"` in a JSON string inside it, `\\\"` one
+# deeper): its body runs to the quote of that escaping, a run of backslashes as long as `bs` plus any
+# number of escaped backslashes (each `2 * len(bs) + 2` long) before a quote. A quote escaped deeper
+# (`\"` in a result, `\\\"` in a string in it) is part of the body.
+_STRING_END = r'(?:(?P=bs)(?P=bs)\\\\)*+(?P=bs)"'
+_STRING_BODY = rf"(?:(?!(?<!\\){_STRING_END})[^\n])*+"
+_JSON_VALUE = rf'(?:(?P=bs)"{_STRING_BODY}{_STRING_END}|-?\d[\d.eE+-]*)'
+# An env entry written value first, cut short after its value: the name that would say whether the
+# value is a secret is not in the text, so the value is hidden.
+_CUT_BEFORE_ITS_NAME = (
+    re.compile(r"""(?m)^[ \t]*-[ \t]*value:[ \t]*(?P<value>[^\s][^\n]*)\s*\Z"""),
+    re.compile(
+        rf"""\{{\s*(?P<bs>\\*)"value(?P=bs)"\s*:\s*(?P<value>(?P=bs)"{_STRING_BODY}{_STRING_END})\s*,?\s*\Z"""
+    ),
+)
 _JSON_PAIRS = (
     re.compile(
         rf"""{_Q}name(?P=bs)"\s*:\s*(?P=bs)"(?P<name>[^"\\\s]{{1,253}})(?P=bs)"\s*,\s*"""
@@ -323,12 +343,31 @@ _JSON_DATA = re.compile(
     r'(?P<bs>\\*)"(?P<key>data|stringData)(?P=bs)"\s*:\s*\{(?P<body>[^{}]*)(?P<end>\}|\Z)'
 )
 _JSON_DATA_ENTRY = re.compile(
-    r'(?P<key>(?P<bs>\\*)"(?:[^"\\]|\\.)*(?P=bs)"\s*:\s*)(?P<value>(?P=bs)"(?:(?!(?P=bs)")[^\n])*(?P=bs)")'
+    rf'(?P<key>(?P<bs>\\*)"{_STRING_BODY}{_STRING_END}\s*:\s*)(?P<value>(?P=bs)"{_STRING_BODY}{_STRING_END})'
 )
 _MENTIONS_A_SECRET = re.compile(
     r"""(?i)\bkind\\*["']?\s*:\s*\\*["']?secret\b|\bsecretlist\b|\btype\\*["']?\s*:\s*\\*["']?"""
     r"""(?:opaque\b|[a-z0-9.-]+\.(?:io|sh)/)"""
 )
+_NAMES_A_KIND = re.compile(r"""\bkind\\*["']?\s*:""")
+
+
+def _data_may_be_secret(text: str) -> bool:
+    """Whether a `data` block in `text` may be a Secret's: the text says it is one, or says of no
+    object what it is (a Secret cut short before its `kind`, which kubectl prints after `data`)."""
+    return _MENTIONS_A_SECRET.search(text) is not None or _NAMES_A_KIND.search(text) is None
+
+
+_DATA_KEY = re.compile(r"""(?m)^[ \t]*data:|\\*"data\\*"\s*:""")
+
+
+def _cut_short_from_a_secret(text: str) -> bool:
+    """What may be a secret in a text cut short, without a word that says so: a `data` block in a
+    text that names no kind (a Secret's data keys and base64 values name no secret), an env entry's
+    value whose name was cut away."""
+    return (_DATA_KEY.search(text) is not None and _NAMES_A_KIND.search(text) is None) or any(
+        pattern.search(text) is not None for pattern in _CUT_BEFORE_ITS_NAME
+    )
 
 
 def _unquoted_name(name: str) -> str:
@@ -355,14 +394,19 @@ def _yaml_pair(match: re.Match[str]) -> str:
         or not match["value"].strip()
     ):
         return match[0]
-    return match[0][: match.start("value") - match.start()] + _hidden(match["value"])
+    return _value_hidden(match)
+
+
+def _value_hidden(match: re.Match[str]) -> str:
+    """The match with its `value` group hidden, the text around it kept."""
+    start, end = match.start("value") - match.start(), match.end("value") - match.start()
+    return match[0][:start] + _hidden(match["value"]) + match[0][end:]
 
 
 def _json_pair(match: re.Match[str]) -> str:
     if not looks_secret_name(match["name"]):
         return match[0]
-    start, end = match.start("value") - match.start(), match.end("value") - match.start()
-    return match[0][:start] + _hidden(match["value"]) + match[0][end:]
+    return _value_hidden(match)
 
 
 def _flag_then_value(match: re.Match[str]) -> str:
@@ -412,7 +456,7 @@ def _hidden_line(line: str, width: int) -> str:
 
 def _yaml_data_blocks(text: str) -> str:
     """Each entry of a Secret's `data`/`stringData` block, in YAML that could not be read whole."""
-    secret = _MENTIONS_A_SECRET.search(text) is not None
+    secret = _data_may_be_secret(text)
 
     def editor(block: re.Match[str]) -> LineEditor | None:
         if block["key"] == "data" and not secret:
@@ -433,7 +477,7 @@ def _yaml_data_blocks(text: str) -> str:
 
 
 def _json_data_block(match: re.Match[str]) -> str:
-    if match["key"] == "data" and _MENTIONS_A_SECRET.search(match.string) is None:
+    if match["key"] == "data" and not _data_may_be_secret(match.string):
         return match[0]
     body = _JSON_DATA_ENTRY.sub(lambda entry: entry["key"] + _hidden(entry["value"]), match["body"])
     return match[0][: match.start("body") - match.start()] + body + match["end"]
@@ -482,6 +526,9 @@ def _fragments(text: str) -> str:
     prose, a result cut short, describe output, a table): by the shapes Kubernetes prints them in."""
     text = _GO_MAP_PAIR.sub(_go_map_pair, text)
     text = _YAML_PAIR.sub(_yaml_pair, text)
+    text = _YAML_PAIR_VALUE_FIRST.sub(_yaml_pair, text)
+    for pattern in _CUT_BEFORE_ITS_NAME:
+        text = pattern.sub(_value_hidden, text)
     for pattern in _JSON_PAIRS:
         text = pattern.sub(_json_pair, text)
     text = _yaml_data_blocks(text)
@@ -520,7 +567,7 @@ class Redactor:
         for secret in self._secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
-        if not _might_hold_a_secret(text):
+        if not _might_hold_a_secret(text) and not _cut_short_from_a_secret(text):
             return text
         targets = text_targets(text)
         if targets is None:

@@ -295,3 +295,25 @@ def encoded(value: str) -> list[str]:
     lines alone (a block scalar prints them one by one)."""
     forms = [value, base64.b64encode(value.encode()).decode(), json.dumps(value)[1:-1]]
     return forms + [line for line in value.splitlines() if len(line) >= 6 and "\n" in value]
+
+
+KLOG_LINE = 'W1207 04:12:03.512345       1 reflector.go:539] failed to list *v1.Secret: "timeout"'
+
+
+def unreadable_shapes(planted: Planted) -> list[tuple[str, str]]:
+    """(shape, text): the object printed as YAML or JSON, then made so that it cannot be read whole as
+    a document, as a server's output sometimes is: a log line before it, or cut short at a line's
+    end (a third and two thirds of the way through, without the last line break)."""
+    obj = planted.obj
+    printed = {
+        "yaml-go": as_yaml(obj, sort_keys=False),
+        "yaml-kubectl": as_yaml(obj, sort_keys=True),
+        "json-2": json.dumps(obj, indent=2, ensure_ascii=False),
+    }
+    made: list[tuple[str, str]] = []
+    for shape, text in printed.items():
+        lines = text.splitlines()
+        made.append((f"{shape}-after-a-log-line", f"{KLOG_LINE}\n{text}"))
+        for third in (1, 2):
+            made.append((f"{shape}-cut-at-{third}-thirds", "\n".join(lines[: len(lines) * third // 3])))
+    return made

@@ -213,7 +213,11 @@ def _is_secret_object(value: dict[Any, Any], list_kind: str | None) -> bool:
     if list_kind is not None and list_kind.lower() == "secretlist":
         return True
     kind_of_type = _text(value.get("type"))
-    return kind_of_type is not None and _SECRET_TYPES.match(kind_of_type) is not None
+    if kind_of_type is not None:
+        return _SECRET_TYPES.match(kind_of_type) is not None
+    # A document cut before its kind: kubectl sorts `data` before `kind`, so a Secret cut short by a
+    # result's size limit shows its data and nothing that says what it is. Its data is not evidence.
+    return list_kind is None and "apiVersion" in value and "data" in value
 
 
 def _walk(
@@ -222,7 +226,12 @@ def _walk(
     if isinstance(value, dict):
         secret_object = _is_secret_object(value, list_kind)
         name = _text(value.get("name"))
-        entry_secret = name is not None and "value" in value and looks_secret_name(name)
+        entry_secret = "value" in value and (
+            looks_secret_name(name)
+            if name is not None
+            # an env entry with no name: a document cut short between its value and its name
+            else len(path) >= 2 and path[-2] == "env"
+        )
         kind = _text(value.get("kind"))
         own_list_kind = kind if kind is not None and kind.lower().endswith("list") else None
         for key, item in value.items():

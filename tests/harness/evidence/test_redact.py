@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -605,3 +606,47 @@ def test_every_text_is_redacted_however_many_the_memo_has_seen() -> None:
 )
 def test_each_private_key_block_s_body_is_replaced_its_begin_and_end_kept(text: str, redacted: str) -> None:
     assert Redactor().text(text) == redacted
+
+
+LOG_LINE = 'W1207 04:12:03.512345       1 reflector.go:539] failed to list *v1.Secret: "timeout"'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "apiVersion: v1\ndata:\n  ca.crt: TUlJQ2FEQ0NBZG1nQXdJQg==\n  tls.key: TUlJRXZRSUJBREFOQmdrcWhr",
+        f"{LOG_LINE}\napiVersion: v1\ndata:\n  ca.crt: TUlJQ2FEQ0NBZG1nQXdJQg==\n  tls.key: TUlJRXZRSUJB",
+        '{\n  "apiVersion": "v1",\n  "data": {\n    "tls.key": "TUlJRXZRSUJBREFOQmdrcWhr"\n  },\n  "metadata',
+        '{"apiVersion":"v1","data":{"tls.key":"TUlJRXZRSUJBREFOQmdrcWhr"},"metadata":{"name":"tls"',
+    ],
+    ids=["yaml-cut-before-its-kind", "after-a-log-line", "json-cut-before-its-kind", "compact-json"],
+)
+def test_a_secret_cut_short_before_its_kind_shows_none_of_its_data(text: str) -> None:
+    """kubectl prints `data` before `kind`: a Secret cut by a result's size limit says nothing of what
+    it is. A `data` block in a text that names no kind is hidden (a ConfigMap cut so loses its data)."""
+    out = Redactor().text(text)
+
+    assert "TUlJ" not in out, out
+    assert out.count(REDACTED) == text.count("TUlJ"), out
+    assert "tls.key" in out
+
+
+def test_every_entry_of_a_secret_s_data_in_json_inside_a_string_is_hidden_where_the_text_is_cut() -> None:
+    applied = json.dumps({"kind": "Secret", "stringData": {"user": "S1-first", "password": "S2-second"}})
+    text = f'{LOG_LINE}\n{{"metadata": {{"annotations": {{"last-applied": {json.dumps(applied)}}}}}, "kind": "Secret"'
+
+    out = Redactor().text(text)
+
+    assert "S1-first" not in out and "S2-second" not in out, out
+    assert out == text.replace("S1-first", REDACTED).replace("S2-second", REDACTED)
+
+
+@pytest.mark.parametrize("value", ['pa"ss', "pa\\ss", 'pa\\"ss', "pass\\"])
+def test_a_secret_value_with_quotes_or_backslashes_is_hidden_whole_where_the_text_is_cut(value: str) -> None:
+    entry = {"name": "DB_PASSWORD", "value": value}
+    data = {"kind": "Secret", "stringData": {"password": value}}
+    for written in (json.dumps(entry), json.dumps(data), json.dumps(json.dumps(data))):
+        out = Redactor().text(f"{LOG_LINE}\n{written}")
+
+        assert "pa" not in out.split("\n", 1)[1].replace("password", ""), out
+        assert "ss" not in out.split("\n", 1)[1].replace("password", ""), out
