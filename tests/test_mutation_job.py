@@ -164,3 +164,34 @@ def test_a_shard_s_tests_run_in_its_order_its_module_s_own_first(
 
     table = tomllib.loads(job.mutmut_config(shard, tmp_path))["tool"]["mutmut"]
     assert table["pytest_add_cli_args"][-2:] == ["-p", "mutation_order"]
+
+
+def test_each_session_starts_with_the_checkout_s_caches_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache filled by the run mutmut forks from would hide a mutant: each session empties it."""
+    spec = importlib.util.spec_from_file_location("mutation_order", ROOT / "scripts" / "mutation_order.py")
+    assert spec is not None and spec.loader is not None
+    plugin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plugin)
+    inside, outside = tmp_path / "checkout", tmp_path / "elsewhere"
+    for folder in (inside, outside):
+        folder.mkdir()
+        (folder / f"cached_{folder.name}.py").write_text(
+            "import functools\n\n"
+            "@functools.lru_cache(maxsize=8)\ndef double(x):\n    return 2 * x\n\n"
+            "class Shape:\n    @staticmethod\n    @functools.cache\n    def area(x):\n        return x * x\n"
+        )
+    monkeypatch.syspath_prepend(str(inside))
+    monkeypatch.syspath_prepend(str(outside))
+    mine = importlib.import_module("cached_checkout")
+    theirs = importlib.import_module("cached_elsewhere")
+    for module in (mine, theirs):
+        module.double(2), module.Shape.area(3)
+    monkeypatch.chdir(inside)
+
+    plugin.pytest_sessionstart(None)
+
+    assert mine.double.cache_info().currsize == 0 and mine.Shape.area.cache_info().currsize == 0
+    assert theirs.double.cache_info().currsize == 1 and theirs.Shape.area.cache_info().currsize == 1
+    assert plugin.cleared_caches(inside.resolve()) == 2
