@@ -995,3 +995,112 @@ def test_arguments_with_characters_outside_ascii_are_the_same_call_escaped_or_no
     )
 
     assert c3(run).verdict != FAILS and c4(run).verdict != FAILS
+
+
+# -- boundaries the mutation test found unchecked ---------------------------------------------------------
+
+
+def _c7_run(steps: int, **fields: Any) -> Observed:
+    """A C7 run of `steps` steps, then one tool-less summary request that asks for it."""
+    ask = user("The step budget is spent: write your answer from what the tools returned.")
+    requests = [FORCED] + [request(Q)] * (steps - 1) + [request(Q, ask, tools=False)]
+    return observed(scenarios.C7.name, requests, [], **fields)
+
+
+def test_judge_all_holds_c7_to_the_budget_given_else_the_subject_s_else_the_scenario_s() -> None:
+    five = _c7_run(5)
+    default = int(scenarios.C7.overrides["max_steps"])
+
+    def c7_of(verdicts: list[Any]) -> Any:
+        return next(j for j in verdicts if j.item == "C7")
+
+    assert c7_of(judge_all({scenarios.C7.name: five}, {scenarios.C7.name: 5})).verdict == HOLDS
+    assert c7_of(judge_all({scenarios.C7.name: five}, {"another-scenario": 5})).summary == (
+        f"more than max_steps + 1 = {default + 1} requests"
+    )
+    assert c7_of(judge_all({scenarios.C7.name: _c7_run(5, max_steps=5)})).verdict == HOLDS
+    assert c7_of(judge_all({scenarios.C7.name: _c7_run(default)})).verdict == HOLDS
+    assert c7(_c7_run(default + 1)).summary == f"more than max_steps + 1 = {default + 1} requests"
+
+
+def test_c7_a_summary_after_an_answer_without_calls_is_not_asked_for_early() -> None:
+    """The budget is spent only by steps that called tools: after a reply with none (the model
+    answered on its own), a tool-less request is no early summary, whichever reply it follows."""
+    ask = user("Write your answer from what the tools returned.")
+    requests = [FORCED, request(Q, said("Nothing is wrong."), ask, tools=False)]
+    for replies in ([said("Nothing is wrong.")], [said("Nothing is wrong."), said("Still nothing.")]):
+        judged = c7(observed(scenarios.C7.name, requests, replies), 3)
+        assert not any("before the budget" in v.summary for v in judged.violations), judged.violations
+
+    spent_one = [calls(("c1", "list_pods", "{}"))]
+    early = c7(observed(scenarios.C7.name, requests, spent_one), 3)
+    assert early.summary == "the summary was asked for after 1 step, before the budget of 3 was spent"
+
+
+def test_c7_the_summary_as_the_second_request_must_still_ask_for_it() -> None:
+    mute = observed(scenarios.C7.name, [FORCED, request(Q, tools=False)], [calls(("c1", "list_pods", "{}"))])
+
+    assert c7(mute, 1).summary.startswith("the summary request (request 2) carries no instruction")
+
+
+def test_c4_a_call_proposed_once_reaches_the_server_once_unless_it_failed() -> None:
+    call = ("c1", "get_pod_logs", '{"namespace": "shop", "name": "a"}')
+    arguments = {"namespace": "shop", "name": "a"}  # in the order the model wrote them, not sorted
+    requests = [FORCED, request(Q, calls(call), result("c1", "pod a: no logs"))]
+    twice = observed("c1", requests, [calls(call)], calls=received("get_pod_logs", arguments, 2))
+
+    judged = c4(twice)
+    assert judged.summary == "get_pod_logs proposed once reached the server 2 times"
+    assert (
+        judged.violations[0].evidence
+        == ['server received get_pod_logs({"name": "a", "namespace": "shop"})'] * 2
+    )
+
+    failed = [answered("get_pod_logs", arguments, "pod a is Pending", error=True)] * 2
+    retried = observed(
+        "c1", requests, [calls(call)], calls=received("get_pod_logs", arguments, 2), results=failed
+    )
+    assert c4(retried).verdict != FAILS  # a failed call tried again is C9's to judge
+    other_failed = [answered("describe_pod", arguments, "pod a is Pending", error=True)] * 2
+    ran_again = observed(
+        "c1", requests, [calls(call)], calls=received("get_pod_logs", arguments, 2), results=other_failed
+    )
+    assert c4(ran_again).verdict == FAILS  # another tool's failure with the same arguments is not its
+
+
+def test_c4_a_read_answered_as_a_repeat_fails_where_write_tools_are_offered_too() -> None:
+    first, other = ("c1", "list_pods", '{"namespace": "shop"}'), ("c2", "list_pods", "{}")
+    requests = [FORCED, request(Q, calls(first), result("c1", "pod a"), calls(other), result("c2", "pod b"))]
+    by_name = observed(
+        "c13",
+        requests,
+        [calls(first), calls(other)],
+        calls=received("list_pods", {"namespace": "shop"}),
+        write_tools=True,
+    )
+
+    assert c4(by_name).summary.startswith(
+        "list_pods with arguments no earlier call had never reached the server"
+    )
+
+
+def test_schema_problems_name_every_field_once_in_the_order_of_the_fields() -> None:
+    from k8s_agent.contract.judge.wire import schema_problems
+
+    strict = {**LOGS_SCHEMA, "additionalProperties": False}
+    ordered = {
+        "type": "object",
+        "properties": {"tail": {"type": "integer"}, "name": {"type": "string"}},
+    }
+
+    assert set(schema_problems(strict, {"nme": "a"})) == {"name", "namespace", "nme"}
+    closed_first = {"additionalProperties": False, **LOGS_SCHEMA}  # a server may write its keys any order
+    assert set(schema_problems(closed_first, {"nme": "a"})) == {"name", "namespace", "nme"}
+    assert schema_problems(strict, {"name": "a", "namespace": "b", "tail": 5}) == ()
+    assert schema_problems(strict, {"name": "a", "namespace": "b", "extra": 1, "more": 2}) == (
+        "extra",
+        "more",
+    )
+    assert schema_problems(ordered, {"tail": "x", "name": 1}) == ("name", "tail")
+    assert schema_problems(LOGS_SCHEMA, ["a"]) == ("type",)  # a problem of the whole: its rule's name
+    assert schema_problems({"type": "nonsense"}, {}) == ()  # a schema that is none names nothing

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema.exceptions import SchemaError, UnknownType
 
 from k8s_agent_harness.evidence.provenance import normalised
 from k8s_agent_mock_cluster.writes import WRITE_TOOLS as WRITE_TOOL_DESCRIPTIONS
@@ -461,7 +461,7 @@ def schema_problems(schema: Any, arguments: Any) -> tuple[str, ...]:
     try:
         validator = Draft202012Validator(schema)
         errors = sorted(validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
-    except (SchemaError, TypeError):
+    except (SchemaError, UnknownType, TypeError):  # a schema that is none: nothing can break it
         return ()
     words: list[str] = []
     for error in errors:
