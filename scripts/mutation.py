@@ -197,17 +197,37 @@ def main(argv: list[str] | None = None) -> int:
         print("mutation: mutmut is not installed: pip install -e '.[mutation]'", file=sys.stderr)
         return 2
     results = load_results()
+    broken = 0
     for number, shard in enumerate(chosen, start=1):
         print(f"mutation: [{number}/{len(chosen)}] {shard.name}: {', '.join(shard.modules)}", flush=True)
         started = time.monotonic()
         outcome = run_shard(shard, jobs=args.jobs, fresh=args.fresh)
         outcome["seconds"] = round(time.monotonic() - started)
+        if never_tested(outcome):
+            log = WORK / shard.name / "mutmut.log"
+            print(
+                f"mutation: {shard.name}: mutmut stopped (exit {outcome['mutmut_exit']}) before it tested a "
+                f"mutant; its earlier results are kept. What it said: {log}",
+                file=sys.stderr,
+                flush=True,
+            )
+            broken += 1
+            continue
         results = load_results()  # read again: another part may have saved its shards meanwhile
         results[shard.name] = outcome
         save_results(results)
         print(f"mutation: {shard.name}: {summary(outcome)} in {outcome['seconds']} s", flush=True)
     print(table(results))
-    return 0
+    return 1 if broken else 0
+
+
+def never_tested(outcome: dict[str, object]) -> bool:
+    """Whether mutmut failed before it tested any mutant (its tests could not even run once)."""
+    counts = outcome.get("counts")
+    tested = (
+        sum(n for verdict, n in counts.items() if verdict != "not checked") if isinstance(counts, dict) else 0
+    )
+    return outcome.get("mutmut_exit") != 0 and tested == 0
 
 
 def select(names: list[str] | None, part: str | None) -> list[Shard]:

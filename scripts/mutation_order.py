@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,8 @@ def cleared_caches(root: Path) -> int:
         if file is None or not Path(file).resolve().is_relative_to(root):
             continue
         values = list(vars(module).values())
-        values += [getattr(cls, name, None) for cls in values if isinstance(cls, type) for name in vars(cls)]
+        members = [member for cls in values if isinstance(cls, type) for member in vars(cls).values()]
+        values += [getattr(member, "__func__", member) for member in members]  # a static or class method's
         for value in values:
             clear = getattr(value, "cache_clear", None)
             if callable(clear) and hasattr(value, "cache_info"):
@@ -51,4 +53,6 @@ def cleared_caches(root: Path) -> int:
 
 
 def pytest_sessionstart(session: Any) -> None:
-    cleared_caches(Path.cwd().resolve())
+    with warnings.catch_warnings():  # reading a class's members may warn (a deprecated attribute)
+        warnings.simplefilter("ignore")
+        cleared_caches(Path.cwd().resolve())

@@ -195,3 +195,10 @@ def test_each_session_starts_with_the_checkout_s_caches_empty(
     assert mine.double.cache_info().currsize == 0 and mine.Shape.area.cache_info().currsize == 0
     assert theirs.double.cache_info().currsize == 1 and theirs.Shape.area.cache_info().currsize == 1
     assert plugin.cleared_caches(inside.resolve()) == 2
+
+
+def test_a_shard_whose_tests_cannot_run_is_an_error_not_a_score(job: ModuleType) -> None:
+    stopped = {"mutmut_exit": 1, "counts": {"not checked": 783}, "survivors": {}}
+    assert job.never_tested(stopped)
+    assert not job.never_tested({**stopped, "mutmut_exit": 0, "counts": {}})
+    assert not job.never_tested({"mutmut_exit": 1, "counts": {"killed": 3, "not checked": 780}})
