@@ -1104,3 +1104,46 @@ def test_schema_problems_name_every_field_once_in_the_order_of_the_fields() -> N
     assert schema_problems(ordered, {"tail": "x", "name": 1}) == ("name", "tail")
     assert schema_problems(LOGS_SCHEMA, ["a"]) == ("type",)  # a problem of the whole: its rule's name
     assert schema_problems({"type": "nonsense"}, {}) == ()  # a schema that is none names nothing
+
+
+def test_a_violation_is_found_whatever_other_runs_are_judged_beside_it() -> None:
+    """Every item is judged on every run it applies to: a run that breaks it fails it the same way
+    when other runs come before it and after it: a correct subject's run of every other scenario, and
+    each as a subject that answers in prose would have run it (runs an item skips)."""
+    from dataclasses import replace
+
+    from tests.contract.test_judge_from_the_docs import CASES, GOOD_RUNS, JUDGES
+
+    failing = [p.values for p in CASES if p.values[2] == FAILS and not p.marks]
+    assert len(failing) > 100
+    for item, _clause, _verdict, build, _also in failing:
+        run = build()
+        others = [good for name, good in GOOD_RUNS.items() if name != run.scenario]
+        others += [replace(good, structured=False) for good in GOOD_RUNS.values()]
+        alone = JUDGES[item]([run])
+        for runs in ([*others, run], [run, *others]):
+            beside = JUDGES[item](runs)
+            assert beside.verdict == FAILS and beside.violations == alone.violations, (item, run.scenario)
+
+
+def test_every_violation_of_every_run_is_reported() -> None:
+    """Two runs of different scenarios that each break an item: every violation of both."""
+    from tests.contract.test_judge_from_the_docs import CASES, JUDGES
+
+    by_item: dict[str, dict[str, list[Observed]]] = {}
+    for item, _clause, verdict, build, _also in (p.values for p in CASES if not p.marks):
+        if verdict == FAILS:
+            run = build()
+            by_item.setdefault(item, {}).setdefault(run.scenario, []).append(run)
+    pairs = 0
+    for item, scenarios_seen in by_item.items():
+        firsts = [runs[0] for runs in scenarios_seen.values()]
+        lasts = [runs[-1] for runs in scenarios_seen.values()]
+        for one, other in zip(firsts, lasts[1:] + lasts[:1], strict=True):
+            if one.scenario == other.scenario:
+                continue
+            pairs += 1
+            both = JUDGES[item]([one, other]).violations
+            expected = JUDGES[item]([one]).violations + JUDGES[item]([other]).violations
+            assert sorted(both, key=repr) == sorted(expected, key=repr), (item, one.scenario, other.scenario)
+    assert pairs >= 20
