@@ -1147,3 +1147,48 @@ def test_every_violation_of_every_run_is_reported() -> None:
             expected = JUDGES[item]([one]).violations + JUDGES[item]([other]).violations
             assert sorted(both, key=repr) == sorted(expected, key=repr), (item, one.scenario, other.scenario)
     assert pairs >= 20
+
+
+def test_c10_a_call_answered_with_part_of_its_result_is_found_after_calls_it_does_not_judge() -> None:
+    """Before the call answered with a cut result: a call the server never ran (no result), a
+    failure (C9's), and a repeat answered without the server. The cut answer still fails C10."""
+    table = "\n".join(["NAME STATUS", *(f"api-{n} Running" for n in range(8))])
+    unrun = ("c1", "describe_pod", '{"name": "ghost", "namespace": "shop"}')
+    failing = ("c2", "get_pod_logs", '{"name": "a", "namespace": "shop"}')
+    listing, again = (
+        ("c3", "list_pods", '{"namespace": "shop"}'),
+        ("c4", "list_pods", '{"namespace": "shop"}'),
+    )
+    cut = ("c5", "list_pods", "{}")
+    head = "\n".join(table.splitlines()[:3])
+    messages = [
+        calls(unrun, failing),
+        result("c1", "describe_pod was not run: its arguments were refused"),
+        result("c2", "pod a is Pending: no logs"),
+        calls(listing),
+        result("c3", "NAME STATUS\napi-0 Running"),
+        calls(again),
+        result("c4", "NAME STATUS\napi-0 Running"),
+        calls(cut),
+        result("c5", head),
+    ]
+    run = observed(
+        "c10",
+        [FORCED, *(request(Q, *messages[:n]) for n in (3, 5, 7, 9))],
+        [calls(unrun, failing), calls(listing), calls(again), calls(cut)],
+        calls=[
+            *received("get_pod_logs", {"name": "a", "namespace": "shop"}),
+            *received("list_pods", {"namespace": "shop"}),
+            *received("list_pods", {}),
+        ],
+        results=[
+            FAILURE,
+            answered("list_pods", {"namespace": "shop"}, "NAME STATUS\napi-0 Running"),
+            answered("list_pods", {}, table),
+        ],
+    )
+
+    assert (
+        c10(run).summary
+        == "call c5 (list_pods) was answered with part of its result, without saying it is an excerpt"
+    )
