@@ -1192,3 +1192,37 @@ def test_c10_a_call_answered_with_part_of_its_result_is_found_after_calls_it_doe
         c10(run).summary
         == "call c5 (list_pods) was answered with part of its result, without saying it is an excerpt"
     )
+
+
+def _as_parts(body: dict[str, Any]) -> dict[str, Any]:
+    """A request with every message's text sent as a list of text parts (the Chat Completions form
+    some clients use)."""
+
+    def parts(message: Any) -> Any:
+        if isinstance(message, dict) and isinstance(message.get("content"), str) and message["content"]:
+            return {**message, "content": [{"type": "text", "text": message["content"]}]}
+        return message
+
+    return (
+        {**body, "messages": [parts(m) for m in body.get("messages") or []]} if "messages" in body else body
+    )
+
+
+def test_a_message_sent_as_text_parts_is_judged_as_its_text() -> None:
+    from dataclasses import replace
+
+    from tests.contract.test_judge_from_the_docs import CASES, JUDGES
+
+    judged = 0
+    for item, _clause, verdict, build, _also in (p.values for p in CASES if not p.marks):
+        run = build()
+        if not any(
+            isinstance(m.get("content"), str) for body in run.requests for m in body.get("messages") or []
+        ):
+            continue
+        as_parts = replace(run, requests=[_as_parts(body) for body in run.requests])
+        judgement = JUDGES[item](as_parts)
+        assert judgement.verdict == verdict, (item, run.scenario, judgement.summary)
+        assert [v.summary for v in judgement.violations] == [v.summary for v in JUDGES[item](run).violations]
+        judged += 1
+    assert judged > 200
