@@ -1226,3 +1226,35 @@ def test_a_message_sent_as_text_parts_is_judged_as_its_text() -> None:
         assert [v.summary for v in judgement.violations] == [v.summary for v in JUDGES[item](run).violations]
         judged += 1
     assert judged > 200
+
+
+def test_c9_each_failed_call_is_judged_two_tools_failing_on_one_pod_and_after_an_unproposed_failure() -> None:
+    pod = {"name": "a", "namespace": "shop"}
+    logs, described = FAILED_CALL, ("c2", "describe_pod", '{"name": "a", "namespace": "shop"}')
+    describe_failure = answered("describe_pod", pod, 'pods "a" is forbidden: cannot get', error=True)
+
+    def run(logs_shown: str, results: list[dict[str, Any]]) -> Observed:
+        return observed(
+            "c9",
+            [
+                FORCED,
+                request(
+                    Q,
+                    calls(logs, described),
+                    result("c1", logs_shown),
+                    result("c2", 'describe_pod failed: pods "a" is forbidden: cannot get'),
+                ),
+            ],
+            [calls(logs, described)],
+            calls=[*received("get_pod_logs", pod), *received("describe_pod", pod)],
+            results=results,
+        )
+
+    assert c9(run("pod a is Pending: no logs", [FAILURE, describe_failure])).verdict == HOLDS
+    hidden = c9(run("An error occurred.", [FAILURE, describe_failure]))
+    assert (
+        hidden.summary == "the model was not shown the failure"
+    )  # the first tool's, though both share arguments
+    unproposed = answered("list_nodes", {}, "nodes are forbidden", error=True)
+    after = c9(run("An error occurred.", [unproposed, FAILURE, describe_failure]))
+    assert "the model was not shown the failure" in [v.summary for v in after.violations]
