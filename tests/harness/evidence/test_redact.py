@@ -650,3 +650,34 @@ def test_a_secret_value_with_quotes_or_backslashes_is_hidden_whole_where_the_tex
 
         assert "pa" not in out.split("\n", 1)[1].replace("password", ""), out
         assert "ss" not in out.split("\n", 1)[1].replace("password", ""), out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'{LOG_LINE}\n{{"kind": "ConfigMap", "data": {{"mode": "fast"}}, "note": "token rotation at 04:00',
+        f"{LOG_LINE}\nkind: ConfigMap\ndata:\n  mode: fast\n  level: debug\nnote: token rotation at 04:00",
+    ],
+    ids=["json", "yaml"],
+)
+def test_a_config_map_s_data_stays_in_a_cut_text_that_mentions_a_secret_word_elsewhere(text: str) -> None:
+    assert Redactor().text(text) == text
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_an_env_name_in_quotes_is_read_without_them_where_the_text_is_cut(quote: str) -> None:
+    def env(name: str, value: str) -> str:
+        return f"{LOG_LINE}\n      env:\n      - name: {name}\n        value: {value}\n      - name: NEXT"
+
+    for name in ("TOKEN", "DB_PASSWORD", "x_api_key"):
+        quoted = f"{quote}{name}{quote}"
+        assert Redactor().text(env(quoted, "Bj9xR4mKz7q")) == env(quoted, REDACTED), name
+    for name in (f"{quote}DB_HOST{quote}", "XAUTHX", f"{quote}TOKEN_FILE{quote}"):
+        assert Redactor().text(env(name, "/var/run/x")) == env(name, "/var/run/x"), name
+
+
+def test_the_last_line_of_a_secret_s_cut_text_is_hidden_without_a_line_break_added() -> None:
+    text = f"{LOG_LINE}\nkind: Secret\ndata:\n  tls.crt: |\n    TUlJQ2FEQ0NB\n    ZG1nQXdJQg=="
+    hidden = f"{LOG_LINE}\nkind: Secret\ndata:\n  tls.crt: {REDACTED}\n    {REDACTED}\n    {REDACTED}"
+
+    assert Redactor().text(text) == hidden
