@@ -681,3 +681,20 @@ def test_the_last_line_of_a_secret_s_cut_text_is_hidden_without_a_line_break_add
     hidden = f"{LOG_LINE}\nkind: Secret\ndata:\n  tls.crt: {REDACTED}\n    {REDACTED}\n    {REDACTED}"
 
     assert Redactor().text(text) == hidden
+
+
+def test_json_in_a_string_with_no_secret_leaves_the_secrets_after_it_to_be_hidden() -> None:
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: api\n  annotations:\n"
+        '    rollout/config: \'{"replicas": 3, "mode": "fast", "région": "eu"}\'\n'
+        '    kubectl.kubernetes.io/last-applied-configuration: \'{"kind": "Pod", "note": "déployé", '
+        '"env": [{"name": "DB_PASSWORD", "value": "Bj9xR4mKz7q"}]}\'\n'
+        "spec:\n  containers:\n  - name: api\n    env:\n    - name: API_TOKEN\n      value: Xk2mN8pQ4rT6\n"
+    )
+
+    out = Redactor().text(text)
+
+    assert "Bj9xR4mKz7q" not in out and "Xk2mN8pQ4rT6" not in out, out
+    assert 'rollout/config: \'{"replicas": 3, "mode": "fast", "région": "eu"}\'' in out
+    assert "déployé" in out and "\\u00e9" not in out  # the annotation rewritten keeps its letters
+    assert out.endswith(f"    - name: API_TOKEN\n      value: {REDACTED}\n")
