@@ -698,3 +698,31 @@ def test_json_in_a_string_with_no_secret_leaves_the_secrets_after_it_to_be_hidde
     assert 'rollout/config: \'{"replicas": 3, "mode": "fast", "région": "eu"}\'' in out
     assert "déployé" in out and "\\u00e9" not in out  # the annotation rewritten keeps its letters
     assert out.endswith(f"    - name: API_TOKEN\n      value: {REDACTED}\n")
+
+
+_LINES = st.sampled_from(
+    [
+        "DB_PASSWORD: hunter22",
+        "  api_token=Xk2mN8pQ4rT6 user=bob",
+        '{"secret": "s3cr3t", "name": "x"}',
+        'level=info msg="login" password: Bj9xR4mKz7q',
+        "INFO starting server on :8080",
+        "",
+        "  nested:",
+        "prompt_tokens: 1200",
+        "export AUTH_KEY='abc def'",
+        "failed to get token: context deadline exceeded",
+    ]
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(_LINES, min_size=1, max_size=8), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_key_values_are_read_only_on_the_lines_that_name_a_key_and_the_same_as_in_the_whole_text(
+    lines: list[str], newline: str, final: bool
+) -> None:
+    """The key-value shapes run on the runs of lines that hold a key word (a speed-up): the text
+    they give is the one they give on the whole text."""
+    text = newline.join(lines) + (newline if final else "")
+
+    assert redact._key_values(text) == redact._shapes(text)
