@@ -12,6 +12,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from k8s_agent import scenarios
 from k8s_agent.contract.judge import (
@@ -1258,3 +1260,37 @@ def test_c9_each_failed_call_is_judged_two_tools_failing_on_one_pod_and_after_an
     unproposed = answered("list_nodes", {}, "nodes are forbidden", error=True)
     after = c9(run("An error occurred.", [unproposed, FAILURE, describe_failure]))
     assert "the model was not shown the failure" in [v.summary for v in after.violations]
+
+
+_WORDS = st.lists(st.text(alphabet="abcdefgh:-", min_size=2, max_size=6), min_size=2, max_size=4).map(
+    " ".join
+)
+"""Text that holds no secret of its own (none of the secret words' letters, no digits)."""
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    prefix=_WORDS,
+    secret=st.text(alphabet="ABCDEFGH0123456789", min_size=8, max_size=20),
+    suffix=_WORDS,
+    mark=st.text(alphabet="[]*<>#xX", min_size=1, max_size=40).filter(lambda m: m.strip() != ""),
+    before=st.sampled_from(["", "noise line\n"]),
+)
+def test_c10_a_line_is_shown_redacted_wherever_it_is_in_the_answer_line_with_any_mark(
+    prefix: str, secret: str, suffix: str, mark: str, before: str
+) -> None:
+    """The answer line may hold more than the result line: text before it, and the line's start again
+    before and after it with no mark that would do (too long). A mark that is the secret, or blank,
+    is no mark."""
+    from k8s_agent.contract.judge.results import redacted_shown
+
+    line = f"{prefix} token={secret} {suffix}"
+    decoy = f"{prefix} token={'y' * 50}"
+    shown = f"{before}{decoy} log: {line.replace(secret, mark)} then {decoy}"
+
+    assert redacted_shown(line, shown)
+    assert not redacted_shown(line, shown.replace(mark, secret, 1))
+    assert not redacted_shown(line, f"{before}log: {line.replace(secret, ' ')} then {decoy}")
+    assert not redacted_shown(
+        line, f"{before}log: {line.replace(secret, mark).replace(suffix, suffix[0] + 'z' + suffix[1:], 1)}"
+    )
