@@ -356,6 +356,8 @@ def test_a_known_secret_inside_another_leaves_nothing_of_the_longer_one() -> Non
         for secret in order:
             redactor.add(secret)
         assert redactor.text("x my-token-4f9a-tail y token-4f9a z") == f"x {REDACTED} y {REDACTED} z"
+        given = Redactor(order)  # given at the start rather than learnt
+        assert given.text("x my-token-4f9a-tail y token-4f9a z") == f"x {REDACTED} y {REDACTED} z"
 
 
 def test_a_one_line_field_cannot_print_a_line_of_its_own_or_reorder_what_is_read() -> None:
@@ -726,3 +728,20 @@ def test_key_values_are_read_only_on_the_lines_that_name_a_key_and_the_same_as_i
     text = newline.join(lines) + (newline if final else "")
 
     assert redact._key_values(text) == redact._shapes(text)
+
+
+def test_a_describe_environment_hides_every_line_of_a_secret_s_value_and_keeps_a_plain_value_s() -> None:
+    """The lines after a variable belong to its value: hidden under a secret name, kept under
+    another; the last line of the text gets no line break added."""
+    text = (
+        "    Environment:\n"
+        '      CONFIG_JSON:  {"mode": "fast",\n'
+        '                     "level": 3}\n'
+        "      DB_PASSWORD:  Bj9xR4mKz7q\n"
+        "                    second-line-of-it"
+    )
+    kept = '    Environment:\n      CONFIG_JSON:  {"mode": "fast",\n                     "level": 3}\n'
+
+    out = Redactor().text(text)
+    assert out.startswith(kept) and "Bj9xR4mKz7q" not in out and "second-line-of-it" not in out, out
+    assert Redactor().text(text.rsplit("\n", 1)[0]) == f"{kept}      DB_PASSWORD:  {REDACTED}"
