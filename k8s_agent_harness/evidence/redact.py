@@ -365,9 +365,10 @@ def _cut_short_from_a_secret(text: str) -> bool:
     """What may be a secret in a text cut short, without a word that says so: a `data` block in a
     text that names no kind (a Secret's data keys and base64 values name no secret), an env entry's
     value whose name was cut away."""
-    return (_DATA_KEY.search(text) is not None and _NAMES_A_KIND.search(text) is None) or any(
-        pattern.search(text) is not None for pattern in _CUT_BEFORE_ITS_NAME
-    )
+    # the words first: one substring search each, far cheaper than the patterns on a result of megabytes
+    if "data" in text and _DATA_KEY.search(text) is not None and _NAMES_A_KIND.search(text) is None:
+        return True
+    return "value" in text and any(pattern.search(text) is not None for pattern in _CUT_BEFORE_ITS_NAME)
 
 
 def _unquoted_name(name: str) -> str:
