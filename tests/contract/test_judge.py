@@ -9,6 +9,7 @@ mutation test (test_mutants.py) catches them again from real runs.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -612,6 +613,10 @@ def test_c4_only_an_identical_call_is_a_repeat() -> None:
     assert c4(by_name).summary.startswith(
         "list_pods with arguments no earlier call had never reached the server"
     )
+    # a read is no write: where the write tools are offered too, the same read still fails
+    assert c4(replace(by_name, scenario="c13", write_tools=True)).summary.startswith(
+        "list_pods with arguments no earlier call had never reached the server"
+    )
 
 
 # -- no wording assumed ----------------------------------------------------------------------------------
@@ -1070,22 +1075,6 @@ def test_c4_a_call_proposed_once_reaches_the_server_once_unless_it_failed() -> N
     assert c4(ran_again).verdict == FAILS  # another tool's failure with the same arguments is not its
 
 
-def test_c4_a_read_answered_as_a_repeat_fails_where_write_tools_are_offered_too() -> None:
-    first, other = ("c1", "list_pods", '{"namespace": "shop"}'), ("c2", "list_pods", "{}")
-    requests = [FORCED, request(Q, calls(first), result("c1", "pod a"), calls(other), result("c2", "pod b"))]
-    by_name = observed(
-        "c13",
-        requests,
-        [calls(first), calls(other)],
-        calls=received("list_pods", {"namespace": "shop"}),
-        write_tools=True,
-    )
-
-    assert c4(by_name).summary.startswith(
-        "list_pods with arguments no earlier call had never reached the server"
-    )
-
-
 def test_schema_problems_name_every_field_once_in_the_order_of_the_fields() -> None:
     from k8s_agent.contract.judge.wire import schema_problems
 
@@ -1112,7 +1101,6 @@ def test_a_violation_is_found_whatever_other_runs_are_judged_beside_it() -> None
     """Every item is judged on every run it applies to: a run that breaks it fails it the same way
     when other runs come before it and after it: a correct subject's run of every other scenario, and
     each as a subject that answers in prose would have run it (runs an item skips)."""
-    from dataclasses import replace
 
     from tests.contract.test_judge_from_the_docs import CASES, GOOD_RUNS, JUDGES
 
@@ -1211,7 +1199,6 @@ def _as_parts(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_message_sent_as_text_parts_is_judged_as_its_text() -> None:
-    from dataclasses import replace
 
     from tests.contract.test_judge_from_the_docs import CASES, JUDGES
 
