@@ -200,8 +200,13 @@ def _shapes(lines: str) -> str:
 
 
 _PEM_BEGIN = re.compile(r"-----BEGIN (?P<kind>[A-Z0-9 ]{0,40})PRIVATE KEY-----")
-# What is left of a block that was cut before its END line: its base64 lines (also JSON-escaped).
-_PEM_BODY = re.compile(r"(?:(?:\r?\n|\\r?\\n)[ \t]*[A-Za-z0-9+/=]+(?=[ \t]*(?:\r?\n|\\[rn]|[\"',]|$)))*")
+# What is left of a block that was cut before its END line (also JSON-escaped): the headers of a
+# legacy encrypted key (RFC 1421: `Proc-Type:`, `DEK-Info:`, then a blank line), then base64 lines.
+_PEM_LINE_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
+_PEM_HEADERS = rf"(?:(?:{_PEM_LINE_BREAK}[ \t]*(?:Proc-Type|DEK-Info):[^\r\n\\\"]*)+(?:{_PEM_LINE_BREAK}[ \t]*(?={_PEM_LINE_BREAK}))?)?"
+_PEM_BODY = re.compile(
+    rf"{_PEM_HEADERS}(?:{_PEM_LINE_BREAK}[ \t]*[A-Za-z0-9+/=]+(?=[ \t]*(?:\r?\n|\\[rn]|[\"',]|$)))*"
+)
 _PEM_SPAN = 64 * 1024
 """The farthest a block's END line is looked for: a key is a few KB, and the search stays linear."""
 

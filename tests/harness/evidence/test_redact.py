@@ -183,6 +183,7 @@ SECRET_TEXTS = [
         "MHcCAQEEIDx",
     ),
     ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQ\nBgkqhkiG9w0", "BgkqhkiG9w0"),  # a cut block
+    ('{"tls.key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQ\\nBgkqhkiG9w0', "BgkqhkiG9w0"),
     ("DATABASE_URL=postgres://app:hunter2@db.prod:5432/orders", "hunter2"),
     ('{"level":"error","error":"dial redis://default:s3cr3tpw@redis:6379: refused"}', "s3cr3tpw"),
 ]
@@ -603,8 +604,14 @@ def test_every_text_is_redacted_however_many_the_memo_has_seen() -> None:
             "x -----BEGIN PRIVATE KEY-----\nAAAA\nBBBB\n\nafter",
             f"x -----BEGIN PRIVATE KEY-----{REDACTED}\n\nafter",
         ),
+        (  # a BEGIN inside a block already replaced, then a block after both
+            "-----BEGIN PRIVATE KEY-----\nMIIE\n-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+            "b\n-----BEGIN EC PRIVATE KEY-----\nMHcC\n-----END EC PRIVATE KEY-----\nc",
+            f"-----BEGIN PRIVATE KEY-----{REDACTED}-----END PRIVATE KEY-----\n"
+            f"b\n-----BEGIN EC PRIVATE KEY-----{REDACTED}-----END EC PRIVATE KEY-----\nc",
+        ),
     ],
-    ids=["two-blocks", "another-kind-s-end", "cut-short"],
+    ids=["two-blocks", "another-kind-s-end", "cut-short", "a-begin-inside-a-block"],
 )
 def test_each_private_key_block_s_body_is_replaced_its_begin_and_end_kept(text: str, redacted: str) -> None:
     assert Redactor().text(text) == redacted
@@ -745,3 +752,59 @@ def test_a_describe_environment_hides_every_line_of_a_secret_s_value_and_keeps_a
     out = Redactor().text(text)
     assert out.startswith(kept) and "Bj9xR4mKz7q" not in out and "second-line-of-it" not in out, out
     assert Redactor().text(text.rsplit("\n", 1)[0]) == f"{kept}      DB_PASSWORD:  {REDACTED}"
+
+
+def test_a_legacy_encrypted_key_cut_before_its_end_loses_its_body_after_its_headers() -> None:
+    # RFC 1421 headers, a blank line, then the body: OpenSSL's traditional encrypted key.
+    headers = "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\n"
+    body = "MIIEowIBAAKCAQEAzX1b\nQWERTYUIOPasdfghjkl1\n"
+    text = f"a\n-----BEGIN RSA PRIVATE KEY-----\n{headers}{body}\nafter"
+
+    assert Redactor().text(text) == f"a\n-----BEGIN RSA PRIVATE KEY-----{REDACTED}\n\nafter"
+    as_json = Redactor().text(
+        json.dumps({"tls.key": f"-----BEGIN RSA PRIVATE KEY-----\n{headers}{body}"})[:-2]
+    )
+    assert "MIIEowIBAAKCAQEAzX1b" not in as_json and "QWERTYUIOPasdfghjkl1" not in as_json
+    cut_in_its_headers = f"-----BEGIN RSA PRIVATE KEY-----\n{headers[:40]}"
+    assert Redactor().text(cut_in_its_headers) == f"-----BEGIN RSA PRIVATE KEY-----{REDACTED}"
+
+
+@pytest.mark.parametrize("past", [0, 1])
+def test_a_block_s_end_line_is_looked_for_within_its_span_and_no_farther(past: int) -> None:
+    begin = "-----BEGIN PRIVATE KEY-----"
+    end = "-----END PRIVATE KEY-----"
+    cut = f"{begin}\nMIIEvQIBADANBgkq\n\n"
+    log = "I1207 10:00:00.000000  1 sync.go:12] synced\n"
+    # The second block's END line ends exactly at the span's limit, or one character past it.
+    second = f"{begin}\nMIIE\n{end}"
+    filler = len(begin) + redact._PEM_SPAN + past - len(cut) - len(second)
+    logs = (log * (filler // len(log) + 1))[:filler]
+    text = f"{cut}{logs}{second}\nlast"
+
+    out = Redactor().text(text)
+
+    assert "MIIEvQIBADANBgkq" not in out and "\nMIIE\n" not in out
+    if past:  # not found: the cut block's own body goes, the logs after it stay
+        assert out == f"{begin}{REDACTED}\n\n{logs}{begin}{REDACTED}{end}\nlast"
+    else:  # found: everything up to it goes
+        assert out == f"{begin}{REDACTED}{end}\nlast"
+
+
+def test_a_yaml_alias_that_repeats_a_secret_leaves_the_secrets_after_it_hidden_too() -> None:
+    # An alias is the anchored node again: two secrets at one span, then more secrets after them.
+    secret = (
+        "apiVersion: v1\nkind: Secret\ndata:\n  a: &p c2VjcmV0LW9uZQ==\n  b: *p\n  c: c2Vjb25kLXNlY3JldA==\n"
+    )
+    env = (
+        "env:\n- name: DB_PASSWORD\n  value: &p hunter2hunter2\n- name: OTHER_PASSWORD\n  value: *p\n"
+        "- name: THIRD_TOKEN\n  value: tok-3333333\n- name: MODE\n  value: fast\n"
+    )
+
+    for text, secrets in (
+        (secret, ["c2VjcmV0LW9uZQ==", "c2Vjb25kLXNlY3JldA=="]),
+        (env, ["hunter2", "tok-3333333"]),
+    ):
+        out = Redactor().text(text)
+        assert not [s for s in secrets if s in out]
+        assert out.count(REDACTED) == 2
+    assert Redactor().text(env).endswith("- name: MODE\n  value: fast\n")
