@@ -135,6 +135,9 @@ _OTHER_KINDS = frozenset(
 )
 
 _TABLE_COLUMNS = {"namespace": NAMESPACE, "ns": NAMESPACE, "node": NODE, "node name": NODE, "nodename": NODE}
+# A Markdown table's delimiter row (GFM): cells of one or more dashes, each with an optional colon
+# either side (`|---|:--|-:|`).
+_TABLE_DELIMITER_ROW = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
 _TABLE_NON_NAMES = frozenset({"n/a", "na", "none", "all", "any", "-", "<none>", "cluster-wide", "unknown"})
 
 _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
@@ -146,6 +149,7 @@ _QUOTES = "`'\""
 _JOINER = re.compile(r"[ \t`'\"*_]*[:=]?[ \t`'\"*_]*")
 _LIST_JOINER = re.compile(r"[ \t`'\"*_]*(?:,|&)?[ \t`'\"*_]*")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s)>\]}\"'`]+", re.IGNORECASE)
+_DOTTED_TAIL = re.compile(r"\.[A-Za-z0-9]")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 # After these words "namespace X" introduces a name ("pods in namespace payments"); after others
@@ -292,8 +296,8 @@ def mentions(answer: str) -> list[Mention]:
     urls = [match.span() for match in _URL.finditer(answer)]
     for match in POD_LIKE.finditer(answer):
         start, end = match.span()
-        if match[0] in _ENGLISH or answer[start - 1 : start] in ("-", "."):
-            continue  # a --command-line-flag, or the tail of a dotted name (v1.28.3-eks-5e0fdde)
+        if match[0] in _ENGLISH or answer[start - 1 : start] in ("-", ".") or _DOTTED_TAIL.match(answer, end):
+            continue  # a --command-line-flag, or a label of a dotted name (v1.28.3-eks-5e0fdde, ip-10-0-1-23.eu-west-1...)
         if any(a <= start and end <= b for a, b in (*urls, *hosts)):
             continue
         found[Mention(match[0], POD)] = None
@@ -461,9 +465,7 @@ def _table_cells(answer: str) -> Iterator[Mention]:
     """Cells of Markdown table columns headed Namespace or Node."""
     lines = answer.splitlines()
     for number, line in enumerate(lines[:-1]):
-        if not line.lstrip().startswith("|") or not re.fullmatch(
-            r"\s*\|?[\s:|-]*-{3,}[\s:|-]*", lines[number + 1]
-        ):
+        if not line.lstrip().startswith("|") or not _TABLE_DELIMITER_ROW.fullmatch(lines[number + 1]):
             continue
         header = [_cell_text(cell).lower() for cell in _cells(line)]
         kinds = {column: _TABLE_COLUMNS[name] for column, name in enumerate(header) if name in _TABLE_COLUMNS}

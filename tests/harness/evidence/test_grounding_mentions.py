@@ -1,0 +1,110 @@
+"""Which names a report uses, of which kind: generated names in the ways reports write them.
+
+Each sentence is written with names of known kinds in their slots (the oracle): every planted name
+must be found as its kind, and nothing else found but a pod-shaped planted name read as a pod too
+(any word of three or more dash-separated parts is checked as a pod wherever it stands).
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from k8s_agent_harness.evidence import grounding
+from k8s_agent_harness.evidence.grounding import NAMESPACE, NODE, POD, Mention, invented_names, mentions
+from tests.harness.evidence.test_grounding import evidence
+
+# Words a report's prose uses next to a kind word: never a name, so never a generated one.
+_NOT_NAMES = (
+    grounding._FUNCTION_WORDS
+    | grounding._NAMESPACE_WORDS
+    | grounding._NODE_WORDS
+    | grounding._POD_WORDS
+    | grounding._ENGLISH
+    | grounding._OTHER_KINDS
+    | set(grounding._KINDS)
+    | grounding.BUILT_IN_NAMESPACES
+    | {"and", "or", "n"}
+)
+
+
+def _name(pattern: str) -> st.SearchStrategy[str]:
+    return st.from_regex(pattern, fullmatch=True).filter(
+        lambda name: name not in _NOT_NAMES and not name.startswith(grounding._ENGLISH_PREFIXES)
+    )
+
+
+NAMESPACES = st.one_of(
+    _name(r"[a-z][a-z]{2,9}"),  # payments
+    _name(r"[a-z][a-z0-9]{1,7}-[a-z0-9]{1,6}"),  # team-a1, shop-api
+)
+NODES = st.one_of(
+    _name(r"[a-z]{2,6}-worker[0-9]{0,2}"),  # kind-worker2
+    _name(r"[a-z]{2,8}-[0-9]{1,3}"),  # worker-7
+    st.builds(
+        "ip-10-0-{}-{}.{}.compute.internal".format,
+        st.integers(0, 255),
+        st.integers(0, 255),
+        st.sampled_from(["eu-west-1", "us-east-2", "ap-south-1"]),
+    ),
+    _name(r"gke-[a-z]{3,6}-default-pool-[0-9a-f]{8}-[a-z0-9]{4}"),
+)
+POD_SHAPED = _name(r"[a-z]{2,8}(?:-[a-z]{2,6})?-[0-9a-f]{8,10}-[a-z0-9]{5}")  # checkout-7d9f8c6b5-x1z2q
+PODS = st.one_of(POD_SHAPED, _name(r"[a-z]{2,8}-[0-9]"))  # and db-0, found next to a kind word
+ANY_POD = "any pod"
+"""A slot where only a pod-shaped name is found: no kind word says what the name is."""
+
+# Each shape of sentence, with the kind of each of its slots.
+SHAPES: list[tuple[str, dict[str, str]]] = [
+    ("In the {a} namespace two pods crash.", {"a": NAMESPACE}),
+    ("namespace {a} has one crashing pod.", {"a": NAMESPACE}),
+    ("Namespace: {a}", {"a": NAMESPACE}),
+    ("**Namespace:** `{a}`", {"a": NAMESPACE}),
+    ("Run `kubectl logs {p} -n {a}`.", {"a": NAMESPACE, "p": ANY_POD}),
+    ("kubectl get events --namespace={a}", {"a": NAMESPACE}),
+    ("Namespaces {a} and {b} were checked.", {"a": NAMESPACE, "b": NAMESPACE}),
+    ("The {a}, {b} and {c} namespaces are degraded.", {"a": NAMESPACE, "b": NAMESPACE, "c": NAMESPACE}),
+    ("Pods in namespaces {a}, {b} & {c} restart.", {"a": NAMESPACE, "b": NAMESPACE, "c": NAMESPACE}),
+    ("{a}/{p} crashes.", {"a": NAMESPACE, "p": POD}),
+    ("Look at ns/{a} first.", {"a": NAMESPACE}),
+    (
+        "| Namespace | Pod |\n|---|---|\n| {a} | {p} |\n| `{b}` | {q} |",
+        {"a": NAMESPACE, "b": NAMESPACE, "p": ANY_POD, "q": ANY_POD},
+    ),
+    ("Node {m} is NotReady.", {"m": NODE}),
+    ("The {m} node is tainted.", {"m": NODE}),
+    ("Drain node/{m} first.", {"m": NODE}),
+    ("**Node:** `{m}`", {"m": NODE}),
+    ("Nodes {m} and {k} are fine.", {"m": NODE, "k": NODE}),
+    ("Check nodes {m}, {k} and {j}.", {"m": NODE, "k": NODE, "j": NODE}),
+    ("| Pod | Node |\n|:--|:--|\n| {p} | {m} |", {"p": ANY_POD, "m": NODE}),
+    ("pod {p} restarts.", {"p": POD}),
+    ("See pod/{p}.", {"p": POD}),
+    ("Pods {p} and {q} are Pending.", {"p": POD, "q": POD}),
+]
+
+
+@st.composite
+def sentences(draw: st.DrawFn) -> tuple[str, set[Mention]]:
+    text, slots = draw(st.sampled_from(SHAPES))
+    strategies = {NAMESPACE: NAMESPACES, NODE: NODES, POD: PODS, ANY_POD: POD_SHAPED}
+    names: dict[str, str] = {}
+    for slot, kind in slots.items():
+        names[slot] = draw(strategies[kind].filter(lambda name: name not in names.values()))
+    planted = {Mention(names[slot], POD if kind == ANY_POD else kind) for slot, kind in slots.items()}
+    return text.format(**names), planted
+
+
+@settings(max_examples=300)
+@given(sentences())
+def test_every_name_a_sentence_holds_is_found_as_its_kind_and_nothing_else(
+    written: tuple[str, set[Mention]],
+) -> None:
+    answer, planted = written
+
+    found = set(mentions(answer))
+
+    assert planted <= found, answer
+    assert found - planted <= {Mention(m.name, POD) for m in planted}, answer
