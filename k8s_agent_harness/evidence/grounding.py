@@ -257,9 +257,6 @@ class Evidence:
         """All evidence as one text (a copy: `contains` reads the texts where they are)."""
         return "\n".join(self._texts)
 
-    def __len__(self) -> int:
-        return (self._question in self._texts) + sum(1 for result in self.results if result.ok)
-
     def contains(self, mention: Mention) -> bool:
         """Whether the evidence names this pod (anywhere), node or namespace (as a whole word)."""
         if mention.kind == NAMESPACE and mention.name in BUILT_IN_NAMESPACES:
@@ -281,27 +278,24 @@ def invented_names(answer: str, evidence: Evidence) -> list[str]:
 def mentions(answer: str) -> list[Mention]:
     """Every pod, node and namespace name the report uses, as far as its wording shows them."""
     tokens = _tokens(answer)
-    found: dict[Mention, None] = {}
+    found: list[Mention] = []
     hosts: list[tuple[int, int]] = []
     for index, token in enumerate(tokens):
-        for mention in _around_keyword(answer, tokens, index):
-            found[mention] = None
-        for mention in _slash_pair(answer, tokens, index):
-            found[mention] = None
+        found += _around_keyword(answer, tokens, index)
+        found += _slash_pair(answer, tokens, index)
         if _is_host_name(answer, token):
-            found[Mention(token.text, NODE)] = None
+            found.append(Mention(token.text, NODE))
             hosts.append((token.start, token.end))
-    for mention in _table_cells(answer):
-        found[mention] = None
+    found += _table_cells(answer)
     urls = [match.span() for match in _URL.finditer(answer)]
     for match in POD_LIKE.finditer(answer):
         start, end = match.span()
         if match[0] in _ENGLISH or answer[start - 1 : start] in ("-", ".") or _DOTTED_TAIL.match(answer, end):
-            continue  # a --command-line-flag, or a label of a dotted name (v1.28.3-eks-5e0fdde, ip-10-0-1-23.eu-west-1...)
+            continue  # a --flag, or a label of a dotted name (v1.28.3-eks-5e0fdde, ip-10-0-1-23.eu-west-1...)
         if any(a <= start and end <= b for a, b in (*urls, *hosts)):
             continue
-        found[Mention(match[0], POD)] = None
-    return list(found)
+        found.append(Mention(match[0], POD))
+    return list(dict.fromkeys(found))  # each once, in the order found
 
 
 # -- tokens --------------------------------------------------------------------------------------

@@ -7,8 +7,6 @@ must be found as its kind, and nothing else found but a pod-shaped planted name 
 
 from __future__ import annotations
 
-import re
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -108,3 +106,15 @@ def test_every_name_a_sentence_holds_is_found_as_its_kind_and_nothing_else(
 
     assert planted <= found, answer
     assert found - planted <= {Mention(m.name, POD) for m in planted}, answer
+
+
+@settings(max_examples=150)
+@given(sentences(), st.sampled_from(["-x9", "x", "0"]))
+def test_a_node_or_namespace_the_tools_showed_only_inside_a_longer_name_is_invented(
+    written: tuple[str, set[Mention]], longer: str
+) -> None:
+    answer, planted = written
+    shown = "\n".join(f"NAME {m.name}{longer}" for m in planted)
+
+    assert invented_names(answer, evidence(shown)) == sorted({m.name for m in planted if m.kind != POD})
+    assert invented_names(answer, evidence("\n".join(f"NAME {m.name}" for m in planted))) == []
