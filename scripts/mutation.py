@@ -132,6 +132,8 @@ SHARDS = (
         ("k8s_agent_harness/evidence/grounding.py",),
         (
             "tests/harness/evidence/test_grounding.py",
+            "tests/harness/evidence/test_grounding_mentions.py",
+            "tests/harness/evidence/test_evidence_record.py",
             "tests/harness/evidence/test_verification.py",
             "tests/reliability/test_evidence_threats.py",
             "tests/reliability/test_falsification.py",

@@ -200,7 +200,6 @@ class Evidence:
     """
 
     def __init__(self, question: str = "") -> None:
-        self._question = question
         self._texts: dict[str, None] = {question: None} if question else {}
         """Each distinct text once (a text returned by several calls is one entry)."""
         self.results: list[ToolText] = []
