@@ -487,7 +487,7 @@ def _table_candidate(text: str, kind: str) -> Mention | None:
     first = text.split()[0] if text.split() else ""
     if not first or first.lower() in _TABLE_NON_NAMES or first in _FUNCTION_WORDS:
         return None
-    first = first.rstrip(",;:.")
+    first = first.strip("`'\"*_,;:.")  # `**kind-worker2**, tainted`
     pattern = _NAMESPACE_NAME if kind == NAMESPACE else _HOST_NAME
     if not pattern.fullmatch(first) or not re.search(r"[a-z]", first):
         return None

@@ -7,6 +7,8 @@ must be found as its kind, and nothing else found but a pod-shaped planted name 
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,6 +40,16 @@ NAMESPACES = st.one_of(
     _name(r"[a-z][a-z]{2,9}"),  # payments
     _name(r"[a-z][a-z0-9]{1,7}-[a-z0-9]{1,6}"),  # team-a1, shop-api
 )
+PLAIN_WORDS = _name(r"[a-z]{3,9}")
+HOSTS = st.one_of(
+    st.builds(
+        "ip-10-0-{}-{}.{}.compute.internal".format,
+        st.integers(0, 255),
+        st.integers(0, 255),
+        st.sampled_from(["eu-west-1", "us-east-2", "ap-south-1"]),
+    ),
+    _name(r"[a-z]{2,6}-[0-9]{1,2}\.[a-z]{2,6}(-[0-9])?\.(net|internal|lan)"),  # rack-7.dc-2.net
+)
 NODES = st.one_of(
     _name(r"[a-z]{2,6}-worker[0-9]{0,2}"),  # kind-worker2
     _name(r"[a-z]{2,8}-[0-9]{1,3}"),  # worker-7
@@ -53,6 +65,8 @@ POD_SHAPED = _name(r"[a-z]{2,8}(?:-[a-z]{2,6})?-[0-9a-f]{8,10}-[a-z0-9]{5}")  # 
 PODS = st.one_of(POD_SHAPED, _name(r"[a-z]{2,8}-[0-9]"))  # and db-0, found next to a kind word
 ANY_POD = "any pod"
 """A slot where only a pod-shaped name is found: no kind word says what the name is."""
+HOST = "host"
+"""A slot where a node is found by its shape alone: a host name of three or more labels."""
 
 # Each shape of sentence, with the kind of each of its slots.
 SHAPES: list[tuple[str, dict[str, str]]] = [
@@ -63,9 +77,21 @@ SHAPES: list[tuple[str, dict[str, str]]] = [
     ("Run `kubectl logs {p} -n {a}`.", {"a": NAMESPACE, "p": ANY_POD}),
     ("kubectl get events --namespace={a}", {"a": NAMESPACE}),
     ("Namespaces {a} and {b} were checked.", {"a": NAMESPACE, "b": NAMESPACE}),
+    ("Pods in namespace {a} restart.", {"a": NAMESPACE}),
+    ("Checked namespace {a} twice.", {"a": NAMESPACE}),
+    ("- namespace {a} has two pending pods", {"a": NAMESPACE}),
+    ("* namespace {a} has two pending pods", {"a": NAMESPACE}),
+    ("Summary. Namespace {a} is degraded.", {"a": NAMESPACE}),
+    ("Two pods (namespace {a}) restart.", {"a": NAMESPACE}),
+    ("-n {a} was given.", {"a": NAMESPACE}),
+    ("Use `-n {a}`.", {"a": NAMESPACE}),
+    ("Namespaces {a}, {b}, and {c} were checked.", {"a": NAMESPACE, "b": NAMESPACE, "c": NAMESPACE}),
+    ("Namespaces {a} or {b} hold it.", {"a": NAMESPACE, "b": NAMESPACE}),
+    ("See https://grafana.example.com/d/{p} and {q}.", {"q": ANY_POD}),
     ("The {a}, {b} and {c} namespaces are degraded.", {"a": NAMESPACE, "b": NAMESPACE, "c": NAMESPACE}),
     ("Pods in namespaces {a}, {b} & {c} restart.", {"a": NAMESPACE, "b": NAMESPACE, "c": NAMESPACE}),
     ("{a}/{p} crashes.", {"a": NAMESPACE, "p": POD}),
+    ("`{a}/{p}` crashes.", {"a": NAMESPACE, "p": POD}),
     ("Look at ns/{a} first.", {"a": NAMESPACE}),
     (
         "| Namespace | Pod |\n|---|---|\n| {a} | {p} |\n| `{b}` | {q} |",
@@ -81,17 +107,47 @@ SHAPES: list[tuple[str, dict[str, str]]] = [
     ("pod {p} restarts.", {"p": POD}),
     ("See pod/{p}.", {"p": POD}),
     ("Pods {p} and {q} are Pending.", {"p": POD, "q": POD}),
+    ("{h} has DiskPressure.", {"h": HOST}),
+    ("Nodes {h} and {k} are NotReady.", {"h": HOST, "k": NODE}),
+    ("Two nodes ({h}) are NotReady.", {"h": HOST}),
+    ("| Node |\n|---|\n| {m} |\n\nand then\n\n| Namespace |\n|---|\n| {a} |", {"m": NODE, "a": NAMESPACE}),
+    (
+        "  | NS | Pod |\n  | - | - |\n  | {a} | {p} |\n  | N/A | {q} |",
+        {"a": NAMESPACE, "p": ANY_POD, "q": ANY_POD},
+    ),
+    (
+        "| Pod | Node name |\n|---|---|\n| {p} |\n| {q} | **{m}**, tainted |",
+        {"p": ANY_POD, "q": ANY_POD, "m": NODE},
+    ),
+    # Where a host name (h) is no node: in a URL, a service's DNS name, an address, an image.
+    ("Scrape https://{h}/metrics now.", {}),
+    ("Call {h}.svc to check.", {}),
+    ("Call {h}.svc.cluster.local to check.", {}),
+    ("Mail ops@{h} now.", {}),
+    ("Pull {h}/app:v1 now.", {}),
+    ("Tables need a delimiter row:\n| Node |\n| {m} |", {}),
+    # Where a plain word (w) is read as no name: it ends a phrase, or follows a flag other than -n.
+    ("The last n {w} pods restarted.", {}),
+    ("Run `kubectl logs -f {w}`.", {}),
+    ("Every namespace {w} fine.", {}),
+    ("Which nodes {w} ready?", {}),
+    ("The pod {w} restarted.", {}),
 ]
 
 
 @st.composite
 def sentences(draw: st.DrawFn) -> tuple[str, set[Mention]]:
     text, slots = draw(st.sampled_from(SHAPES))
-    strategies = {NAMESPACE: NAMESPACES, NODE: NODES, POD: PODS, ANY_POD: POD_SHAPED}
+    strategies = {NAMESPACE: NAMESPACES, NODE: NODES, POD: PODS, ANY_POD: POD_SHAPED, HOST: HOSTS}
     names: dict[str, str] = {}
     for slot, kind in slots.items():
         names[slot] = draw(strategies[kind].filter(lambda name: name not in names.values()))
-    planted = {Mention(names[slot], POD if kind == ANY_POD else kind) for slot, kind in slots.items()}
+    for slot in re.findall(r"\{(\w)\}", text):
+        if slot not in names:  # a word where no name is read: a plain word, or a pod inside a URL
+            unread = POD_SHAPED if slot in "pq" else HOSTS if slot == "h" else PLAIN_WORDS
+            names[slot] = draw(unread.filter(lambda name: name not in names.values()))
+    read_as = {ANY_POD: POD, HOST: NODE}
+    planted = {Mention(names[slot], read_as.get(kind, kind)) for slot, kind in slots.items()}
     return text.format(**names), planted
 
 
