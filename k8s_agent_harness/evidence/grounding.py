@@ -360,7 +360,7 @@ def _introduces_a_name(answer: str, tokens: list[_Token], index: int, joiner: st
     Yes for `namespace: x`, `--namespace=x`, `-n x`, at the start of a sentence, line or bullet,
     and after a preposition or a verb that takes a name (`in namespace x`, `check node x`).
     """
-    if joiner.strip(" \t`'\"*_") or tokens[index].text == "n" or index == 0:
+    if joiner.strip(" \t`'\"*_") or index == 0:  # `-n x` is introduced by its dash, below
         return True
     before = _between(answer, tokens, index - 1, index)
     if re.search(r"[.:;!?\n(|#>]", before) or before.rstrip().endswith(("-", "*")):
