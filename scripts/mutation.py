@@ -145,6 +145,8 @@ SHARDS = (
         ("k8s_agent_harness/evidence/provenance.py",),
         (
             "tests/harness/evidence/test_provenance.py",
+            "tests/harness/evidence/test_provenance_echoes.py",
+            "tests/harness/evidence/test_grounding_mentions.py",
             "tests/harness/evidence/test_verification.py",
             "tests/reliability/test_evidence_threats.py",
             "tests/reliability/test_attribution_properties.py",

@@ -428,8 +428,9 @@ def _echo_spans(text: str, echo_strings: Sequence[str]) -> list[tuple[int, int]]
     for echo in echo_strings:
         pattern = _pattern(echo, re.IGNORECASE)
         spans += [(match.start(), match.end()) for match in pattern.finditer(text)]
-        if len(echo) > MIN_CUT_ECHO:  # a name cut at its end; any long part of free text
-            spans += _cut_echoes(text, lowered, echo) if is_name(echo) else _echoed_parts(lowered, echo)
+        if len(echo) > MIN_CUT_ECHO:  # a name cut at its end; any long part of free text, in any case
+            low = echo.lower()
+            spans += _cut_echoes(text, lowered, low) if is_name(echo) else _echoed_parts(lowered, low)
     return _merged(spans)
 
 
