@@ -66,6 +66,8 @@ POD_SHAPED = _name(r"[a-z]{2,8}(?:-[a-z]{2,6})?-[0-9a-f]{8,10}-[a-z0-9]{5}")  # 
 PODS = st.one_of(POD_SHAPED, _name(r"[a-z]{2,8}-[0-9]"))  # and db-0, found next to a kind word
 ANY_POD = "any pod"
 """A slot where only a pod-shaped name is found: no kind word says what the name is."""
+DASHED_NAMESPACE = "dashed namespace"
+"""A slot where a namespace is found wherever it stands next to the word: its dash says it is a name."""
 HOST = "host"
 """A slot where a node is found by its shape alone: a host name of three or more labels."""
 
@@ -136,6 +138,18 @@ SHAPES: list[tuple[str, dict[str, str]]] = [
     ("Mail ops@{h} now.", {}),
     ("Pull {h}/app:v1 now.", {}),
     ("Tables need a delimiter row:\n| Node |\n| {m} |", {}),
+    ("{a} namespace is degraded.", {"a": NAMESPACE}),
+    ("**Namespace:** `{a}` is degraded", {"a": NAMESPACE}),
+    ("Every namespace `{a}` is fine.", {"a": NAMESPACE}),
+    ("Every namespace {d} is fine.", {"d": DASHED_NAMESPACE}),
+    # Where a namespace/pod pair is no pair: a path, an address, a bucket, an image's digest.
+    ("/{w}/{p} holds the logs.", {"p": ANY_POD}),
+    ("{w}/{p}/logs holds them.", {"p": ANY_POD}),
+    ("Read ~/.{w}/{p} first.", {"p": ANY_POD}),
+    ("Copy from gs:{w}/{p} now.", {"p": ANY_POD}),
+    ("Push to ops@{w}/{p} now.", {"p": ANY_POD}),
+    ("Pin {w}/{p}@v2 now.", {"p": ANY_POD}),
+    ("Its logs are under pod/", {}),
     # Where a plain word (w) is read as no name: it ends a phrase, or follows a flag other than -n.
     ("The last n {w} pods restarted.", {}),
     ("Run `kubectl logs -f {w}`.", {}),
@@ -150,7 +164,14 @@ SHAPES: list[tuple[str, dict[str, str]]] = [
 @st.composite
 def sentences(draw: st.DrawFn, shape: tuple[str, dict[str, str]]) -> tuple[str, set[Mention]]:
     text, slots = shape
-    strategies = {NAMESPACE: NAMESPACES, NODE: NODES, POD: PODS, ANY_POD: POD_SHAPED, HOST: HOSTS}
+    strategies = {
+        NAMESPACE: NAMESPACES,
+        DASHED_NAMESPACE: _name(r"[a-z][a-z0-9]{1,7}-[a-z0-9]{1,6}"),
+        NODE: NODES,
+        POD: PODS,
+        ANY_POD: POD_SHAPED,
+        HOST: HOSTS,
+    }
     names: dict[str, str] = {}
     for slot, kind in slots.items():
         names[slot] = draw(strategies[kind].filter(lambda name: name not in names.values()))
@@ -158,7 +179,7 @@ def sentences(draw: st.DrawFn, shape: tuple[str, dict[str, str]]) -> tuple[str, 
         if slot not in names:  # a word where no name is read: a plain word, or a pod inside a URL
             unread = POD_SHAPED if slot in "pq" else HOSTS if slot == "h" else PLAIN_WORDS
             names[slot] = draw(unread.filter(lambda name: name not in names.values()))
-    read_as = {ANY_POD: POD, HOST: NODE}
+    read_as = {ANY_POD: POD, HOST: NODE, DASHED_NAMESPACE: NAMESPACE}
     planted = {Mention(names[slot], read_as.get(kind, kind)) for slot, kind in slots.items()}
     return text.format(**names), planted
 
