@@ -147,6 +147,7 @@ SHARDS = (
             "tests/harness/evidence/test_provenance.py",
             "tests/harness/evidence/test_provenance_echoes.py",
             "tests/harness/evidence/test_grounding_mentions.py",
+            "tests/harness/evidence/test_evidence_record.py",
             "tests/harness/evidence/test_verification.py",
             "tests/reliability/test_evidence_threats.py",
             "tests/reliability/test_attribution_properties.py",

@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from k8s_agent_harness.evidence.redact import Redactor
 from k8s_agent_harness.evidence.shapes import (
@@ -507,26 +507,46 @@ def _argument_strings(item: Any) -> Iterator[str]:
         yield item
 
 
-def sources_of(results: Iterable[Any]) -> list[Source]:
-    """Sources from the run's tool results (`grounding.ToolText`: call id, tool, text, arguments, ok,
-    structured content, the tool's declared argument names)."""
+class ToolResult(Protocol):
+    """A run's tool result as the evidence records it (`grounding.ToolText`)."""
+
+    @property
+    def call_id(self) -> str: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def arguments(self) -> str:
+        """The call's arguments as JSON (empty when it had none)."""
+        ...
+
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def structured(self) -> Any: ...
+    @property
+    def parameters(self) -> tuple[str, ...]: ...
+
+
+def sources_of(results: Iterable[ToolResult]) -> list[Source]:
+    """Sources from the run's tool results: call id, tool, text, arguments, whether it succeeded,
+    structured content, the tool's declared argument names."""
     sources = []
     for result in results:
-        arguments: Any = getattr(result, "arguments", "") or {}
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments else {}
-            except ValueError:
-                arguments = {}
+        try:
+            arguments = json.loads(result.arguments) if result.arguments else {}
+        except ValueError:
+            arguments = {}
         sources.append(
             Source(
-                str(result.call_id),
-                str(result.tool),
-                str(result.text),
+                result.call_id,
+                result.tool,
+                result.text,
                 arguments if isinstance(arguments, dict) else {},
-                bool(getattr(result, "ok", True)),
-                getattr(result, "structured", None),
-                tuple(getattr(result, "parameters", ()) or ()),
+                result.ok,
+                result.structured,
+                result.parameters,
             )
         )
     return sources

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from k8s_agent_harness.evidence.grounding import NAMESPACE, NODE, POD, Evidence, Mention, ToolText
+from k8s_agent_harness.evidence.provenance import Source, sources_of
 
 
 def test_each_result_is_kept_with_its_call_its_tool_its_arguments_and_what_its_tool_declares() -> None:
@@ -77,3 +78,32 @@ def test_a_failure_grounds_no_name_and_the_built_in_namespaces_are_grounded_only
     assert evidence.contains(Mention("kube-system", NAMESPACE))
     assert not evidence.contains(Mention("kube-system", NODE))
     assert not evidence.contains(Mention("default", POD))
+
+
+def test_each_result_becomes_a_source_with_its_arguments_read_back_and_once_only() -> None:
+    evidence = Evidence()
+    evidence.add(
+        "pods: web-1",
+        "call-1",
+        "pods_list",
+        {"namespace": "équipe"},
+        structured={"n": 1},
+        parameters=["namespace"],
+    )
+    evidence.add_failure("not found", "call-2", "pods_get", {"name": "gone"})
+
+    first = list(evidence.sources)
+    evidence.add("events: none", "call-3", "events_list")
+
+    assert first == [
+        Source("call-1", "pods_list", "pods: web-1", {"namespace": "équipe"}, True, {"n": 1}, ("namespace",)),
+        Source("call-2", "pods_get", "not found", {"name": "gone"}, False),
+    ]
+    assert evidence.sources[:2] == first and evidence.sources[2] == Source(
+        "call-3", "events_list", "events: none", {}, True
+    )
+    # Arguments that are no JSON object (a list, a cut text) read as none.
+    assert sources_of([ToolText("c", "t", "x", "[1, 2]"), ToolText("c", "t", "x", '{"cut')]) == [
+        Source("c", "t", "x", {}, True),
+        Source("c", "t", "x", {}, True),
+    ]
