@@ -9,7 +9,16 @@ from typing import Any
 
 import pytest
 
-from k8s_agent_harness.evidence.provenance import Owners, Resource, Source, Subject, normalised, span_about
+from k8s_agent_harness.evidence.grounding import ToolText
+from k8s_agent_harness.evidence.provenance import (
+    Owners,
+    Resource,
+    Source,
+    Subject,
+    normalised,
+    sources_of,
+    span_about,
+)
 from k8s_agent_harness.evidence.shapes.naming import owners
 from k8s_agent_mock_cluster.cluster import Cluster
 from k8s_agent_mock_cluster.fixture import load_fixture
@@ -394,3 +403,32 @@ def test_a_status_claim_is_checked_field_by_field(text: str, claim: str, holds: 
     result = source(f"describe_{kind}", text)
     checked = unshown(claim, result.records)
     assert (checked.stated and not checked.missing and not checked.past) is holds, checked
+
+
+def _pod_object(name: str, reason: str | None) -> dict[str, Any]:
+    state = {"waiting": {"reason": reason}} if reason else {"running": {}}
+    status = {"name": "app", "ready": reason is None, "state": state}
+    return {
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "shop"},
+        "status": {"phase": "Running", "containerStatuses": [status]},
+    }
+
+
+def test_structured_content_is_set_aside_only_where_the_text_shows_the_same_resource_otherwise() -> None:
+    header = "NAMESPACE   NAME            READY   STATUS             RESTARTS\n"
+    running = "shop        web-5c6b4-k8m   1/1     Running            0\n"
+    crashing = "shop        web-5c6b4-k8m   0/1     CrashLoopBackOff   7\n"
+    # The structured content shows web as the text does, and another pod the text does not show.
+    agreeing = {
+        "items": [_pod_object("web-5c6b4-k8m", None), _pod_object("db-7f8d9-q2w", "CrashLoopBackOff")]
+    }
+    disagreeing = {"items": [_pod_object("web-5c6b4-k8m", None)]}
+
+    (agree,) = sources_of([ToolText("c1", "pods_list", header + running, "{}", structured=agreeing)])
+    (disagree,) = sources_of([ToolText("c2", "pods_list", header + crashing, "{}", structured=disagreeing)])
+
+    assert agree.unread_records == []
+    assert {record.resource.name for record in agree.records} == {"web-5c6b4-k8m", "db-7f8d9-q2w"}
+    assert [record.resource.name for record in disagree.unread_records] == ["web-5c6b4-k8m"]
+    assert all(not record.disputed for record in disagree.records)
