@@ -21,7 +21,10 @@ there is *killed in a fresh process*.
 The snapshot's packages come first on every path, the tests' subprocesses' included (PYTHONPATH):
 a mutant is the code under test whether a test calls it in process or through a `k8s-agent`
 process. Results are kept between runs in `.mutation/<shard>/mutants/`; `--fresh` starts a shard
-again from the checkout as it is now (do it after the code changed).
+again from the checkout as it is now (do it after the code changed). A shard stopped before its end
+goes on on another checkout: `--save-state FILE` writes its verdicts so far, `--resume-from FILE`
+starts it from them there (mutmut keeps the verdicts of every function whose code is unchanged and
+tests the others again).
 
 Not part of CI: the whole job takes hours on two cores. It needs mutmut (`pip install -e
 '.[mutation]'`). Results: `.mutation/results.json`, each shard's survivors with their diffs in
@@ -42,6 +45,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / ".mutation"
@@ -186,6 +190,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh", action="store_true", help="start the shards again from the checkout")
     parser.add_argument("--list", action="store_true", help="list the shards and exit")
     parser.add_argument("--report", action="store_true", help="print the results so far and exit")
+    parser.add_argument(
+        "--save-state",
+        metavar="FILE",
+        help="write the chosen shards' verdicts so far, mutant by mutant, to FILE and exit (to go on elsewhere)",
+    )
+    parser.add_argument(
+        "--resume-from",
+        metavar="FILE",
+        help="start the chosen shards from the verdicts FILE holds (--save-state's), for the functions unchanged since",
+    )
     args = parser.parse_args(argv)
     if args.list:
         for shard in SHARDS:
@@ -198,6 +212,16 @@ def main(argv: list[str] | None = None) -> int:
         chosen = select(args.shard, args.part)
     except ValueError as error:
         parser.error(str(error))
+    if args.save_state:
+        saved = save_state(chosen, Path(args.save_state))
+        print(f"mutation: saved the verdicts of {saved} mutants to {args.save_state}")
+        return 0
+    state: dict[str, Any] = {}
+    if args.resume_from:
+        try:
+            state = read_state(Path(args.resume_from))
+        except (OSError, ValueError) as error:
+            parser.error(f"--resume-from {args.resume_from}: {error}")
     if shutil.which("mutmut", path=str(Path(sys.executable).parent)) is None:
         print("mutation: mutmut is not installed: pip install -e '.[mutation]'", file=sys.stderr)
         return 2
@@ -206,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     for number, shard in enumerate(chosen, start=1):
         print(f"mutation: [{number}/{len(chosen)}] {shard.name}: {', '.join(shard.modules)}", flush=True)
         started = time.monotonic()
-        outcome = run_shard(shard, jobs=args.jobs, fresh=args.fresh)
+        outcome = run_shard(shard, jobs=args.jobs, fresh=args.fresh, state=state.get(shard.name))
         outcome["seconds"] = round(time.monotonic() - started)
         if never_tested(outcome):
             log = WORK / shard.name / "mutmut.log"
@@ -287,9 +311,11 @@ def mutmut_config(shard: Shard, folder: Path) -> str:
     return "\n".join(lines)
 
 
-def run_shard(shard: Shard, *, jobs: int, fresh: bool) -> dict[str, object]:
+def run_shard(
+    shard: Shard, *, jobs: int, fresh: bool, state: dict[str, Any] | None = None
+) -> dict[str, object]:
     folder = WORK / shard.name
-    if fresh and folder.exists():
+    if (fresh or state) and folder.exists():
         shutil.rmtree(folder)
     taken = folder / "snapshot-taken"
     if not taken.exists():
@@ -300,6 +326,8 @@ def run_shard(shard: Shard, *, jobs: int, fresh: bool) -> dict[str, object]:
         shutil.copy2(ROOT / "scripts" / "mutation_order.py", folder / "mutation_order.py")
         pyproject = folder / "pyproject.toml"
         pyproject.write_text(pyproject.read_text() + mutmut_config(shard, folder))
+        if state:
+            seed_state(folder, state)
         taken.write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
     env = dict(os.environ)
     mutants = folder / "mutants"
@@ -318,6 +346,43 @@ def run_shard(shard: Shard, *, jobs: int, fresh: bool) -> dict[str, object]:
     confirm_survivors(shard, folder, outcome, env, jobs)
     write_survivors(shard, folder, outcome, env)
     return outcome
+
+
+def save_state(shards: list[Shard], path: Path) -> int:
+    """Each chosen shard's verdicts so far, with the hash of every function they were reached on, as
+    mutmut keeps them (`mutants/<module>.meta`, whole): what `--resume-from` starts from on another
+    checkout."""
+    state: dict[str, Any] = {}
+    saved = 0
+    for shard in shards:
+        for meta in sorted((WORK / shard.name / "mutants").rglob("*.py.meta")):
+            data = json.loads(meta.read_text())
+            codes = data.get("exit_code_by_key", {})
+            module = meta.relative_to(WORK / shard.name / "mutants").as_posix().removesuffix(".meta")
+            state.setdefault(shard.name, {})[module] = data  # mutmut reads every field of it back
+            saved += sum(code is not None for code in codes.values())
+    path.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
+    return saved
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    state = json.loads(path.read_text())
+    if not isinstance(state, dict) or not all(
+        isinstance(modules, dict)
+        and all(isinstance(m, dict) and isinstance(m.get("exit_code_by_key"), dict) for m in modules.values())
+        for modules in state.values()
+    ):
+        raise ValueError("not a file --save-state wrote")
+    return state
+
+
+def seed_state(folder: Path, state: dict[str, Any]) -> None:
+    """Put a shard's saved verdicts where mutmut looks for its own before it mutates the modules: it
+    keeps those of every function whose code has the same hash, and tests the others again."""
+    for module, data in state.items():
+        meta = folder / "mutants" / f"{module}.meta"
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        meta.write_text(json.dumps(data))
 
 
 def read_outcome(shard: Shard, folder: Path) -> dict[str, object]:

@@ -202,3 +202,33 @@ def test_a_shard_whose_tests_cannot_run_is_an_error_not_a_score(job: ModuleType)
     assert job.never_tested(stopped)
     assert not job.never_tested({**stopped, "mutmut_exit": 0, "counts": {}})
     assert not job.never_tested({"mutmut_exit": 1, "counts": {"killed": 3, "not checked": 780}})
+
+
+def test_a_shard_s_verdicts_are_carried_to_another_checkout_where_mutmut_looks_for_them(
+    job: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shard = next(s for s in job.SHARDS if s.name == "grounding")
+    module = shard.modules[0]
+    meta = {
+        "exit_code_by_key": {"m.x_a__mutmut_1": 1, "m.x_a__mutmut_2": 0, "m.x_b__mutmut_1": None},
+        "hash_by_function_name": {"x_a": "e0f525a3928e", "x_b": "eccdf5595ff5"},
+        "durations_by_key": {},
+        "estimated_durations_by_key": {},
+        "type_check_error_by_key": {},
+    }
+    here = tmp_path / "here"
+    (here / shard.name / "mutants" / f"{module}.meta").parent.mkdir(parents=True)
+    (here / shard.name / "mutants" / f"{module}.meta").write_text(json.dumps(meta))
+    monkeypatch.setattr(job, "WORK", here)
+    saved = tmp_path / "state.json"
+
+    assert job.save_state([shard], saved) == 2  # the verdicts reached; one mutant is still to test
+    state = job.read_state(saved)
+    there = tmp_path / "there"
+    job.seed_state(there, state[shard.name])
+
+    # Whole, as mutmut reads it back: it keeps the verdicts of each function whose hash is unchanged.
+    assert json.loads((there / "mutants" / f"{module}.meta").read_text()) == meta
+    saved.write_text('{"grounding": {"m.py": {"exit_code_by_key": []}}}')
+    with pytest.raises(ValueError, match="not a file --save-state wrote"):
+        job.read_state(saved)
