@@ -63,7 +63,8 @@ NODES = st.one_of(
     _name(r"gke-[a-z]{3,6}-default-pool-[0-9a-f]{8}-[a-z0-9]{4}"),
 )
 POD_SHAPED = _name(r"[a-z]{2,8}(?:-[a-z]{2,6})?-[0-9a-f]{8,10}-[a-z0-9]{5}")  # checkout-7d9f8c6b5-x1z2q
-PODS = st.one_of(POD_SHAPED, _name(r"[a-z]{2,8}-[0-9]"))  # and db-0, found next to a kind word
+SHORT_POD = _name(r"[a-z]{2,8}-[0-9]")  # db-0: a pod's name only next to a kind word
+PODS = st.one_of(POD_SHAPED, SHORT_POD)
 ANY_POD = "any pod"
 """A slot where only a pod-shaped name is found: no kind word says what the name is."""
 DASHED_NAMESPACE = "dashed namespace"
@@ -150,6 +151,11 @@ SHAPES: list[tuple[str, dict[str, str]]] = [
     ("Push to ops@{w}/{p} now.", {"p": ANY_POD}),
     ("Pin {w}/{p}@v2 now.", {"p": ANY_POD}),
     ("Its logs are under pod/", {}),
+    ("Roll back deployment/{s} now.", {}),
+    ("Check Shop/{p} now.", {"p": ANY_POD}),
+    ("Pull {w}/{p}:latest now.", {"p": ANY_POD}),
+    ("Pull {w}/{p}:V2 now.", {"p": ANY_POD}),
+    ("See {w}/web-api for it.", {}),
     # Where a plain word (w) is read as no name: it ends a phrase, or follows a flag other than -n.
     ("The last n {w} pods restarted.", {}),
     ("Run `kubectl logs -f {w}`.", {}),
@@ -177,7 +183,7 @@ def sentences(draw: st.DrawFn, shape: tuple[str, dict[str, str]]) -> tuple[str, 
         names[slot] = draw(strategies[kind].filter(lambda name: name not in names.values()))
     for slot in re.findall(r"\{(\w)\}", text):
         if slot not in names:  # a word where no name is read: a plain word, or a pod inside a URL
-            unread = POD_SHAPED if slot in "pq" else HOSTS if slot == "h" else PLAIN_WORDS
+            unread = {"p": POD_SHAPED, "q": POD_SHAPED, "s": SHORT_POD, "h": HOSTS}.get(slot, PLAIN_WORDS)
             names[slot] = draw(unread.filter(lambda name: name not in names.values()))
     read_as = {ANY_POD: POD, HOST: NODE, DASHED_NAMESPACE: NAMESPACE}
     planted = {Mention(names[slot], read_as.get(kind, kind)) for slot, kind in slots.items()}
