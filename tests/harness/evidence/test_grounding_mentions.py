@@ -138,6 +138,10 @@ SHAPES: list[tuple[str, dict[str, str]]] = [
     ("Call {h}.svc.cluster.local to check.", {}),
     ("Mail ops@{h} now.", {}),
     ("Pull {h}/app:v1 now.", {}),
+    # Nor a dotted name without a dash, nor one whose first label is a word or a number.
+    ("Resolve {w}1.example.com now.", {}),
+    ("Call {w}.eu-west-1.example.net now.", {}),
+    ("Ping 10-0-1.{w}.net now.", {}),
     ("Tables need a delimiter row:\n| Node |\n| {m} |", {}),
     ("{a} namespace is degraded.", {"a": NAMESPACE}),
     ("**Namespace:** `{a}` is degraded", {"a": NAMESPACE}),
