@@ -38,6 +38,7 @@ def _name(pattern: str) -> st.SearchStrategy[str]:
 
 
 NAMESPACES = st.one_of(
+    _name(r"[a-z]{2}"),  # qa
     _name(r"[a-z][a-z]{2,9}"),  # payments
     _name(r"[a-z][a-z0-9]{1,7}-[a-z0-9]{1,6}"),  # team-a1, shop-api
 )
@@ -54,6 +55,7 @@ HOSTS = st.one_of(
 NODES = st.one_of(
     _name(r"[a-z]{2,6}-worker[0-9]{0,2}"),  # kind-worker2
     _name(r"[a-z]{2,8}-[0-9]{1,3}"),  # worker-7
+    _name(r"[a-z]{2,6}-[0-9]\.[a-z]{2,4}"),  # rack-7.dc: one dot and a dash, no instance type
     st.builds(
         "ip-10-0-{}-{}.{}.compute.internal".format,
         st.integers(0, 255),
@@ -160,6 +162,26 @@ SHAPES: list[tuple[str, dict[str, str]]] = [
     ("Pull {w}/{p}:latest now.", {"p": ANY_POD}),
     ("Pull {w}/{p}:V2 now.", {"p": ANY_POD}),
     ("See {w}/web-api for it.", {}),
+    # Tables: the first with neither column, a line before them, cells that name nothing.
+    ("| note |\n\n| Node |\n|---|\n| {m} |", {"m": NODE}),
+    ("| Pod |\n|---|\n| {p} |\n\n| Node |\n|---|\n| {m} |", {"p": ANY_POD, "m": NODE}),
+    ("Nodes:\n\n| Node |\n|---|\n| {m} |", {"m": NODE}),
+    ("| Pod | Node |\n|---|---|\n| {p} |  |", {"p": ANY_POD}),
+    (
+        "| Namespace | Node |\n|---|---|\n| unknown | cluster-wide |\n| kube-system | 10.0.0.7 |\n| {a} | {m} |",
+        {"a": NAMESPACE, "m": NODE},
+    ),
+    ("| Namespace |\n|---|\n| {w}.v2 |", {}),
+    # Names no namespace can have, and words that are no names: a dot, one letter, a built-in
+    # namespace, a kind, an English compound; a plain word as a pod, a number and a dot as a node.
+    ("In namespace {w}.v2 two pods.", {}),
+    ("In namespace q, two pods.", {}),
+    ("In namespace kube-system and namespace default.", {}),
+    ("Every ns namespace is fine.", {}),
+    ("The deployment namespace is fine.", {}),
+    ("The per-{w} namespace is fine.", {}),
+    ("The pod {w}1 restarted.", {}),
+    ("Node m5.{w} is an instance type.", {}),
     # Where a plain word (w) is read as no name: it ends a phrase, or follows a flag other than -n.
     ("The last n {w} pods restarted.", {}),
     ("Run `kubectl logs -f {w}`.", {}),
