@@ -138,6 +138,9 @@ SHAPES: list[tuple[str, dict[str, str]]] = [
     ("Scrape https://{h}/metrics now.", {}),
     ("Call {h}.svc to check.", {}),
     ("Call {h}.svc.cluster.local to check.", {}),
+    ("Call {h}.local to check.", {}),
+    ("Call {h}.svc.corp to check.", {}),
+    ("/{h} is a path.", {}),
     ("Mail ops@{h} now.", {}),
     ("Pull {h}/app:v1 now.", {}),
     # Nor a dotted name without a dash, nor one whose first label is a word or a number.

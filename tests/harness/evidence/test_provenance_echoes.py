@@ -64,5 +64,8 @@ def test_a_name_repeated_cut_short_is_found_up_to_its_cut(name: str, data: st.Da
     assert _echo_spans(text, [name]) == [(len(before), len(before) + kept)]
     # Cut with nothing that says so (another character follows), it is another name: no echo.
     assert _echo_spans(before + name[:kept] + "#", [name]) == []
+    # At the text's start, and more than once: each repetition is found.
+    twice = f"{name[:kept]}... and {name[:kept]}..."
+    assert _echo_spans(twice, [name]) == [(0, kept), (kept + 8, 2 * kept + 8)]
     # Whole, it is the name itself.
     assert _echo_spans(before + name.upper() + " 0", [name]) == [(len(before), len(before) + len(name))]
