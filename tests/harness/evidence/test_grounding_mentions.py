@@ -8,6 +8,7 @@ must be found as its kind, and nothing else found but a pod-shaped planted name 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import pytest
 from hypothesis import given, settings
@@ -196,6 +197,11 @@ SHAPES: list[tuple[str, dict[str, str]]] = [
 ]
 
 
+def apart(name: str, others: Iterable[str]) -> bool:
+    """Whether a name is no part of another of the sentence (`aa-0` is a word of `aa-0.aa.net`)."""
+    return all(name not in other and other not in name for other in others)
+
+
 @st.composite
 def sentences(draw: st.DrawFn, shape: tuple[str, dict[str, str]]) -> tuple[str, set[Mention]]:
     text, slots = shape
@@ -209,11 +215,11 @@ def sentences(draw: st.DrawFn, shape: tuple[str, dict[str, str]]) -> tuple[str, 
     }
     names: dict[str, str] = {}
     for slot, kind in slots.items():
-        names[slot] = draw(strategies[kind].filter(lambda name: name not in names.values()))
+        names[slot] = draw(strategies[kind].filter(lambda name: apart(name, names.values())))
     for slot in re.findall(r"\{(\w)\}", text):
         if slot not in names:  # a word where no name is read: a plain word, or a pod inside a URL
             unread = {"p": POD_SHAPED, "q": POD_SHAPED, "s": SHORT_POD, "h": HOSTS}.get(slot, PLAIN_WORDS)
-            names[slot] = draw(unread.filter(lambda name: name not in names.values()))
+            names[slot] = draw(unread.filter(lambda name: apart(name, names.values())))
     read_as = {ANY_POD: POD, HOST: NODE, DASHED_NAMESPACE: NAMESPACE}
     planted = {Mention(names[slot], read_as.get(kind, kind)) for slot, kind in slots.items()}
     return text.format(**names), planted
