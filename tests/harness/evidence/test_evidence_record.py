@@ -6,9 +6,9 @@ from k8s_agent_harness.evidence.grounding import NAMESPACE, NODE, POD, Evidence,
 from k8s_agent_harness.evidence.provenance import Source, sources_of
 
 
-def test_each_result_is_kept_with_its_call_its_tool_its_arguments_and_what_its_tool_declares() -> None:
+def recorded() -> Evidence:
+    """A result of a call with arguments, structured content and declared parameters, and a failure."""
     evidence = Evidence()
-
     evidence.add(
         "pods: web-1",
         "call-1",
@@ -20,6 +20,12 @@ def test_each_result_is_kept_with_its_call_its_tool_its_arguments_and_what_its_t
     evidence.add_failure(
         "namespace not found", "call-2", "pods_list", {"namespace": "gone"}, parameters=["namespace"]
     )
+    return evidence
+
+
+def test_each_result_is_kept_with_its_call_its_tool_its_arguments_and_what_its_tool_declares() -> None:
+    evidence = recorded()
+
     evidence.add("events: none", "call-3", "events_list", ["not", "a", "dict"])
 
     assert evidence.results == [
@@ -81,23 +87,18 @@ def test_a_failure_grounds_no_name_and_the_built_in_namespaces_are_grounded_only
 
 
 def test_each_result_becomes_a_source_with_its_arguments_read_back_and_once_only() -> None:
-    evidence = Evidence()
-    evidence.add(
-        "pods: web-1",
-        "call-1",
-        "pods_list",
-        {"namespace": "équipe"},
-        structured={"n": 1},
-        parameters=["namespace"],
-    )
-    evidence.add_failure("not found", "call-2", "pods_get", {"name": "gone"})
+    evidence = recorded()
 
     first = list(evidence.sources)
     evidence.add("events: none", "call-3", "events_list")
 
     assert first == [
-        Source("call-1", "pods_list", "pods: web-1", {"namespace": "équipe"}, True, {"n": 1}, ("namespace",)),
-        Source("call-2", "pods_get", "not found", {"name": "gone"}, False),
+        Source(
+            "call-1", "pods_list", "pods: web-1", {"namespace": "équipe"}, True, {"items": []}, ("namespace",)
+        ),
+        Source(
+            "call-2", "pods_list", "namespace not found", {"namespace": "gone"}, False, None, ("namespace",)
+        ),
     ]
     assert evidence.sources[:2] == first and evidence.sources[2] == Source(
         "call-3", "events_list", "events: none", {}, True
