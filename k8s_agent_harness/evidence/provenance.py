@@ -118,6 +118,9 @@ class Reading:
     records: list[Record]
     echoes: list[tuple[int, int]] = field(default_factory=list)
     """Sorted and disjoint."""
+    keys: list[tuple[int, int, str]] = field(default_factory=list)
+    """The spans of a JSON or YAML document's values (its strings, its mappings) with the keys that
+    lead to each."""
 
     @cached_property
     def _lines(self) -> list[tuple[int, int]]:
@@ -288,6 +291,7 @@ class Source:
             document = None if lined else _document(self.text, self.kind, self.namespace)
             if document is not None:
                 readings.append(_reading(self.text, document.records, echoes))
+                readings[-1].keys = document.text_keys
                 readings.append(_strings_reading(document, echoes))
             else:
                 named_pod = self.kind == "pod" and bool(self.named)
@@ -412,7 +416,13 @@ def _strings_reading(document: documents.Document, echo_strings: Sequence[str]) 
     records = [
         record.moved(starts[record.start], starts[record.end] - 1) for record in document.string_records
     ]
-    return _reading("\n".join(document.strings), records, echo_strings)
+    reading = _reading("\n".join(document.strings), records, echo_strings)
+    reading.keys = [
+        (start, start + len(string), keys)
+        for start, string, keys in zip(starts[:-1], document.strings, document.keys, strict=True)
+        if keys
+    ]
+    return reading
 
 
 MIN_CUT_ECHO = 12
@@ -713,7 +723,9 @@ can be megabytes: only what is near the quote is its context)."""
 
 def _lines_around(reading: Reading, start: int, end: int) -> str:
     """The lines of the span: within the record that holds it (a one-line JSON item is its own
-    context, not its neighbours'), or, in free text, at most `AROUND` characters either side."""
+    context, not its neighbours'), or, in free text, at most `AROUND` characters either side; in a
+    document's decoded strings, with the keys that lead to them (`payments: rolled back` is about
+    `payments` once decoded too)."""
     record, _ = reading.place(start, end)
     if record is not None:
         bottom, top = record.start, record.end
@@ -721,7 +733,9 @@ def _lines_around(reading: Reading, start: int, end: int) -> str:
         bottom, top = max(0, start - AROUND), min(len(reading.text), end + AROUND)
     low = max(reading.text.rfind("\n", bottom, start) + 1, bottom)
     high = reading.text.find("\n", end, top)
-    return reading.text[low : high if high >= 0 else top]
+    high = high if high >= 0 else top
+    keys = [keys for first, last, keys in reading.keys if first < high and low < last]
+    return "\n".join([reading.text[low:high], *keys])
 
 
 def _other_named(reading: Reading, start: int, end: int, shown: Resource, known: Owners) -> str | None:

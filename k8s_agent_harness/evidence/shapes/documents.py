@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -62,6 +62,11 @@ class Document:
     strings: list[str]
     string_records: list[Record]
     """Each record over the (start, end) of its strings' indices in `strings`."""
+    keys: list[str] = field(default_factory=list)
+    """For each string, the keys that lead to it (`pods web-5c6b4d-k8m2n reason`): a map's key can
+    name what its value is about, which the decoded string alone no longer shows."""
+    text_keys: list[tuple[int, int, str]] = field(default_factory=list)
+    """Each mapping's (start, end) in the raw text with the keys that lead to it."""
 
 
 def read_json(text: str, value: Any, kind: str | None, namespace: str | None) -> Document:
@@ -104,6 +109,7 @@ def _document(
 ) -> Document:
     records: list[Record] = []
     strings: list[str] = []
+    keys: list[str] = []
     string_records: list[Record] = []
 
     def walk(value: Any, path: Path, inside: str | None, searching: bool) -> None:
@@ -120,6 +126,7 @@ def _document(
                 walk(item, (*path, number), inside, searching)
         elif isinstance(value, str) and value.strip():
             strings.append(value)
+            keys.append(" ".join(str(key) for key in path if isinstance(key, str)))
         if record is not None:
             if path in spans:
                 records.append(record.moved(*spans[path]))
@@ -128,7 +135,12 @@ def _document(
 
     for path, value in roots:
         walk(value, path, None, True)
-    return Document(records, strings, string_records)
+    text_keys = [
+        (start, end, words)
+        for path, (start, end) in spans.items()
+        if (words := " ".join(str(key) for key in path if isinstance(key, str)))
+    ]
+    return Document(records, strings, string_records, keys, text_keys)
 
 
 _ABSENT = frozenset({"found", "exists", "exist", "present"})

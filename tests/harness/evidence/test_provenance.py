@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from k8s_agent_harness.evidence import provenance
 from k8s_agent_harness.evidence.grounding import ToolText
 from k8s_agent_harness.evidence.provenance import (
     Owners,
@@ -18,6 +19,7 @@ from k8s_agent_harness.evidence.provenance import (
     normalised,
     sources_of,
     span_about,
+    span_subject,
 )
 from k8s_agent_harness.evidence.shapes.naming import owners
 from k8s_agent_mock_cluster.cluster import Cluster
@@ -209,6 +211,26 @@ def test_mcp_server_kubernetes_s_json_items_json_events_and_describe() -> None:
     assert shown(described) == {Resource("pod", CRASHING, "shop")}
 
 
+@pytest.mark.parametrize("layout", ["compact", "indented", "after blank lines"])
+def test_an_object_that_leaves_out_its_kind_and_namespace_is_of_the_call_s(layout: str) -> None:
+    """A server may print an object without `kind` or `metadata.namespace` (a bare `get` of one pod):
+    the call's kind and namespace are the object's, in JSON however it is laid out and in YAML."""
+    value = {"metadata": {"name": CRASHING}, "status": {"phase": "Failed", "reason": "Evicted"}}
+    text = {
+        "compact": json.dumps(value),
+        "indented": json.dumps(value, indent=2),
+        "after blank lines": "\n\n  " + json.dumps(value, indent=2) + "\n",
+    }[layout]
+    as_json = source("pods_get", text, name=CRASHING, namespace="shop")
+    as_yaml = source(
+        "pods_get", "metadata:\n  name: checkout-7d9f8c-x1z2\nstatus:\n  phase: Failed\n", namespace="shop"
+    )
+
+    for result in (as_json, as_yaml):
+        assert shown(result) == {Resource("pod", CRASHING, "shop")}
+        assert about(result, "Failed", CRASHING)
+
+
 # -- what a quote is about --------------------------------------------------------------------------
 
 
@@ -280,6 +302,185 @@ def test_owners_are_what_kubernetes_generates_never_a_cut_of_name_parts() -> Non
         ("replicaset", "api-7d9f8"),
         ("deployment", "api"),
     ]
+
+
+def pod_object(
+    name: str, namespace: str, owner_kind: str, owner: str, template_hash: str | None = None
+) -> str:
+    """A pod as `pods_get` prints it (YAML), with the owner its `ownerReferences` names."""
+    labels = f"  labels:\n    pod-template-hash: {template_hash}\n" if template_hash else ""
+    return (
+        f"apiVersion: v1\nkind: Pod\nmetadata:\n{labels}  name: {name}\n  namespace: {namespace}\n"
+        f"  ownerReferences:\n  - apiVersion: apps/v1\n    controller: true\n    kind: {owner_kind}\n"
+        f"    name: {owner}\nstatus:\n  phase: Running\n"
+    )
+
+
+def test_a_replicaset_s_shown_owner_replaces_the_deployment_its_name_says() -> None:
+    """An Argo Rollout's ReplicaSet is named like a Deployment's: when a result shows the ReplicaSet's
+    own owner, the pod belongs to that, and to no Deployment of the name's first part."""
+    pod_name = "checkout-7d9f8c6b5-x1z2q"
+    pod = source(
+        "pods_get",
+        pod_object(pod_name, "shop", "ReplicaSet", "checkout-7d9f8c6b5", "7d9f8c6b5"),
+        name=pod_name,
+        namespace="shop",
+    )
+    replicaset = source(
+        "resources_get",
+        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: checkout-7d9f8c6b5\n  namespace: shop\n"
+        "  ownerReferences:\n  - apiVersion: argoproj.io/v1alpha1\n    kind: Rollout\n    name: checkout\n",
+        kind="ReplicaSet",
+        name="checkout-7d9f8c6b5",
+        namespace="shop",
+    )
+    subject = Subject("pod", pod_name, "shop")
+
+    alone = Owners([pod])
+    assert alone.of(pod_name, "shop") == [("replicaset", "checkout-7d9f8c6b5"), ("deployment", "checkout")]
+    known = Owners([pod, replicaset])
+    assert known.of(pod_name, "shop") == [("replicaset", "checkout-7d9f8c6b5"), ("rollout", "checkout")]
+    assert provenance.about(Resource("replicaset", "checkout-7d9f8c6b5", "shop"), subject, known)
+    assert not provenance.about(Resource("deployment", "checkout", "shop"), subject, known)
+    assert known.pod_of(pod_name, "shop", Subject("other", "checkout", "shop"))
+    assert not known.pod_of(pod_name, "shop", Subject("deployment", "checkout", "shop"))
+
+
+def test_a_pod_s_shown_owners_are_its_own_in_its_namespace_and_found_by_name_without_one() -> None:
+    """Two pods of one name in two namespaces, one a Job's and one a Deployment's: each is looked up
+    in its own namespace; a finding with no namespace finds the pod of its name, not the first pod
+    shown."""
+    name = "web-7d9f8c6b5-x1z2q"  # a Deployment's pod's name, whoever owns it
+    batch = source("pods_get", pod_object(name, "batch", "Job", "web-import"), name=name, namespace="batch")
+    shop = source(
+        "pods_get",
+        pod_object(name, "shop", "ReplicaSet", "web-7d9f8c6b5", "7d9f8c6b5"),
+        name=name,
+        namespace="shop",
+    )
+    reporter = source(
+        "pods_get", pod_object("reporter", "ops", "Job", "nightly-report"), name="reporter", namespace="ops"
+    )
+    known = Owners([batch, shop, reporter])
+
+    assert known.of(name, "batch") == [("job", "web-import")]
+    assert known.of(name, "shop") == [("replicaset", "web-7d9f8c6b5"), ("deployment", "web")]
+    assert not known.long_running(name, "batch")  # a Job's pod finishes
+    assert known.long_running(name, "shop")
+    assert known.pod_of(name, "batch", Subject("job", "web-import", "batch"))
+    assert not known.pod_of(name, "shop", Subject("job", "web-import", "shop"))
+    assert known.pod_of(name, "shop", Subject("deployment", "web", "shop"))
+    assert not known.pod_of(name, "batch", Subject("deployment", "web", "batch"))
+    # Without a namespace: the pod of that name, never another pod's owners.
+    assert known.of("reporter", None) == [("job", "nightly-report")]
+    assert not known.long_running("reporter", None)
+    assert known.of("payments-db-0", None) == [("statefulset", "payments-db")]  # shown nowhere: by its name
+
+
+API_POD = "api-7d9f8c6b5-x2x4z"
+OTHER_POD = "web-5c6b4d-k8m2n"  # a name a controller generated: a pod's, shown by no result
+DEPLOYMENTS = """\
+NAMESPACE   APIVERSION   KIND         NAME       READY   UP-TO-DATE   AVAILABLE   AGE
+shop        apps/v1      Deployment   checkout   0/3     3            0           9m
+shop        apps/v1      Deployment   payments   3/3     3            3           9m
+"""
+
+
+def subjects(result: Source, quote: str, *others: Source) -> set[str | None]:
+    """What each occurrence of the quote in the result is said to be about."""
+    known = Owners([result, *others])
+    return {
+        span_subject(result, reading, start, end, known)
+        for reading in result.readings
+        for start, end in reading.occurrences(normalised(quote))
+    }
+
+
+def another(kind: str, other: str, called: str) -> str:
+    return f"{kind} {other} (a line of a result about {kind} {called} in namespace shop that names it)"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "status of {called}: Running\nnote: {other} restarted 9 times, OOMKilled\n",
+        "{other} restarted 9 times",  # the name first in the text
+        "restarted 9 times: {other}",  # and last, with no line break after it
+        "fine\nrestarted 9 times: {other}",
+        '{{"{other}": "restarted 9 times"}}',  # a map's key, decoded apart from its value
+        "{called}: fine\n{other}: restarted 9 times\n",
+        "{called}: fine\nchecked:\n  {other}:\n    events: restarted 9 times\n",
+    ],
+)
+@pytest.mark.parametrize("kind", ["pod", "deployment"])
+def test_a_line_of_a_call_s_free_text_that_names_another_of_its_kind_is_about_that_one(
+    text: str, kind: str
+) -> None:
+    called, other = (API_POD, OTHER_POD) if kind == "pod" else ("checkout", "payments")
+    result = source(
+        f"get_{kind}_status", text.format(called=called, other=other), name=called, namespace="shop"
+    )
+    listing = source("resources_list", DEPLOYMENTS, kind="Deployment", namespace="shop")
+
+    assert subjects(result, "restarted 9 times", listing) == {another(kind, other, called)}
+    subject = Subject(kind, called, "shop")
+    known = Owners([result, listing])
+    assert not any(
+        span_about(result, reading, start, end, subject, known)
+        for reading in result.readings
+        for start, end in reading.occurrences("restarted 9 times")
+    )
+
+
+def test_a_line_that_names_the_called_resource_too_or_a_name_of_no_such_kind_is_about_the_call() -> None:
+    listing = source("resources_list", DEPLOYMENTS, kind="Deployment", namespace="shop")
+    both = source(
+        "get_pod_status", f"{API_POD} and {OTHER_POD} both restarted 9 times", name=API_POD, namespace="shop"
+    )
+    # `payments` is a Deployment's name, and a generated name is a pod's: neither is another pod, or
+    # another Deployment, for a call about a pod or a Deployment of other names.
+    pod_names_deployment = source(
+        "get_pod_status", "payments restarted 9 times", name=API_POD, namespace="shop"
+    )
+    deployment_names_pod = source(
+        "get_deployment_status", f"{OTHER_POD} restarted 9 times", name="checkout", namespace="shop"
+    )
+    # A pod's log prints what the workload writes: names in it are its words, about the pod.
+    log = source("pods_log", f"note: {OTHER_POD} restarted 9 times\n", name=API_POD, namespace="shop")
+
+    assert subjects(both, "restarted 9 times") == {f"pod {API_POD} in namespace shop"}
+    assert subjects(pod_names_deployment, "restarted 9 times", listing) == {
+        f"pod {API_POD} in namespace shop"
+    }
+    assert subjects(deployment_names_pod, "restarted 9 times", listing) == {
+        "deployment checkout in namespace shop"
+    }
+    assert subjects(log, "restarted 9 times") == {f"pod {API_POD} in namespace shop"}
+    assert about(log, "restarted 9 times", API_POD)
+    assert about(deployment_names_pod, "restarted 9 times", "checkout", kind="deployment")
+
+
+def test_structured_content_s_map_keys_name_what_their_values_are_about() -> None:
+    """A result whose structured content maps names to states: a state under another pod's name is
+    that pod's, though the call named one pod."""
+    text = f"{API_POD}: Running"
+    structured = {"pods": {API_POD: "Running", OTHER_POD: "CrashLoopBackOff"}}
+    (result,) = sources_of(
+        [
+            ToolText(
+                "c1",
+                "get_pod_status",
+                text,
+                json.dumps({"name": API_POD, "namespace": "shop"}),
+                structured=structured,
+                parameters=("name", "namespace"),
+            )
+        ]
+    )
+
+    assert about(result, "Running", API_POD)
+    assert not about(result, "CrashLoopBackOff", API_POD)
+    assert subjects(result, "CrashLoopBackOff") == {another("pod", OTHER_POD, API_POD)}
 
 
 # -- what a result says of its own --------------------------------------------------------------------
