@@ -564,6 +564,9 @@ CSV_LISTING = "\n".join(
 )
 """A pod's neighbours as CSV (the call names cart): rows of other pods in text no parser reads."""
 ANNOTATION = f"on-call note: {ORDERS} exits with code 2 after the upstream timeout"
+NEIGHBOUR_STATE = "Error: back-off 5m0s restarting the failed container"
+NEIGHBOUR_STATES = {"pods": {CART: "Running", ORDERS: NEIGHBOUR_STATE}}
+"""The states of a pod and its neighbours, keyed by pod name (the call names cart)."""
 ROLLOUT_REPLICASET = {
     "apiVersion": "apps/v1",
     "kind": "ReplicaSet",
@@ -624,6 +627,9 @@ EXTRA_TOOLS = [
                                    "ready": "0/1", "restarts": 7}]}, namespace=PRODUCTION)]),
     tool("pod_neighbours", "The pods beside a pod, as CSV.", {"namespace": NAMESPACE, "name": NAME},
          results=[when(CSV_LISTING, namespace=PRODUCTION, name=CART)]),
+    tool("pod_states", "The states of a pod and its neighbours, as JSON keyed by pod name.",
+         {"namespace": NAMESPACE, "name": NAME},
+         results=[when(json.dumps(NEIGHBOUR_STATES, indent=2), namespace=PRODUCTION, name=CART)]),
     tool("pods_get_annotated", "Get a pod as YAML, annotations included.", {"namespace": NAMESPACE, "name": NAME},
          results=[when(as_yaml(annotated(CART, ANNOTATION)), namespace=PRODUCTION, name=CART)]),
     tool("replicasets_get", "Get a ReplicaSet as YAML.", {"namespace": NAMESPACE, "name": NAME},

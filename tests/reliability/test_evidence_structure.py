@@ -53,6 +53,7 @@ from tests.reliability.canned_cluster import (
     LEDGER,
     LOG_LINE,
     LONG_QUERY,
+    NEIGHBOUR_STATE,
     NIGHTLY,
     ORDERS,
     PAYMENTS,
@@ -988,8 +989,13 @@ def test_structured_content_the_text_contradicts_vouches_for_nothing(rig: Rig) -
 
 def test_a_line_naming_another_pod_is_not_evidence_about_the_pod_the_call_or_record_names(rig: Rig) -> None:
     orders_row = f"{ORDERS},0/1,CrashLoopBackOff,6"
-    # A CSV row of another pod; an annotation in cart's own object about another pod.
-    for tool, line in (("pod_neighbours", orders_row), ("pods_get_annotated", ANNOTATION)):
+    # A CSV row of another pod; an annotation in cart's own object about another pod; the state
+    # under another pod's key in a JSON map (as printed, and decoded apart from its key).
+    for tool, line in (
+        ("pod_neighbours", orders_row),
+        ("pods_get_annotated", ANNOTATION),
+        ("pod_states", NEIGHBOUR_STATE),
+    ):
         tool_call = call(tool, namespace=PRODUCTION, name=CART)
         cart = finding(CART, quote(line, tool), status="Running, READY 1/1", cause="crash_application")
 
