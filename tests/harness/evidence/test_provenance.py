@@ -483,6 +483,37 @@ def test_structured_content_s_map_keys_name_what_their_values_are_about() -> Non
     assert subjects(result, "CrashLoopBackOff") == {another("pod", OTHER_POD, API_POD)}
 
 
+def test_a_node_s_event_in_the_default_namespace_is_the_node_s_and_a_namespace_is_no_finding() -> None:
+    """Kubernetes files a node's events in `default`; a report may give its node finding the
+    namespace the question was about. A namespace's own record is never a finding's, even `other`."""
+    events = source(
+        "events_list",
+        "NAMESPACE   LAST SEEN   TYPE      REASON                OBJECT                 MESSAGE\n"
+        "default     2m          Warning   NodeHasDiskPressure   node/worker-c          Node worker-c is now:"
+        " NodeHasDiskPressure\n"
+        "shop        1m          Warning   BackOff               pod/web-5c6b4d-k8m2n   Back-off restarting failed"
+        " container\n",
+    )
+    assert Resource("node", "worker-c", "default") in shown(events)
+    known = Owners([events])
+    quote = normalised("NodeHasDiskPressure")
+
+    def about_subject(subject: Subject, text: str) -> bool:
+        return any(
+            span_about(events, reading, start, end, subject, known)
+            for reading in events.readings
+            for start, end in reading.occurrences(normalised(text))
+        )
+
+    assert about_subject(Subject("node", "worker-c", "production"), quote)
+    assert not about_subject(Subject("pod", "web-5c6b4d-k8m2n", "production"), "Back-off restarting")
+    assert about_subject(Subject("pod", "web-5c6b4d-k8m2n", "shop"), "Back-off restarting")
+    namespace = Resource("namespace", "shop", None)
+    for kind in ("other", "pod", "namespace"):
+        assert not provenance.shows(namespace, Subject(kind, "shop", None))
+    assert provenance.shows(Resource("deployment", "shop", None), Subject("other", "shop", None))
+
+
 # -- what a result says of its own --------------------------------------------------------------------
 
 
