@@ -372,6 +372,10 @@ def test_a_pod_s_shown_owners_are_its_own_in_its_namespace_and_found_by_name_wit
     assert known.pod_of(name, "shop", Subject("deployment", "web", "shop"))
     assert not known.pod_of(name, "batch", Subject("deployment", "web", "batch"))
     # Without a namespace: the pod of that name, never another pod's owners.
+    assert not provenance.about(Resource("job", "web-import", "shop"), Subject("pod", name, "shop"), known)
+    assert provenance.about(Resource("job", "web-import", "batch"), Subject("pod", name, "batch"), known)
+    assert not provenance.about(Resource("pod", name, "shop"), Subject("job", "web-import", "shop"), known)
+    assert provenance.about(Resource("pod", name, "batch"), Subject("job", "web-import", "batch"), known)
     assert known.of("reporter", None) == [("job", "nightly-report")]
     assert not known.long_running("reporter", None)
     assert known.of("payments-db-0", None) == [("statefulset", "payments-db")]  # shown nowhere: by its name
@@ -512,6 +516,37 @@ def test_a_node_s_event_in_the_default_namespace_is_the_node_s_and_a_namespace_i
     for kind in ("other", "pod", "namespace"):
         assert not provenance.shows(namespace, Subject(kind, "shop", None))
     assert provenance.shows(Resource("deployment", "shop", None), Subject("other", "shop", None))
+
+
+def test_what_a_call_s_list_argument_holds_is_its_own_words_given_back() -> None:
+    """Strings inside a list argument (several patterns to search for) are the caller's words too."""
+    asked = "payments database timeout"
+    result = source("events_matching", f"no event matches: {asked}", patterns=["OOMKilled", asked])
+    [reading] = result.readings
+
+    assert reading.own_characters(0, len(reading.text)) == len("noeventmatches")
+
+
+def test_a_result_of_a_call_whose_arguments_are_no_json_is_about_nothing_the_call_named() -> None:
+    (failed,) = sources_of([ToolText("c1", "pods_get", "Error: arguments are not JSON", "{oops", ok=False)])
+    (listed,) = sources_of(
+        [ToolText("c2", "pods_get", f"{CRASHING} is Running", "{name: oops", parameters=("name",))]
+    )
+
+    assert failed.records == [] and failed.called is None
+    assert listed.called is None and listed.named == []
+    assert not about(listed, "is Running", CRASHING)
+
+
+def test_a_quote_across_two_items_is_about_neither_and_not_the_call_s() -> None:
+    items = json.dumps(MCP_SERVER_KUBERNETES_PODS)
+    listed = source("kubectl_get", items, resourceType="pods", name=CRASHING, namespace="shop")
+    seam = normalised('"CrashLoopBackOff"}, {"name": "web-5c6b4d-k8m2n"')
+    assert seam in normalised(items)
+
+    assert subjects(listed, seam) == {None}
+    assert not about(listed, seam, CRASHING)
+    assert not about(listed, seam, "web-5c6b4d-k8m2n")
 
 
 # -- what a result says of its own --------------------------------------------------------------------
