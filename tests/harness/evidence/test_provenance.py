@@ -379,6 +379,17 @@ def test_a_pod_s_shown_owners_are_its_own_in_its_namespace_and_found_by_name_wit
     assert known.of("reporter", None) == [("job", "nightly-report")]
     assert not known.long_running("reporter", None)
     assert known.of("payments-db-0", None) == [("statefulset", "payments-db")]  # shown nowhere: by its name
+    # Two results of one pod, one with its owner and one with only a label: both kept, in any order.
+    labelled = source(
+        "pods_get",
+        f"apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    pod-template-hash: 7d9f8c6b5\n  name: {name}\n"
+        "  namespace: batch\nstatus:\n  phase: Running\n",
+        name=name,
+        namespace="batch",
+    )
+    assert Owners([labelled]).of(name, "batch") == [("replicaset", "web-7d9f8c6b5"), ("deployment", "web")]
+    for results in ([batch, labelled], [labelled, batch]):
+        assert Owners(results).of(name, "batch") == [("job", "web-import")]
 
 
 API_POD = "api-7d9f8c6b5-x2x4z"
