@@ -560,6 +560,30 @@ def test_a_quote_across_two_items_is_about_neither_and_not_the_call_s() -> None:
     assert not about(listed, seam, "web-5c6b4d-k8m2n")
 
 
+def test_a_search_s_line_that_quotes_its_pattern_in_any_case_is_echo_and_only_that_line() -> None:
+    result = source(
+        "grep_events",
+        "12:04 OOMKilled: container app exceeded 512Mi\nSearched for 'oomkilled' in 3 events\n",
+        pattern="OOMKilled",
+    )
+    [reading] = result.readings
+    first, second = reading.text.split("\n")[:2]
+
+    assert reading.own_characters(0, len(first)) == len(
+        "1204" + "containerappexceeded512Mi"
+    )  # OOMKilled is the pattern
+    assert reading.own_characters(len(first) + 1, len(first) + 1 + len(second)) == 0
+
+
+@pytest.mark.parametrize("argument", ["pod_name", "pod-name", "podName", "POD_NAME"])
+def test_an_argument_s_name_is_read_in_any_case_with_dashes_or_underscores(argument: str) -> None:
+    result = source(
+        "get_pod_status", f"{CRASHING}: CrashLoopBackOff", **{argument: CRASHING, "namespace": "shop"}
+    )
+
+    assert result.called == Resource("pod", CRASHING, "shop")
+
+
 # -- what a result says of its own --------------------------------------------------------------------
 
 
@@ -710,3 +734,7 @@ def test_structured_content_is_set_aside_only_where_the_text_shows_the_same_reso
     assert {record.resource.name for record in agree.records} == {"web-5c6b4-k8m", "db-7f8d9-q2w"}
     assert [record.resource.name for record in disagree.unread_records] == ["web-5c6b4-k8m"]
     assert all(not record.disputed for record in disagree.records)
+    # A quote only the disputed structured content holds (its pod Running, which the text the model
+    # read says is crash-looping) is about nothing.
+    assert not about(disagree, "Running", "web-5c6b4-k8m")
+    assert about(agree, "Running", "web-5c6b4-k8m")
