@@ -290,8 +290,7 @@ class Source:
             lined = [*tables.read(self.text, self.kind, self.namespace), *describe.read(self.text, self.kind)]
             document = None if lined else _document(self.text, self.kind, self.namespace)
             if document is not None:
-                readings.append(_reading(self.text, document.records, echoes))
-                readings[-1].keys = document.text_keys
+                readings.append(_reading(self.text, document.records, echoes, keys=document.text_keys))
                 readings.append(_strings_reading(document, echoes))
             else:
                 named_pod = self.kind == "pod" and bool(self.named)
@@ -387,10 +386,14 @@ def _document(text: str, kind: str | None, namespace: str | None) -> documents.D
 
 
 def _reading(
-    text: str, records: list[Record], echo_strings: Sequence[str], searched: Sequence[str] = ()
+    text: str,
+    records: list[Record],
+    echo_strings: Sequence[str],
+    searched: Sequence[str] = (),
+    keys: list[tuple[int, int, str]] | None = None,
 ) -> Reading:
     spans = _echo_spans(text, echo_strings) + _lines_quoting(text, searched)
-    return Reading(text, sorted(records, key=lambda r: (r.start, -r.end)), _merged(spans))
+    return Reading(text, sorted(records, key=lambda r: (r.start, -r.end)), _merged(spans), keys or [])
 
 
 def _lines_quoting(text: str, searched: Sequence[str]) -> list[tuple[int, int]]:
@@ -416,13 +419,12 @@ def _strings_reading(document: documents.Document, echo_strings: Sequence[str]) 
     records = [
         record.moved(starts[record.start], starts[record.end] - 1) for record in document.string_records
     ]
-    reading = _reading("\n".join(document.strings), records, echo_strings)
-    reading.keys = [
+    keys = [
         (start, start + len(string), keys)
         for start, string, keys in zip(starts[:-1], document.strings, document.keys, strict=True)
         if keys
     ]
-    return reading
+    return _reading("\n".join(document.strings), records, echo_strings, keys=keys)
 
 
 MIN_CUT_ECHO = 12

@@ -304,28 +304,30 @@ def test_owners_are_what_kubernetes_generates_never_a_cut_of_name_parts() -> Non
     ]
 
 
-def pod_object(
-    name: str, namespace: str, owner_kind: str, owner: str, template_hash: str | None = None
-) -> str:
-    """A pod as `pods_get` prints it (YAML), with the owner its `ownerReferences` names."""
+def pod_got(
+    name: str, namespace: str, owner: tuple[str, str] | None, template_hash: str | None = None
+) -> Source:
+    """A pod as `pods_get` prints it (YAML), with the (kind, name) its `ownerReferences` names, if any,
+    and its `pod-template-hash` label, if any."""
     labels = f"  labels:\n    pod-template-hash: {template_hash}\n" if template_hash else ""
-    return (
-        f"apiVersion: v1\nkind: Pod\nmetadata:\n{labels}  name: {name}\n  namespace: {namespace}\n"
-        f"  ownerReferences:\n  - apiVersion: apps/v1\n    controller: true\n    kind: {owner_kind}\n"
-        f"    name: {owner}\nstatus:\n  phase: Running\n"
+    references = (
+        f"  ownerReferences:\n  - apiVersion: apps/v1\n    controller: true\n    kind: {owner[0]}\n"
+        f"    name: {owner[1]}\n"
+        if owner
+        else ""
     )
+    text = (
+        f"apiVersion: v1\nkind: Pod\nmetadata:\n{labels}  name: {name}\n  namespace: {namespace}\n"
+        f"{references}status:\n  phase: Running\n"
+    )
+    return source("pods_get", text, name=name, namespace=namespace)
 
 
 def test_a_replicaset_s_shown_owner_replaces_the_deployment_its_name_says() -> None:
     """An Argo Rollout's ReplicaSet is named like a Deployment's: when a result shows the ReplicaSet's
     own owner, the pod belongs to that, and to no Deployment of the name's first part."""
     pod_name = "checkout-7d9f8c6b5-x1z2q"
-    pod = source(
-        "pods_get",
-        pod_object(pod_name, "shop", "ReplicaSet", "checkout-7d9f8c6b5", "7d9f8c6b5"),
-        name=pod_name,
-        namespace="shop",
-    )
+    pod = pod_got(pod_name, "shop", ("ReplicaSet", "checkout-7d9f8c6b5"), "7d9f8c6b5")
     replicaset = source(
         "resources_get",
         "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: checkout-7d9f8c6b5\n  namespace: shop\n"
@@ -351,16 +353,9 @@ def test_a_pod_s_shown_owners_are_its_own_in_its_namespace_and_found_by_name_wit
     in its own namespace; a finding with no namespace finds the pod of its name, not the first pod
     shown."""
     name = "web-7d9f8c6b5-x1z2q"  # a Deployment's pod's name, whoever owns it
-    batch = source("pods_get", pod_object(name, "batch", "Job", "web-import"), name=name, namespace="batch")
-    shop = source(
-        "pods_get",
-        pod_object(name, "shop", "ReplicaSet", "web-7d9f8c6b5", "7d9f8c6b5"),
-        name=name,
-        namespace="shop",
-    )
-    reporter = source(
-        "pods_get", pod_object("reporter", "ops", "Job", "nightly-report"), name="reporter", namespace="ops"
-    )
+    batch = pod_got(name, "batch", ("Job", "web-import"))
+    shop = pod_got(name, "shop", ("ReplicaSet", "web-7d9f8c6b5"), "7d9f8c6b5")
+    reporter = pod_got("reporter", "ops", ("Job", "nightly-report"))
     known = Owners([batch, shop, reporter])
 
     assert known.of(name, "batch") == [("job", "web-import")]
@@ -380,13 +375,7 @@ def test_a_pod_s_shown_owners_are_its_own_in_its_namespace_and_found_by_name_wit
     assert not known.long_running("reporter", None)
     assert known.of("payments-db-0", None) == [("statefulset", "payments-db")]  # shown nowhere: by its name
     # Two results of one pod, one with its owner and one with only a label: both kept, in any order.
-    labelled = source(
-        "pods_get",
-        f"apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    pod-template-hash: 7d9f8c6b5\n  name: {name}\n"
-        "  namespace: batch\nstatus:\n  phase: Running\n",
-        name=name,
-        namespace="batch",
-    )
+    labelled = pod_got(name, "batch", None, "7d9f8c6b5")
     assert Owners([labelled]).of(name, "batch") == [("replicaset", "web-7d9f8c6b5"), ("deployment", "web")]
     for results in ([batch, labelled], [labelled, batch]):
         assert Owners(results).of(name, "batch") == [("job", "web-import")]
