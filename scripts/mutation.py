@@ -151,6 +151,7 @@ SHARDS = (
             "tests/harness/evidence/test_provenance.py",
             "tests/harness/evidence/test_provenance_echoes.py",
             "tests/harness/evidence/test_provenance_reading.py",
+            "tests/harness/evidence/test_provenance_outside.py",
             "tests/harness/evidence/test_grounding_mentions.py",
             "tests/harness/evidence/test_evidence_record.py",
             "tests/harness/evidence/test_verification.py",

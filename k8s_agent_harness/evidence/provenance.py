@@ -119,8 +119,7 @@ class Reading:
     echoes: list[tuple[int, int]] = field(default_factory=list)
     """Sorted and disjoint."""
     keys: list[tuple[int, int, str]] = field(default_factory=list)
-    """The spans of a JSON or YAML document's values (its strings, its mappings) with the keys that
-    lead to each."""
+    """The spans of a JSON or YAML document's values with the keys that lead to each."""
 
     @cached_property
     def _lines(self) -> list[tuple[int, int]]:
@@ -726,18 +725,24 @@ can be megabytes: only what is near the quote is its context)."""
 def _lines_around(reading: Reading, start: int, end: int) -> str:
     """The lines of the span: within the record that holds it (a one-line JSON item is its own
     context, not its neighbours'), or, in free text, at most `AROUND` characters either side; in a
-    document's decoded strings, with the keys that lead to them (`payments: rolled back` is about
-    `payments` once decoded too)."""
+    JSON or YAML document, within the innermost value that holds it, with the keys that lead to that
+    value (`{"web-5c6b4d-k8m2n": "CrashLoopBackOff"}` is about that pod, whatever else the line holds)."""
     record, _ = reading.place(start, end)
     if record is not None:
         bottom, top = record.start, record.end
     else:
         bottom, top = max(0, start - AROUND), min(len(reading.text), end + AROUND)
+    value = min(
+        (span for span in reading.keys if span[0] <= start and end <= span[1]),
+        key=lambda span: span[1] - span[0],
+        default=None,
+    )
+    if value is not None:
+        bottom, top = max(bottom, value[0]), min(top, value[1])
     low = max(reading.text.rfind("\n", bottom, start) + 1, bottom)
     high = reading.text.find("\n", end, top)
-    high = high if high >= 0 else top
-    keys = [keys for first, last, keys in reading.keys if first < high and low < last]
-    return "\n".join([reading.text[low:high], *keys])
+    lines = reading.text[low : high if high >= 0 else top]
+    return lines if value is None else f"{lines}\n{value[2]}"
 
 
 def _other_named(reading: Reading, start: int, end: int, shown: Resource, known: Owners) -> str | None:

@@ -66,7 +66,7 @@ class Document:
     """For each string, the keys that lead to it (`pods web-5c6b4d-k8m2n reason`): a map's key can
     name what its value is about, which the decoded string alone no longer shows."""
     text_keys: list[tuple[int, int, str]] = field(default_factory=list)
-    """Each mapping's (start, end) in the raw text with the keys that lead to it."""
+    """Each value's (start, end) in the raw text with the keys that lead to it."""
 
 
 def read_json(text: str, value: Any, kind: str | None, namespace: str | None) -> Document:
@@ -302,10 +302,12 @@ def _skip(text: str, position: int) -> int:
 
 
 def _json_spans(text: str, position: int, path: Path, spans: dict[Path, tuple[int, int]]) -> int:
-    """Walk the JSON value at `position`, noting each object's span by its path; its end."""
+    """Walk the JSON value at `position`, noting each value's span by its path; its end."""
     opening = text[position]
     if opening not in "{[":
-        return _DECODER.raw_decode(text, position)[1]
+        end = _DECODER.raw_decode(text, position)[1]
+        spans[path] = (position, end)
+        return end
     closing = "}" if opening == "{" else "]"
     start, position, number = position, _skip(text, position + 1), 0
     while text[position] != closing:
@@ -315,32 +317,25 @@ def _json_spans(text: str, position: int, path: Path, spans: dict[Path, tuple[in
             if text[position] != ":":
                 raise ValueError("expected ':'")
             position = _skip(text, position + 1)
-            if key.lower() in NOT_RECORDS:
-                position = _DECODER.raw_decode(text, position)[1]
-            else:
-                position = _json_spans(text, position, (*path, key), spans)
+            position = _json_spans(text, position, (*path, key), spans)
         else:
             position = _json_spans(text, position, (*path, number), spans)
             number += 1
         position = _skip(text, position)
         if text[position] == ",":
             position = _skip(text, position + 1)
-    if opening == "{":
-        spans[path] = (start, position + 1)
+    spans[path] = (start, position + 1)
     return position + 1
 
 
 def _yaml_value(node: yaml.Node, path: Path, spans: dict[Path, tuple[int, int]]) -> Any:
-    """A composed YAML node as a value (scalars as their decoded text), noting each mapping's span."""
+    """A composed YAML node as a value (scalars as their decoded text), noting each value's span."""
+    spans[path] = (node.start_mark.index, node.end_mark.index)
     if isinstance(node, yaml.MappingNode):
-        spans[path] = (node.start_mark.index, node.end_mark.index)
         value: dict[str, Any] = {}
         for key, item in node.value:
             name = str(key.value) if isinstance(key, yaml.ScalarNode) else ""
-            if name.lower() in NOT_RECORDS:
-                value[name] = _yaml_value(item, (*path, name), {})
-            else:
-                value[name] = _yaml_value(item, (*path, name), spans)
+            value[name] = _yaml_value(item, (*path, name), spans)
         return value
     if isinstance(node, yaml.SequenceNode):
         return [_yaml_value(item, (*path, number), spans) for number, item in enumerate(node.value)]
